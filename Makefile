@@ -1,0 +1,50 @@
+# tarot_club — the two commands: `make run` and `make test` (see README.md).
+SHELL := /bin/bash
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+PY := $(VENV)/bin/python
+PORT ?= 8000
+export DEBUG ?= 1
+
+.PHONY: run test setup messages makemessages migrate demo lint format bench clean
+
+$(VENV)/.installed: requirements.txt requirements-dev.txt
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	@$(PY) -m pip install --quiet --upgrade pip
+	@$(PY) -m pip install --quiet -r requirements-dev.txt
+	@touch $@
+
+setup: $(VENV)/.installed messages
+
+messages: $(VENV)/.installed
+	@$(PY) manage.py compile_translations
+
+makemessages: $(VENV)/.installed
+	$(PY) manage.py makemessages -l fr -l en --ignore=.venv --ignore=var --ignore=bench
+
+migrate: setup
+	@$(PY) manage.py migrate --noinput
+
+demo: migrate
+	@$(PY) manage.py load_demo
+
+run: demo
+	@PORT=$(PORT) $(PY) manage.py serve
+
+lint: $(VENV)/.installed
+	@$(VENV)/bin/ruff check .
+	@$(VENV)/bin/ruff format --check .
+
+format: $(VENV)/.installed
+	$(VENV)/bin/ruff check --fix .
+	$(VENV)/bin/ruff format .
+
+test: setup lint
+	@$(PY) manage.py makemigrations --check --dry-run >/dev/null || (echo "Models changed without a migration: run manage.py makemigrations" && exit 1)
+	@$(PY) -m pytest -q -p no:cacheprovider
+
+bench: setup
+	@for script in bench/bench_*.py; do echo "== $$script"; $(PY) $$script || exit 1; done
+
+clean:
+	rm -rf $(VENV) db.sqlite3 test_db*.sqlite3 var staticfiles

@@ -1,0 +1,1 @@
+"""The computations: scoring, dealing, comparison, rankings, movements, tasks and PDFs."""

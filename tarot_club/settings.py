@@ -1,0 +1,182 @@
+"""Settings for tarot_club, driven by environment variables (see README, "Configuration").
+
+SQLite in the project folder is the default so that a fresh checkout runs; production and CI
+set DATABASE_URL to PostgreSQL. Without a reachable broker Celery runs tasks in-process.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+from django.utils.translation import gettext_lazy as _
+
+from .env import env_bool, env_list, env_str
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = Path(env_str("TAROT_VAR_DIR", str(BASE_DIR / "var")))
+
+DEBUG = env_bool("DEBUG", False)
+SECRET_KEY = env_str("SECRET_KEY")
+if not SECRET_KEY:
+    if not DEBUG:
+        raise ImproperlyConfigured(
+            "SECRET_KEY is not set. Set SECRET_KEY (a long random string) or DEBUG=1 "
+            "for a development machine."
+        )
+    SECRET_KEY = "insecure-development-key-only-used-when-DEBUG-is-on"
+
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost,[::1],testserver")
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "django.contrib.humanize",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "django_htmx",
+    "tarot_club",
+    "scoring",
+    "tournaments",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.locale.LocaleMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+]
+
+ROOT_URLCONF = "tarot_club.urls"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.template.context_processors.i18n",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+                "tarot_club.context_processors.site",
+            ],
+        },
+    },
+]
+
+WSGI_APPLICATION = "tarot_club.wsgi.application"
+ASGI_APPLICATION = "tarot_club.asgi.application"
+
+DATABASES = {
+    "default": dj_database_url.parse(
+        env_str("DATABASE_URL") or f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
+        conn_max_age=int(env_str("DB_CONN_MAX_AGE", "60")),
+    )
+}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # A file (not memory) so that a worker process started by a test sees the test database.
+    DATABASES["default"]["TEST"] = {"NAME": str(BASE_DIR / "test_db.sqlite3")}
+    DATABASES["default"]["OPTIONS"] = {"timeout": 20}
+    DATABASES["default"]["CONN_MAX_AGE"] = 0
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+]
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "home"
+LOGOUT_REDIRECT_URL = "home"
+
+LANGUAGE_CODE = "fr"
+LANGUAGES = [("fr", _("Français")), ("en", _("English"))]
+LOCALE_PATHS = [BASE_DIR / "tarot_club" / "locale"]
+TIME_ZONE = "Europe/Paris"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = BASE_DIR / "staticfiles"
+STATICFILES_DIRS = [BASE_DIR / "tarot_club" / "static"]
+MEDIA_ROOT = Path(env_str("MEDIA_ROOT", str(VAR_DIR / "media")))
+MEDIA_URL = "media/"
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
+        if DEBUG
+        else "whitenoise.storage.CompressedStaticFilesStorage"
+    },
+}
+WHITENOISE_USE_FINDERS = True
+WHITENOISE_AUTOREFRESH = DEBUG
+
+# Celery: Redis as broker and result backend. REDIS_URL="" means "no broker": tasks run
+# in-process. CELERY_EAGER=1 forces in-process execution (used by `make run` when Redis
+# does not answer, and by the test suite except the tests that start a real worker).
+REDIS_URL = env_str("REDIS_URL", "redis://127.0.0.1:6379/0")
+CELERY_EAGER = env_bool("CELERY_EAGER", False) or not REDIS_URL
+CELERY_BROKER_URL = REDIS_URL or "memory://"
+CELERY_RESULT_BACKEND = REDIS_URL or "cache+memory://"
+CELERY_TASK_ALWAYS_EAGER = CELERY_EAGER
+CELERY_TASK_EAGER_PROPAGATES = True
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BROKER_TRANSPORT_OPTIONS = {"socket_connect_timeout": 1, "max_retries": 1}
+CELERY_BROKER_CONNECTION_TIMEOUT = 1
+CELERY_RESULT_EXPIRES = 3600
+CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "tarot_club")
+
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+}
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.SessionAuthentication",
+        "rest_framework.authentication.TokenAuthentication",
+    ],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
+    "PAGE_SIZE": 100,
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "tarot_club API",
+    "DESCRIPTION": "Duplicate French tarot tournaments: clubs, players, tournaments, results, "
+    "rankings and documents.",
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+}
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "WARNING")},
+}
+
+if not DEBUG:
+    SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", False)
+    CSRF_COOKIE_SECURE = env_bool("SECURE_COOKIES", False)

@@ -1,0 +1,1 @@
+"""Clubs, players, tournaments and everything played in them."""

@@ -1,0 +1,501 @@
+"""The domain's tables: clubs, players, tournaments, seating, étuis and donnes, results,
+penalties and the append-only ledger of every change to a result or a penalty.
+
+Names follow RULES.md §9. Positions are N, E, S, W in code (Nord, Est, Sud, Ouest on screen).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
+from django.db import models
+from django.urls import reverse
+from django.utils.translation import gettext_lazy as _
+
+POSITIONS = ("N", "E", "S", "W")
+
+
+class Position(models.TextChoices):
+    NORD = "N", _("North")
+    EST = "E", _("East")
+    SUD = "S", _("South")
+    OUEST = "W", _("West")
+
+
+class SeatPosition(models.TextChoices):
+    """Where a player sits for a round; the fifth player of a table of five plays the hand of
+    whoever sits out the donne (RULES.md §7)."""
+
+    NORD = "N", _("North")
+    EST = "E", _("East")
+    SUD = "S", _("South")
+    OUEST = "W", _("West")
+    FIFTH = "F", _("Fifth player")
+
+
+class Method(models.TextChoices):
+    AVERAGE = "average", _("Difference from the average")
+    PAIRWISE = "pairwise", _("Pairwise difference")
+    MATCHPOINTS = "matchpoints", _("Match points")
+
+
+class Contract(models.TextChoices):
+    PRISE = "prise", _("Prise")
+    GARDE = "garde", _("Garde")
+    GARDE_SANS = "garde_sans", _("Garde sans le chien")
+    GARDE_CONTRE = "garde_contre", _("Garde contre le chien")
+
+
+class PetitAuBout(models.TextChoices):
+    ATTACK = "attack", _("Attack")
+    DEFENCE = "defence", _("Defence")
+
+
+class PoigneeSize(models.TextChoices):
+    SIMPLE = "simple", _("Simple")
+    DOUBLE = "double", _("Double")
+    TRIPLE = "triple", _("Triple")
+
+
+class Chelem(models.TextChoices):
+    ANNOUNCED_MADE = "announced_made", _("Announced and made")
+    UNANNOUNCED_MADE = "unannounced_made", _("Made without announcement")
+    ANNOUNCED_FAILED = "announced_failed", _("Announced and failed")
+    DEFENCE = "defence", _("Made by the defence")
+
+
+licence_validator = RegexValidator(
+    r"^[0-9]{7}$",
+    _("A federation licence number has exactly 7 digits, for example 0123456."),
+    code="invalid_licence",
+)
+federation_number_validator = RegexValidator(
+    r"^[0-9]{4,7}$",
+    _("A club's federation number has 4 to 7 digits, for example 0101."),
+    code="invalid_federation_number",
+)
+
+
+class Club(models.Model):
+    name = models.CharField(_("name"), max_length=120)
+    federation_number = models.CharField(
+        _("federation number"), max_length=7, unique=True, validators=[federation_number_validator]
+    )
+    city = models.CharField(_("city"), max_length=120, blank=True)
+    organisers = models.ManyToManyField(
+        settings.AUTH_USER_MODEL,
+        blank=True,
+        related_name="organised_clubs",
+        verbose_name=_("organisers"),
+    )
+
+    class Meta:
+        ordering = ["name"]
+        verbose_name = _("club")
+        verbose_name_plural = _("clubs")
+
+    def __str__(self) -> str:
+        return self.name
+
+    def get_absolute_url(self) -> str:
+        return reverse("club_detail", args=[self.pk])
+
+
+class Player(models.Model):
+    first_name = models.CharField(_("first name"), max_length=80)
+    last_name = models.CharField(_("last name"), max_length=80)
+    licence = models.CharField(
+        _("licence number"), max_length=7, unique=True, validators=[licence_validator]
+    )
+    club = models.ForeignKey(
+        Club, on_delete=models.PROTECT, related_name="players", verbose_name=_("club")
+    )
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="player",
+        verbose_name=_("login"),
+    )
+
+    class Meta:
+        ordering = ["last_name", "first_name"]
+        verbose_name = _("player")
+        verbose_name_plural = _("players")
+        indexes = [models.Index(fields=["last_name", "first_name"])]
+
+    def __str__(self) -> str:
+        return f"{self.first_name} {self.last_name}"
+
+    def get_absolute_url(self) -> str:
+        return reverse("player_detail", args=[self.pk])
+
+    @property
+    def full_name(self) -> str:
+        return f"{self.first_name} {self.last_name}"
+
+
+class Tournament(models.Model):
+    class Status(models.TextChoices):
+        DRAFT = "draft", _("Draft")
+        REGISTRATION = "registration", _("Registration")
+        RUNNING = "running", _("Running")
+        FINISHED = "finished", _("Finished")
+        PUBLISHED = "published", _("Published")
+
+    club = models.ForeignKey(
+        Club, on_delete=models.PROTECT, related_name="tournaments", verbose_name=_("club")
+    )
+    name = models.CharField(_("name"), max_length=160)
+    date = models.DateField(_("date"))
+    venue = models.CharField(_("venue"), max_length=200, blank=True)
+    rounds = models.PositiveSmallIntegerField(
+        _("number of rounds"), default=4, validators=[MinValueValidator(1), MaxValueValidator(30)]
+    )
+    donnes_per_relais = models.PositiveSmallIntegerField(
+        _("donnes per relais"), default=4, validators=[MinValueValidator(1), MaxValueValidator(8)]
+    )
+    method = models.CharField(
+        _("comparison method"), max_length=12, choices=Method.choices, default=Method.AVERAGE
+    )
+    matchpoint_penalty_rate = models.DecimalField(
+        _("match-point penalty rate"),
+        max_digits=6,
+        decimal_places=3,
+        default="0.1",
+        help_text=_("Percentage points taken off per penalty point under the match-point method."),
+    )
+    arbiters = models.ManyToManyField(
+        settings.AUTH_USER_MODEL,
+        blank=True,
+        related_name="arbitrated_tournaments",
+        verbose_name=_("arbiters"),
+    )
+    status = models.CharField(
+        _("status"), max_length=12, choices=Status.choices, default=Status.DRAFT
+    )
+    # Fair donnes (RULES.md §2): the seed stays secret until revealed; the commitment is public.
+    identity = models.CharField(_("identity"), max_length=200, blank=True)
+    seed = models.CharField(_("seed"), max_length=128, blank=True)
+    commitment = models.CharField(_("commitment"), max_length=64, blank=True)
+    seed_revealed_at = models.DateTimeField(_("seed revealed at"), null=True, blank=True)
+    movement = models.JSONField(_("movement"), null=True, blank=True)
+    # Bumped in the same transaction as every change of a result, penalty or annulment; a
+    # ranking snapshot records the version it was computed from.
+    results_version = models.PositiveBigIntegerField(default=0, editable=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-date", "name"]
+        verbose_name = _("tournament")
+        verbose_name_plural = _("tournaments")
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.date:%Y-%m-%d})"
+
+    def get_absolute_url(self) -> str:
+        return reverse("tournament_detail", args=[self.pk])
+
+    @property
+    def is_public(self) -> bool:
+        return self.status == self.Status.PUBLISHED
+
+
+class Registration(models.Model):
+    tournament = models.ForeignKey(
+        Tournament, on_delete=models.CASCADE, related_name="registrations"
+    )
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="registrations")
+    registered_at = models.DateTimeField(auto_now_add=True)
+    checked_in_at = models.DateTimeField(_("checked in at"), null=True, blank=True)
+
+    class Meta:
+        ordering = ["player__last_name", "player__first_name"]
+        constraints = [
+            models.UniqueConstraint(fields=["tournament", "player"], name="unique_registration")
+        ]
+        verbose_name = _("registration")
+        verbose_name_plural = _("registrations")
+
+    def __str__(self) -> str:
+        return f"{self.player} @ {self.tournament}"
+
+    @property
+    def checked_in(self) -> bool:
+        return self.checked_in_at is not None
+
+
+class Round(models.Model):
+    class State(models.TextChoices):
+        PENDING = "pending", _("Not started")
+        OPEN = "open", _("Open")
+        CLOSED = "closed", _("Closed")
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="round_set")
+    number = models.PositiveSmallIntegerField(_("number"))
+    state = models.CharField(_("state"), max_length=8, choices=State.choices, default="pending")
+
+    class Meta:
+        ordering = ["tournament", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["tournament", "number"], name="unique_round_number")
+        ]
+        verbose_name = _("round")
+        verbose_name_plural = _("rounds")
+
+    def __str__(self) -> str:
+        return str(_("Round %(number)s") % {"number": self.number})
+
+
+class Table(models.Model):
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="tables")
+    number = models.PositiveSmallIntegerField(_("number"))
+    size = models.PositiveSmallIntegerField(
+        _("players"), default=4, validators=[MinValueValidator(4), MaxValueValidator(5)]
+    )
+
+    class Meta:
+        ordering = ["tournament", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["tournament", "number"], name="unique_table_number")
+        ]
+        verbose_name = _("table")
+        verbose_name_plural = _("tables")
+
+    def __str__(self) -> str:
+        return str(_("Table %(number)s") % {"number": self.number})
+
+
+class EtuiSet(models.Model):
+    """The étuis of one relais: the donnes a table plays in one round."""
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="etui_sets")
+    number = models.PositiveSmallIntegerField(_("number"))
+
+    class Meta:
+        ordering = ["tournament", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["tournament", "number"], name="unique_etui_set")
+        ]
+        verbose_name = _("étui set")
+        verbose_name_plural = _("étui sets")
+
+    def __str__(self) -> str:
+        return str(_("Set %(number)s") % {"number": self.number})
+
+
+class Donne(models.Model):
+    """One pre-dealt deal, kept in its own étui. Hands use the notation of docs/formats.md."""
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="donnes")
+    etui_set = models.ForeignKey(EtuiSet, on_delete=models.CASCADE, related_name="donnes")
+    number = models.PositiveSmallIntegerField(_("number"))
+    dealer = models.CharField(_("dealer"), max_length=1, choices=Position.choices)
+    hand_n = models.CharField(_("North hand"), max_length=200)
+    hand_e = models.CharField(_("East hand"), max_length=200)
+    hand_s = models.CharField(_("South hand"), max_length=200)
+    hand_w = models.CharField(_("West hand"), max_length=200)
+    chien = models.CharField(_("chien"), max_length=80)
+
+    class Meta:
+        ordering = ["tournament", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["tournament", "number"], name="unique_donne_number")
+        ]
+        verbose_name = _("donne")
+        verbose_name_plural = _("donnes")
+
+    def __str__(self) -> str:
+        return str(_("Donne %(number)s") % {"number": self.number})
+
+    def hand(self, position: str) -> str:
+        return getattr(self, f"hand_{position.lower()}")
+
+    @property
+    def hands(self) -> dict[str, str]:
+        return {p: self.hand(p) for p in POSITIONS}
+
+
+class TableRound(models.Model):
+    """Which étui set a table plays in a round, and at a table of five who sits out when."""
+
+    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="table_rounds")
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="table_rounds")
+    etui_set = models.ForeignKey(EtuiSet, on_delete=models.PROTECT, related_name="table_rounds")
+    # For a table of five: for each donne of the relais (in order), the position whose player
+    # sits out; the fifth player plays that hand. Empty at a table of four.
+    sit_outs = models.CharField(_("sit-outs"), max_length=8, blank=True)
+
+    class Meta:
+        ordering = ["round__number", "table__number"]
+        constraints = [
+            models.UniqueConstraint(fields=["round", "table"], name="unique_table_round")
+        ]
+        verbose_name = _("table round")
+        verbose_name_plural = _("table rounds")
+
+    def __str__(self) -> str:
+        return f"{self.round} · {self.table} · {self.etui_set}"
+
+
+class Seat(models.Model):
+    table_round = models.ForeignKey(TableRound, on_delete=models.CASCADE, related_name="seats")
+    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="seats")
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="seats")
+    position = models.CharField(_("position"), max_length=1, choices=SeatPosition.choices)
+
+    class Meta:
+        ordering = ["table_round", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["table_round", "position"], name="unique_seat"),
+            models.UniqueConstraint(fields=["round", "player"], name="one_seat_per_round"),
+        ]
+        verbose_name = _("seat")
+        verbose_name_plural = _("seats")
+
+    def __str__(self) -> str:
+        return f"{self.player} {self.position} ({self.table_round})"
+
+
+class Result(models.Model):
+    """A table's result on one donne. Changed only through tournaments.services.results, which
+    keeps the ledger and the version (optimistic concurrency) in the same transaction."""
+
+    class Status(models.TextChoices):
+        PLAYED = "played", _("Played")
+        ALL_PASSED = "all_passed", _("All passed")
+        ANNULLED = "annulled", _("Annulled")
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="results")
+    table_round = models.ForeignKey(TableRound, on_delete=models.PROTECT, related_name="results")
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="results")
+    donne = models.ForeignKey(Donne, on_delete=models.PROTECT, related_name="results")
+    status = models.CharField(_("status"), max_length=10, choices=Status.choices)
+    taker = models.CharField(_("taker"), max_length=1, choices=Position.choices, blank=True)
+    contract = models.CharField(_("contract"), max_length=12, choices=Contract.choices, blank=True)
+    bouts = models.PositiveSmallIntegerField(_("bouts"), null=True, blank=True)
+    points = models.DecimalField(_("points"), max_digits=3, decimal_places=1, null=True, blank=True)
+    petit_au_bout = models.CharField(
+        _("petit au bout"), max_length=8, choices=PetitAuBout.choices, blank=True
+    )
+    poignees = models.JSONField(_("poignées"), default=dict, blank=True)  # {position: size}
+    chelem = models.CharField(_("chelem"), max_length=16, choices=Chelem.choices, blank=True)
+    scores = models.JSONField(_("scores"), default=dict, blank=True)  # {position: int}
+    holders = models.JSONField(default=dict, blank=True)  # {position: player id} when saved
+    sitter = models.ForeignKey(
+        Player, on_delete=models.PROTECT, null=True, blank=True, related_name="sat_out_results"
+    )
+    confirmed_warnings = models.JSONField(default=list, blank=True)
+    annul_reason = models.CharField(_("reason for annulment"), max_length=300, blank=True)
+    version = models.PositiveIntegerField(default=1)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    updated_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["donne__number", "table__number"]
+        constraints = [
+            models.UniqueConstraint(fields=["table", "donne"], name="one_result_per_table_donne")
+        ]
+        verbose_name = _("result")
+        verbose_name_plural = _("results")
+
+    def __str__(self) -> str:
+        return f"{self.table} · {self.donne}"
+
+    def score_of(self, position: str) -> int:
+        return int(self.scores.get(position, 0))
+
+
+class Penalty(models.Model):
+    """An arbiter's sanction (RULES.md §8). Withdrawing keeps the row and says who and why."""
+
+    class Kind(models.TextChoices):
+        EARLY_PICKUP = "early_pickup", _("Picking up the cards early")
+        WARNING = "warning", _("Warning")
+        OTHER = "other", _("Other")
+
+    CATALOGUE_POINTS = {"early_pickup": 100, "warning": 0}
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="penalties")
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="penalties")
+    donne = models.ForeignKey(
+        Donne, on_delete=models.PROTECT, null=True, blank=True, related_name="penalties"
+    )
+    kind = models.CharField(_("kind"), max_length=16, choices=Kind.choices)
+    points = models.PositiveIntegerField(_("points"), validators=[MaxValueValidator(10000)])
+    reason = models.CharField(_("reason"), max_length=300, blank=True)
+    given_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    given_at = models.DateTimeField(auto_now_add=True)
+    withdrawn_at = models.DateTimeField(null=True, blank=True)
+    withdrawn_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    withdrawal_reason = models.CharField(max_length=300, blank=True)
+
+    class Meta:
+        ordering = ["given_at"]
+        verbose_name = _("penalty")
+        verbose_name_plural = _("penalties")
+
+    def __str__(self) -> str:
+        return f"{self.player}: {self.points} ({self.get_kind_display()})"
+
+    @property
+    def active(self) -> bool:
+        return self.withdrawn_at is None
+
+
+class LedgerEntry(models.Model):
+    """Append-only history of every change to a result or a penalty: who, when, before, after
+    and why. Rows are never updated nor deleted."""
+
+    class Action(models.TextChoices):
+        RESULT_CREATED = "result_created", _("Result entered")
+        RESULT_CHANGED = "result_changed", _("Result corrected")
+        RESULT_ANNULLED = "result_annulled", _("Donne annulled")
+        PENALTY_GIVEN = "penalty_given", _("Penalty given")
+        PENALTY_WITHDRAWN = "penalty_withdrawn", _("Penalty withdrawn")
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="ledger")
+    result = models.ForeignKey(
+        Result, on_delete=models.PROTECT, null=True, blank=True, related_name="history"
+    )
+    penalty = models.ForeignKey(
+        Penalty, on_delete=models.PROTECT, null=True, blank=True, related_name="history"
+    )
+    action = models.CharField(_("action"), max_length=20, choices=Action.choices)
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name=_("by")
+    )
+    at = models.DateTimeField(_("at"), auto_now_add=True)
+    reason = models.CharField(_("reason"), max_length=300, blank=True)
+    before = models.JSONField(null=True, blank=True)
+    after = models.JSONField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["at", "pk"]
+        verbose_name = _("ledger entry")
+        verbose_name_plural = _("ledger")
+
+    def __str__(self) -> str:
+        return f"{self.at:%Y-%m-%d %H:%M} {self.get_action_display()}"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if self.pk is not None:
+            raise ValidationError(_("The ledger is append-only: an entry cannot be changed."))
+        super().save(*args, **kwargs)
+
+    def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
+        raise ValidationError(_("The ledger is append-only: an entry cannot be deleted."))

@@ -1,0 +1,16 @@
+"""URLs of the tournaments app."""
+
+from __future__ import annotations
+
+from django.urls import path
+
+from .views import public
+
+urlpatterns = [
+    path("clubs/", public.club_list, name="club_list"),
+    path("clubs/<int:pk>/", public.club_detail, name="club_detail"),
+    path("players/", public.player_search, name="player_search"),
+    path("players/<int:pk>/", public.player_detail, name="player_detail"),
+    path("t/<int:pk>/", public.tournament_detail, name="tournament_detail"),
+    path("account/", public.account, name="account"),
+]

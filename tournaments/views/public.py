@@ -1,0 +1,75 @@
+"""Pages anyone may read: clubs, players, a tournament's public page."""
+
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.db.models import Q
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, render
+
+from ..models import Club, Player, Tournament
+from ..permissions import can_manage_tournament, can_see_results, can_see_tournament
+
+
+def club_list(request: HttpRequest) -> HttpResponse:
+    return render(request, "tournaments/club_list.html", {"clubs": Club.objects.all()})
+
+
+def club_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    club = get_object_or_404(Club, pk=pk)
+    tournaments = club.tournaments.exclude(status=Tournament.Status.DRAFT)
+    return render(
+        request, "tournaments/club_detail.html", {"club": club, "tournaments": tournaments}
+    )
+
+
+def player_search(request: HttpRequest) -> HttpResponse:
+    query = request.GET.get("q", "").strip()
+    players = Player.objects.none()
+    if query:
+        terms = Q()
+        for word in query.split():
+            terms &= (
+                Q(first_name__icontains=word)
+                | Q(last_name__icontains=word)
+                | Q(licence__startswith=word)
+            )
+        players = Player.objects.filter(terms).select_related("club")[:50]
+    template = (
+        "tournaments/_player_results.html" if request.htmx else "tournaments/player_search.html"
+    )
+    return render(request, template, {"query": query, "players": players})
+
+
+def player_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    player = get_object_or_404(Player.objects.select_related("club"), pk=pk)
+    registrations = [
+        r
+        for r in player.registrations.select_related("tournament__club").order_by(
+            "-tournament__date"
+        )
+        if can_see_results(request.user, r.tournament)
+    ]
+    return render(
+        request,
+        "tournaments/player_detail.html",
+        {"player": player, "registrations": registrations},
+    )
+
+
+def tournament_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    tournament = get_object_or_404(Tournament.objects.select_related("club"), pk=pk)
+    if not can_see_tournament(request.user, tournament):
+        raise PermissionDenied
+    context = {
+        "tournament": tournament,
+        "can_manage": can_manage_tournament(request.user, tournament),
+        "can_see_results": can_see_results(request.user, tournament),
+    }
+    return render(request, "tournaments/tournament_detail.html", context)
+
+
+@login_required
+def account(request: HttpRequest) -> HttpResponse:
+    return render(request, "tournaments/account.html", {})
