@@ -1,7 +1,10 @@
-"""URLs of the computed outputs (rankings, score cards, documents)."""
+"""URLs of the computed outputs: rankings, score cards, travellers, documents."""
 
 from __future__ import annotations
 
-from django.urls import path  # noqa: F401
+from django.urls import URLPattern, URLResolver, include, path
 
-urlpatterns: list = []
+urlpatterns: list[URLPattern | URLResolver] = [
+    path("", include("scoring.urls_rankings")),
+    path("", include("scoring.urls_documents")),
+]

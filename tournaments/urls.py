@@ -1,8 +1,8 @@
-"""URLs of the tournaments app."""
+"""URLs of the tournaments app: public pages, then one module per audience."""
 
 from __future__ import annotations
 
-from django.urls import path
+from django.urls import include, path
 
 from .views import public
 
@@ -13,4 +13,6 @@ urlpatterns = [
     path("players/<int:pk>/", public.player_detail, name="player_detail"),
     path("t/<int:pk>/", public.tournament_detail, name="tournament_detail"),
     path("account/", public.account, name="account"),
+    path("", include("tournaments.urls_organiser")),
+    path("", include("tournaments.urls_arbiter")),
 ]

@@ -1,0 +1,7 @@
+"""URLs of the documents pages."""
+
+from __future__ import annotations
+
+from django.urls import URLPattern, URLResolver
+
+urlpatterns: list[URLPattern | URLResolver] = []
