@@ -1,0 +1,534 @@
+"""Scoring of one French tarot deal (RULES §1, §3, §4, §5). Pure Python, no Django.
+
+Points are exact: internally the attack's points are held as a whole number of half points,
+which is the same as a Fraction with denominator 2 but much faster. A table of every valid
+(contract, bouts, half points) is precomputed, so a valid deal costs a few dict lookups;
+anything that misses the table goes through a slow, thorough validation that raises a
+ScoringError saying what is wrong.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+from decimal import Decimal
+from enum import StrEnum
+from fractions import Fraction
+from numbers import Rational, Real
+from typing import Any
+
+from scoring.duplicate import Method
+from scoring.errors import (
+    POINTS_FOR_ONE_BOUT,
+    InvalidBouts,
+    InvalidCalledSelf,
+    InvalidChelem,
+    InvalidContract,
+    InvalidPetitAuBout,
+    InvalidPlayers,
+    InvalidPoignees,
+    InvalidPoints,
+    ScoringError,
+    display_value,
+)
+
+__all__ = [
+    "BOUT_VALUE",
+    "CARD_TOTAL",
+    "CHELEM_BONUS",
+    "COEFFICIENTS",
+    "PETIT_AU_BOUT_BONUS",
+    "PLAYER_COUNTS",
+    "POIGNEE_BONUS",
+    "POIGNEE_TRUMPS",
+    "THRESHOLDS",
+    "Chelem",
+    "Contract",
+    "DealScore",
+    "Method",
+    "PetitAuBout",
+    "PoigneeSize",
+    "deal_errors",
+    "parse_points",
+    "poignee_min_trumps",
+    "points_range",
+    "score_deal",
+]
+
+
+class Contract(StrEnum):
+    """The bid; the value is the code used in forms and data files."""
+
+    PRISE = "prise"
+    GARDE = "garde"
+    GARDE_SANS = "garde_sans"
+    GARDE_CONTRE = "garde_contre"
+
+
+class PetitAuBout(StrEnum):
+    """Which camp won the last trick holding the Petit."""
+
+    ATTACK = "attack"
+    DEFENCE = "defence"
+
+
+class PoigneeSize(StrEnum):
+    """Size of a poignée (handful of trumps) shown."""
+
+    SIMPLE = "simple"
+    DOUBLE = "double"
+    TRIPLE = "triple"
+
+
+class Chelem(StrEnum):
+    """Slam outcome; None when nobody announced or made one."""
+
+    ANNOUNCED_MADE = "announced_made"
+    UNANNOUNCED_MADE = "unannounced_made"
+    ANNOUNCED_FAILED = "announced_failed"
+    DEFENCE = "defence"
+
+
+CARD_TOTAL = 91
+BOUT_VALUE = Fraction(9, 2)
+PLAYER_COUNTS = (3, 4, 5)
+COEFFICIENTS: dict[Contract, int] = {
+    Contract.PRISE: 1,
+    Contract.GARDE: 2,
+    Contract.GARDE_SANS: 4,
+    Contract.GARDE_CONTRE: 6,
+}
+THRESHOLDS: dict[int, int] = {0: 56, 1: 51, 2: 41, 3: 36}
+POIGNEE_TRUMPS: dict[int, dict[PoigneeSize, int]] = {
+    3: {PoigneeSize.SIMPLE: 13, PoigneeSize.DOUBLE: 15, PoigneeSize.TRIPLE: 18},
+    4: {PoigneeSize.SIMPLE: 10, PoigneeSize.DOUBLE: 13, PoigneeSize.TRIPLE: 15},
+    5: {PoigneeSize.SIMPLE: 8, PoigneeSize.DOUBLE: 10, PoigneeSize.TRIPLE: 13},
+}
+POIGNEE_BONUS: dict[PoigneeSize, int] = {
+    PoigneeSize.SIMPLE: 20,
+    PoigneeSize.DOUBLE: 30,
+    PoigneeSize.TRIPLE: 40,
+}
+PETIT_AU_BOUT_BONUS = 10
+CHELEM_BONUS: dict[Chelem, int] = {
+    Chelem.ANNOUNCED_MADE: 400,
+    Chelem.UNANNOUNCED_MADE: 200,
+    Chelem.ANNOUNCED_FAILED: -200,
+    Chelem.DEFENCE: -200,
+}
+
+_CHELEM_MADE = frozenset({Chelem.ANNOUNCED_MADE, Chelem.UNANNOUNCED_MADE})
+
+
+def points_range(bouts: int) -> tuple[Fraction, Fraction]:
+    """Min and max attack points possible with that many bouts: 4.5·b ≤ p ≤ 91 − 4.5·(3 − b)."""
+    b = _check_bouts(bouts)
+    return BOUT_VALUE * b, CARD_TOTAL - BOUT_VALUE * (3 - b)
+
+
+def poignee_min_trumps(players: int, size: PoigneeSize | str) -> int:
+    """Trumps (Excuse included) a player must show for a poignée of that size."""
+    p = _check_players(players)
+    return POIGNEE_TRUMPS[p][_check_poignee(size)]
+
+
+@dataclass(frozen=True, slots=True)
+class DealScore:
+    """The score of one deal, with the parts that explain it (all per unit, ints).
+
+    ``unit`` is what each defender pays (negative: receives);
+    unit == contract_part + petit_au_bout_part + poignees_part + chelem_part.
+    """
+
+    players: int
+    contract: Contract
+    bouts: int
+    points: Fraction
+    petit_au_bout: PetitAuBout | None
+    poignees: tuple[PoigneeSize, ...]
+    chelem: Chelem | None
+    called_self: bool
+    won: bool
+    threshold: int
+    gap: int
+    coefficient: int
+    contract_part: int
+    petit_au_bout_part: int
+    poignees_part: int
+    chelem_part: int
+    unit: int
+    taker: int
+    partner: int | None
+    defender: int
+
+    def scores_by_role(self) -> dict[str, int | None]:
+        """Score of the taker, the partner (None without one) and each defender."""
+        return {"taker": self.taker, "partner": self.partner, "defender": self.defender}
+
+    @property
+    def defenders(self) -> int:
+        """How many players defend at this table."""
+        return self.players - (1 if self.partner is None else 2)
+
+    def seat_scores(self) -> list[int]:
+        """One score per player: taker, then partner if any, then each defender; sums to 0."""
+        head = [self.taker] if self.partner is None else [self.taker, self.partner]
+        return head + [self.defender] * self.defenders
+
+
+# --- lookup tables for the fast path --------------------------------------------------------
+
+_CONTRACTS: dict[str, Contract] = {c.value: c for c in Contract}
+_PETITS: dict[Any, PetitAuBout | None] = {None: None, **{p.value: p for p in PetitAuBout}}
+# Petit au bout part per unit of coefficient, by camp.
+_PETIT_SIGN: dict[Any, int] = {
+    None: 0,
+    PetitAuBout.ATTACK: PETIT_AU_BOUT_BONUS,
+    PetitAuBout.DEFENCE: -PETIT_AU_BOUT_BONUS,
+}
+_POIGNEES: dict[str, PoigneeSize] = {p.value: p for p in PoigneeSize}
+_POIGNEE_BONUS: dict[str, int] = {p.value: b for p, b in POIGNEE_BONUS.items()}
+_CHELEMS: dict[Any, Chelem | None] = {None: None, **{c.value: c for c in Chelem}}
+_CHELEM_BONUS: dict[Any, int] = {None: 0, **{c.value: b for c, b in CHELEM_BONUS.items()}}
+# (chelem, contract won) pairs that can happen: a chelem made implies a won contract, a defence
+# chelem a lost one.
+_CHELEM_CONSISTENT = frozenset(
+    {
+        (None, True),
+        (None, False),
+        (Chelem.ANNOUNCED_FAILED, True),
+        (Chelem.ANNOUNCED_FAILED, False),
+        (Chelem.ANNOUNCED_MADE, True),
+        (Chelem.UNANNOUNCED_MADE, True),
+        (Chelem.DEFENCE, False),
+    }
+)
+_HALF_POINTS: dict[int, Fraction] = {h: Fraction(h, 2) for h in range(2 * CARD_TOTAL + 1)}
+
+# Usual spellings of valid points ("40", "40.5", "40,5", "40.0") -> half points.
+_POINT_TEXTS: dict[str, int] = {}
+for _h in range(2 * CARD_TOTAL + 1):
+    _whole, _half = divmod(_h, 2)
+    if _half:
+        _POINT_TEXTS.update({f"{_whole}.5": _h, f"{_whole},5": _h})
+    else:
+        _POINT_TEXTS.update({f"{_whole}": _h, f"{_whole}.0": _h, f"{_whole},0": _h})
+del _h, _whole, _half
+
+# (contract, bouts, half points) -> precomputed contract part. Only valid combinations are
+# present (bouts 0-3, points possible for those bouts): a miss means invalid input.
+_Base = tuple[Contract, int, Fraction, bool, int, int, int, int]
+_BASE: dict[tuple[str, int, int], _Base] = {}
+
+
+def _fill_base() -> None:
+    for contract, coef in COEFFICIENTS.items():
+        for bouts, threshold in THRESHOLDS.items():
+            low = 9 * bouts  # 4.5 per bout, in half points
+            high = 2 * CARD_TOTAL - 9 * (3 - bouts)
+            for h in range(low, high + 1):
+                diff = h - 2 * threshold  # in half points
+                won = diff >= 0
+                gap = (abs(diff) + 1) // 2  # ceil(|diff| / 2): a half point rounds up
+                part = (25 + gap) * coef if won else -(25 + gap) * coef
+                key = (contract.value, bouts, h)
+                _BASE[key] = (contract, bouts, _HALF_POINTS[h], won, threshold, gap, coef, part)
+
+
+_fill_base()
+
+
+def score_deal(
+    players: int,
+    contract: Contract | str,
+    bouts: int,
+    points: int | float | Decimal | Fraction | str,
+    petit_au_bout: PetitAuBout | str | None = None,
+    poignees: Iterable[PoigneeSize | str] = (),
+    chelem: Chelem | str | None = None,
+    called_self: bool = False,
+) -> DealScore:
+    """Score one deal (RULES §5); raise a ScoringError subclass for an impossible entry."""
+    # Fast path for plain, valid input: a few lookups in precomputed tables. Anything unusual
+    # or invalid falls through to the thorough validation, which raises the precise error.
+    try:
+        if type(players) is int and type(bouts) is int and 3 <= players <= 5:
+            tp = type(points)
+            if tp is int:
+                h = points + points
+            elif tp is float and (points + points).is_integer():
+                h = int(points + points)
+            elif tp is str:
+                h = _POINT_TEXTS.get(points, -1)
+            elif tp is Fraction and points.denominator <= 2:
+                h = points.numerator * (2 // points.denominator)
+            else:
+                h = -1
+            base = _BASE.get((contract, bouts, h))
+            ch = _CHELEMS[chelem]
+            tpg = type(poignees)
+            if (
+                base is not None
+                and (tpg is tuple or tpg is list)
+                and len(poignees) <= players  # type: ignore[arg-type]
+                and (called_self is False or (called_self is True and players == 5))
+                and (ch, base[3]) in _CHELEM_CONSISTENT
+            ):
+                if poignees:
+                    sizes = tuple([_POIGNEES[size] for size in poignees])
+                    total = 0
+                    for size in sizes:
+                        total += _POIGNEE_BONUS[size]
+                else:
+                    sizes, total = (), 0
+                return _build(
+                    players,
+                    base,
+                    _PETITS[petit_au_bout],
+                    sizes,
+                    total if base[3] else -total,
+                    ch,
+                    _CHELEM_BONUS[chelem],
+                    called_self,
+                )
+    except (KeyError, TypeError):
+        pass
+    return _score_slow(
+        players, contract, bouts, points, petit_au_bout, poignees, chelem, called_self
+    )
+
+
+def _build(
+    players: int,
+    base: _Base,
+    pab: PetitAuBout | None,
+    poignees: tuple[PoigneeSize, ...],
+    poignees_part: int,
+    chelem: Chelem | None,
+    chelem_part: int,
+    called_self: bool,
+) -> DealScore:
+    contract, bouts, points, won, threshold, gap, coef, contract_part = base
+    pab_part = _PETIT_SIGN[pab] * coef
+    unit = contract_part + pab_part + poignees_part + chelem_part
+    if players == 5 and not called_self:
+        taker, partner = unit + unit, unit
+    else:
+        taker, partner = (players - 1) * unit, None
+    return DealScore(
+        players,
+        contract,
+        bouts,
+        points,
+        pab,
+        poignees,
+        chelem,
+        called_self,
+        won,
+        threshold,
+        gap,
+        coef,
+        contract_part,
+        pab_part,
+        poignees_part,
+        chelem_part,
+        unit,
+        taker,
+        partner,
+        -unit,
+    )
+
+
+# --- thorough validation --------------------------------------------------------------------
+
+
+def _check_players(players: Any) -> int:
+    if type(players) is not int or players not in PLAYER_COUNTS:
+        raise InvalidPlayers("players_invalid", value=display_value(players))
+    return players
+
+
+def _check_contract(contract: Any) -> Contract:
+    try:
+        return _CONTRACTS[contract]
+    except (KeyError, TypeError):
+        raise InvalidContract("contract_unknown", value=display_value(contract)) from None
+
+
+def _check_bouts(bouts: Any) -> int:
+    if type(bouts) is not int:
+        if isinstance(bouts, int) and not isinstance(bouts, bool):
+            bouts = int(bouts)  # an int subclass (e.g. an IntEnum) is fine
+        else:
+            raise InvalidBouts("bouts_not_integer", value=display_value(bouts))
+    if not 0 <= bouts <= 3:
+        raise InvalidBouts("bouts_out_of_range", value=display_value(bouts))
+    return bouts
+
+
+def parse_points(points: Any) -> Fraction:
+    """Exact value of an entry of points (int, float, Decimal, Fraction or "40.5"/"40,5").
+
+    Only checks that it is a number and a multiple of 0.5 in 0-91; not the bouts.
+    """
+    value: Fraction | None = None
+    if isinstance(points, bool) or points is None:
+        value = None
+    elif isinstance(points, Rational):
+        value = Fraction(points.numerator, points.denominator)
+    elif isinstance(points, float):
+        if math.isfinite(points):
+            value = Fraction(points)
+    elif isinstance(points, Decimal):
+        if points.is_finite():
+            value = Fraction(points)
+    elif isinstance(points, str):
+        text = points.strip().replace(",", ".")
+        try:
+            value = Fraction(text)
+        except (ValueError, ZeroDivisionError):
+            value = None
+    elif isinstance(points, Real):
+        as_float = float(points)
+        if math.isfinite(as_float):
+            value = Fraction(as_float)
+    if value is None:
+        raise InvalidPoints("points_not_a_number", value=display_value(points))
+    shown = points.strip() if isinstance(points, str) else display_value(points)
+    if not 0 <= value <= CARD_TOTAL:
+        raise InvalidPoints("points_out_of_range", value=shown)
+    if (value * 2).denominator != 1:
+        raise InvalidPoints("points_not_half", value=shown)
+    return value
+
+
+def _check_points_for_bouts(value: Fraction, bouts: int) -> None:
+    low, high = points_range(bouts)
+    if not low <= value <= high:
+        params = {
+            "bouts": bouts,
+            "min": display_value(low),
+            "max": display_value(high),
+            "value": display_value(value),
+        }
+        template = POINTS_FOR_ONE_BOUT if bouts == 1 else None
+        raise InvalidPoints("points_impossible_for_bouts", template, **params)
+
+
+def _check_petit(petit_au_bout: Any) -> PetitAuBout | None:
+    try:
+        return _PETITS[petit_au_bout]
+    except (KeyError, TypeError):
+        raise InvalidPetitAuBout(
+            "petit_au_bout_unknown", value=display_value(petit_au_bout)
+        ) from None
+
+
+def _check_poignee(size: Any) -> PoigneeSize:
+    try:
+        return _POIGNEES[size]
+    except (KeyError, TypeError):
+        raise InvalidPoignees("poignee_unknown", value=display_value(size)) from None
+
+
+def _check_poignees(poignees: Any, players: int | None) -> tuple[PoigneeSize, ...]:
+    if poignees is None:
+        return ()
+    if isinstance(poignees, str):
+        poignees = (poignees,)  # a single size given on its own
+    try:
+        items = list(poignees)
+    except TypeError:
+        raise InvalidPoignees("poignees_not_a_list", value=display_value(poignees)) from None
+    sizes = tuple(_check_poignee(p) for p in items)
+    if players is not None and len(sizes) > players:
+        raise InvalidPoignees("poignees_too_many", count=len(sizes), players=players)
+    return sizes
+
+
+def _check_chelem(chelem: Any) -> Chelem | None:
+    try:
+        return _CHELEMS[chelem]
+    except (KeyError, TypeError):
+        raise InvalidChelem("chelem_unknown", value=display_value(chelem)) from None
+
+
+def _check_called_self(called_self: Any, players: int | None) -> bool:
+    if called_self is None:
+        called_self = False
+    if not isinstance(called_self, bool):
+        raise InvalidCalledSelf("called_self_invalid", value=display_value(called_self))
+    if called_self and players is not None and players != 5:
+        raise InvalidCalledSelf("called_self_not_five", players=players)
+    return called_self
+
+
+def _collect(
+    players: Any,
+    contract: Any,
+    bouts: Any,
+    points: Any,
+    petit_au_bout: Any,
+    poignees: Any,
+    chelem: Any,
+    called_self: Any,
+) -> tuple[list[ScoringError], tuple[Any, ...] | None]:
+    """Validate every field; return all errors found, and the normalised input when none."""
+    errors: list[ScoringError] = []
+
+    def attempt(check: Any, *args: Any) -> Any:
+        try:
+            return check(*args)
+        except ScoringError as err:
+            errors.append(err)
+            return None
+
+    n = attempt(_check_players, players)
+    c = attempt(_check_contract, contract)
+    b = attempt(_check_bouts, bouts)
+    p = attempt(parse_points, points)
+    if p is not None and b is not None:
+        attempt(_check_points_for_bouts, p, b)
+    pab = attempt(_check_petit, petit_au_bout)
+    sizes = attempt(_check_poignees, poignees, n)
+    ch = attempt(_check_chelem, chelem)
+    cs = attempt(_check_called_self, called_self, n)
+    if not errors and ch is not None:
+        threshold = THRESHOLDS[b]
+        won = p >= threshold
+        params = {"points": display_value(p), "bouts": b, "threshold": threshold}
+        if ch in _CHELEM_MADE and not won:
+            errors.append(InvalidChelem("chelem_made_but_lost", **params))
+        elif ch is Chelem.DEFENCE and won:
+            errors.append(InvalidChelem("chelem_defence_but_won", **params))
+    if errors:
+        return errors, None
+    return errors, (n, c, b, p, pab, sizes, ch, cs)
+
+
+def deal_errors(
+    players: Any,
+    contract: Any,
+    bouts: Any,
+    points: Any,
+    petit_au_bout: Any = None,
+    poignees: Any = (),
+    chelem: Any = None,
+    called_self: Any = False,
+) -> list[ScoringError]:
+    """Every problem with a deal entry (empty when valid), so a form can show them all at once."""
+    return _collect(players, contract, bouts, points, petit_au_bout, poignees, chelem, called_self)[
+        0
+    ]
+
+
+def _score_slow(*args: Any) -> DealScore:
+    errors, normalised = _collect(*args)
+    if errors:
+        raise errors[0]
+    assert normalised is not None
+    n, c, b, p, pab, sizes, ch, cs = normalised
+    base = _BASE[(c.value, b, int(p * 2))]
+    bonus = sum(POIGNEE_BONUS[s] for s in sizes)
+    return _build(n, base, pab, sizes, bonus if base[3] else -bonus, ch, _CHELEM_BONUS[ch], cs)

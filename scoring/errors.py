@@ -1,0 +1,255 @@
+"""Errors raised by the pure scoring code, translatable later without importing Django here.
+
+Each error carries a stable ``code``, the input ``field`` it is about, an English ``template``
+with ``%(name)s`` placeholders and the ``params`` to fill it. The Django layer translates with
+``gettext(err.template) % err.params``; ``str(err)`` is the English message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any, ClassVar
+
+__all__ = [
+    "InvalidBouts",
+    "InvalidCalledSelf",
+    "InvalidChelem",
+    "InvalidContract",
+    "InvalidMethod",
+    "InvalidPenalty",
+    "InvalidPetitAuBout",
+    "InvalidPlayers",
+    "InvalidPlays",
+    "InvalidPoignees",
+    "InvalidPoints",
+    "InvalidScore",
+    "ScoringError",
+    "display_value",
+]
+
+
+def _(message: str) -> str:
+    """Mark a string for translation (makemessages extracts it) without importing Django."""
+    return message
+
+
+def display_value(value: Any) -> str:
+    """Render an input value for a message: numbers plainly (40.5), anything else quoted."""
+    if isinstance(value, bool):
+        return repr(value)
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, Fraction):
+        if value.denominator == 1:
+            return str(value.numerator)
+        if value.denominator == 2:
+            return str(Decimal(value.numerator) / 2)
+        return str(value)
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, Decimal):
+        return str(value)
+    if isinstance(value, str):
+        return f'"{value}"'
+    return repr(value)
+
+
+class ScoringError(ValueError):
+    """Base class: an input the rules make impossible; says what is wrong and how to fix it."""
+
+    field: ClassVar[str] = ""
+    templates: ClassVar[Mapping[str, str]] = {}
+
+    def __init__(self, code: str, template: str | None = None, **params: Any) -> None:
+        self.code = code
+        if template is None:
+            template = self.templates.get(code, code)
+        self.template = template
+        self.params: dict[str, Any] = params
+        super().__init__(self.template % self.params)
+
+    def __str__(self) -> str:
+        return self.template % self.params
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Keep errors picklable (Celery, multiprocessing): the default reduce loses params.
+        return (_rebuild, (type(self), self.code, self.template, self.params))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(code={self.code!r}, field={self.field!r}, {str(self)!r})"
+
+
+def _rebuild(
+    cls: type[ScoringError], code: str, template: str, params: dict[str, Any]
+) -> ScoringError:
+    return cls(code, template, **params)
+
+
+class InvalidPlayers(ScoringError):
+    field = "players"
+    templates = {
+        "players_invalid": _(
+            "A table has 3, 4 or 5 players; %(value)s is not possible. Enter 3, 4 or 5."
+        ),
+    }
+
+
+class InvalidContract(ScoringError):
+    field = "contract"
+    templates = {
+        "contract_unknown": _(
+            "Unknown contract %(value)s. Choose prise, garde, garde_sans or garde_contre."
+        ),
+    }
+
+
+class InvalidBouts(ScoringError):
+    field = "bouts"
+    templates = {
+        "bouts_not_integer": _(
+            "The number of bouts must be a whole number from 0 to 3; %(value)s is not. "
+            "Enter 0, 1, 2 or 3."
+        ),
+        "bouts_out_of_range": _(
+            "The attack holds 0, 1, 2 or 3 bouts; %(value)s is impossible. Enter 0, 1, 2 or 3."
+        ),
+    }
+
+
+# Two wordings for one code: singular and plural of "bout" (ngettext is not available here).
+POINTS_FOR_ONE_BOUT = _(
+    "With 1 bout the attack has between %(min)s and %(max)s points; %(value)s is impossible. "
+    "Check the bouts or the points."
+)
+
+
+class InvalidPoints(ScoringError):
+    field = "points"
+    templates = {
+        "points_not_a_number": _(
+            "The attack's points must be a number such as 40 or 40.5; %(value)s is not. "
+            "Enter the points counted by the attack."
+        ),
+        "points_out_of_range": _(
+            "The attack's points must be between 0 and 91; %(value)s is outside. "
+            "Check the count: the two camps together always have 91 points."
+        ),
+        "points_not_half": _(
+            "Points are counted to the half point; %(value)s is not a multiple of 0.5. "
+            "Check the count."
+        ),
+        "points_impossible_for_bouts": _(
+            "With %(bouts)s bouts the attack has between %(min)s and %(max)s points; "
+            "%(value)s is impossible. Check the bouts or the points."
+        ),
+    }
+
+
+class InvalidPetitAuBout(ScoringError):
+    field = "petit_au_bout"
+    templates = {
+        "petit_au_bout_unknown": _(
+            "Unknown petit au bout value %(value)s. Use attack or defence, or leave it empty "
+            "when the Petit was not played in the last trick."
+        ),
+    }
+
+
+class InvalidPoignees(ScoringError):
+    field = "poignees"
+    templates = {
+        "poignees_not_a_list": _(
+            "The poignées must be a list of sizes (simple, double, triple); %(value)s is not. "
+            "Give one size per poignée shown."
+        ),
+        "poignee_unknown": _("Unknown poignée %(value)s. Use simple, double or triple."),
+        "poignees_too_many": _(
+            "%(count)s poignées at a table of %(players)s players: each player shows at most "
+            "one. Remove the extra poignées."
+        ),
+    }
+
+
+class InvalidChelem(ScoringError):
+    field = "chelem"
+    templates = {
+        "chelem_unknown": _(
+            "Unknown chelem value %(value)s. Use announced_made, unannounced_made, "
+            "announced_failed or defence, or leave it empty."
+        ),
+        "chelem_made_but_lost": _(
+            "A chelem made by the attack means the contract is won, but %(points)s points with "
+            "%(bouts)s bout(s) is lost (%(threshold)s needed). Check the chelem or the points."
+        ),
+        "chelem_defence_but_won": _(
+            "A chelem made by the defence means the contract is lost, but %(points)s points with "
+            "%(bouts)s bout(s) is won (%(threshold)s needed). Check the chelem or the points."
+        ),
+    }
+
+
+class InvalidCalledSelf(ScoringError):
+    field = "called_self"
+    templates = {
+        "called_self_invalid": _("'Called his own king' must be yes or no; %(value)s is not."),
+        "called_self_not_five": _(
+            "Only at 5 players does the taker call a king; this table has %(players)s players. "
+            "Untick 'called his own king'."
+        ),
+    }
+
+
+class InvalidMethod(ScoringError):
+    field = "method"
+    templates = {
+        "method_unknown": _(
+            "Unknown comparison method %(value)s. Use average, pairwise or matchpoints."
+        ),
+    }
+
+
+class InvalidScore(ScoringError):
+    field = "scores"
+    templates = {
+        "score_not_a_number": _(
+            "A score to compare must be a whole or exact number; %(value)s is not. "
+            "Check the results entered for this donne."
+        ),
+        "penalty_rate_invalid": _(
+            "The matchpoint penalty rate must be a number of percentage points per penalty "
+            "point, zero or more; %(value)s is not."
+        ),
+    }
+
+
+class InvalidPlays(ScoringError):
+    field = "plays"
+    templates = {
+        "duplicate_play": _(
+            "Player %(player)s has two results on donne %(donne)s. Remove the wrong one."
+        ),
+        "seat_taken": _(
+            "Donne %(donne)s, position %(position)s, table %(table)s has two results "
+            "(players %(player)s and %(other)s). Fix the seating or the results."
+        ),
+        "play_and_sit_out": _(
+            "Player %(player)s is recorded as playing donne %(donne)s and as sitting it out. "
+            "Keep only one of the two."
+        ),
+        "score_not_a_number": _(
+            "The score of player %(player)s on donne %(donne)s must be a whole or exact number; "
+            "%(value)s is not. Correct the result."
+        ),
+    }
+
+
+class InvalidPenalty(ScoringError):
+    field = "penalties"
+    templates = {
+        "penalty_invalid": _(
+            "A penalty is a whole number of points, zero or more; %(value)s for player "
+            "%(player)s is not. Enter 0 for a warning."
+        ),
+    }
