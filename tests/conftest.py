@@ -6,4 +6,4 @@ Chromium the tests that need them are skipped with the reason.
 
 from __future__ import annotations
 
-pytest_plugins = ["tests.fixtures.services", "tests.fixtures.people"]
+pytest_plugins = ["tests.fixtures.services", "tests.fixtures.people", "tests.fixtures.tournaments"]

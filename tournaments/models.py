@@ -300,6 +300,8 @@ class Donne(models.Model):
     hand_s = models.CharField(_("South hand"), max_length=200)
     hand_w = models.CharField(_("West hand"), max_length=200)
     chien = models.CharField(_("chien"), max_length=80)
+    # Attempts the generator discarded (petit sec, RULES.md §2): part of what verification checks.
+    redraws = models.PositiveSmallIntegerField(default=0)
 
     class Meta:
         ordering = ["tournament", "number"]

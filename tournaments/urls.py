@@ -12,6 +12,7 @@ urlpatterns = [
     path("players/", public.player_search, name="player_search"),
     path("players/<int:pk>/", public.player_detail, name="player_detail"),
     path("t/<int:pk>/", public.tournament_detail, name="tournament_detail"),
+    path("t/<int:pk>/verify/", public.tournament_verify_page, name="tournament_verify"),
     path("account/", public.account, name="account"),
     path("", include("tournaments.urls_organiser")),
     path("", include("tournaments.urls_arbiter")),

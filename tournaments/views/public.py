@@ -10,6 +10,7 @@ from django.shortcuts import get_object_or_404, render
 
 from ..models import Club, Player, Tournament
 from ..permissions import can_manage_tournament, can_see_results, can_see_tournament
+from ..services.preparation import PreparationError, tournament_verify
 
 
 def club_list(request: HttpRequest) -> HttpResponse:
@@ -68,6 +69,22 @@ def tournament_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "can_see_results": can_see_results(request.user, tournament),
     }
     return render(request, "tournaments/tournament_detail.html", context)
+
+
+def tournament_verify_page(request: HttpRequest, pk: int) -> HttpResponse:
+    """Public check of the donnes: the commitment, and once revealed the seed and the result of
+    regenerating every donne from it."""
+    tournament = get_object_or_404(Tournament.objects.select_related("club"), pk=pk)
+    if not can_see_tournament(request.user, tournament):
+        raise PermissionDenied
+    report = error = None
+    if tournament.seed_revealed_at is not None:
+        try:
+            report = tournament_verify(tournament=tournament)
+        except PreparationError as err:
+            error = str(err)
+    context = {"tournament": tournament, "report": report, "error": error}
+    return render(request, "tournaments/verify.html", context)
 
 
 @login_required

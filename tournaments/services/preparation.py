@@ -1,0 +1,238 @@
+"""Seating, movement, étuis and donnes of a tournament, from its checked-in players.
+
+The pure modules decide (scoring.movement, scoring.dealing); this module stores their output.
+The seed stays secret until the event is over; its commitment is public from the start, and
+`tournament_verify` regenerates every donne from the revealed seed.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from scoring import cards, dealing
+from scoring.errors import ScoringError
+from scoring.movement import FIFTH, Movement, generate_movement
+
+from ..models import (
+    Donne,
+    EtuiSet,
+    Penalty,
+    Player,
+    Registration,
+    Result,
+    Round,
+    Seat,
+    Table,
+    TableRound,
+    Tournament,
+)
+
+
+class PreparationError(ValueError):
+    """The seating or the donnes cannot be generated or verified; the message says why."""
+
+
+def translated(err: ScoringError) -> str:
+    """A pure module's error in the user's language."""
+    return _(err.template) % err.params if err.params else _(err.template)
+
+
+def tournament_identity(tournament: Tournament) -> str:
+    """The identity the seed is bound to: stable, public and unique per tournament."""
+    return f"tarot_club/{tournament.club.federation_number}/{tournament.pk}/{tournament.date}"
+
+
+@transaction.atomic
+def tournament_generate(*, tournament: Tournament, seed: str | None = None) -> Movement:
+    """(Re)build the tables, rounds, étui sets, donnes and seats from the checked-in players.
+
+    Refused once a result or penalty exists: a re-seating would orphan them. The seed is kept
+    once chosen, so regenerating (a late arrival) deals the same donnes under each number.
+    """
+    locked = Tournament.objects.select_for_update().select_related("club").get(pk=tournament.pk)
+    if Result.objects.filter(tournament=locked).exists():
+        raise PreparationError(
+            _("Results have been entered: the seating can no longer be regenerated.")
+        )
+    if locked.status in (Tournament.Status.FINISHED, Tournament.Status.PUBLISHED):
+        raise PreparationError(_("The tournament is over: its seating can no longer change."))
+    players = list(
+        Player.objects.filter(
+            registrations__tournament=locked, registrations__checked_in_at__isnull=False
+        )
+    )
+    try:
+        movement = generate_movement(len(players), locked.rounds)
+    except ScoringError as err:
+        raise PreparationError(translated(err)) from err
+    # Seating order is drawn at random: table assignments are not part of the fairness
+    # commitment, the donnes are.
+    secrets.SystemRandom().shuffle(players)
+
+    if seed is not None or not locked.seed:
+        try:
+            locked.seed = dealing.seed_bytes(seed or dealing.new_seed()).hex()
+        except ScoringError as err:
+            raise PreparationError(translated(err)) from err
+        locked.identity = tournament_identity(locked)
+        locked.commitment = dealing.commitment(locked.seed, locked.identity)
+        locked.seed_revealed_at = None
+    _clear_seating(locked)
+    _store_movement(locked, movement, players)
+    locked.movement = movement.to_dict()
+    locked.save(update_fields=["seed", "identity", "commitment", "seed_revealed_at", "movement"])
+    tournament.refresh_from_db()
+    return movement
+
+
+def _clear_seating(tournament: Tournament) -> None:
+    Penalty.objects.filter(tournament=tournament, donne__isnull=False).update(donne=None)
+    Seat.objects.filter(round__tournament=tournament).delete()
+    TableRound.objects.filter(round__tournament=tournament).delete()
+    Round.objects.filter(tournament=tournament).delete()
+    Table.objects.filter(tournament=tournament).delete()
+    Donne.objects.filter(tournament=tournament).delete()
+    EtuiSet.objects.filter(tournament=tournament).delete()
+
+
+def _store_movement(tournament: Tournament, movement: Movement, players: list[Player]) -> None:
+    """Write the movement's rows; player k of the movement is players[k - 1]."""
+    first = movement.rounds[0].sittings
+    tables = Table.objects.bulk_create(
+        Table(tournament=tournament, number=s.table, size=len(s.seats)) for s in first
+    )
+    table_by_number = {t.number: t for t in tables}
+    rounds = Round.objects.bulk_create(
+        Round(tournament=tournament, number=r.number) for r in movement.rounds
+    )
+    round_by_number = {r.number: r for r in rounds}
+    sets = EtuiSet.objects.bulk_create(
+        EtuiSet(tournament=tournament, number=k) for k in range(1, movement.sets + 1)
+    )
+    set_by_number = {s.number: s for s in sets}
+    dealt = dealing.generate_donnes(tournament.seed, tournament.identity, movement.donnes)
+    Donne.objects.bulk_create(
+        Donne(
+            tournament=tournament,
+            etui_set=set_by_number[(d.number - 1) // 4 + 1],
+            number=d.number,
+            dealer=d.dealer,
+            hand_n=cards.format_hand(d.hand("N")),
+            hand_e=cards.format_hand(d.hand("E")),
+            hand_s=cards.format_hand(d.hand("S")),
+            hand_w=cards.format_hand(d.hand("W")),
+            chien=cards.format_hand(d.chien),
+            redraws=d.redraws,
+        )
+        for d in dealt
+    )
+    table_rounds: list[TableRound] = []
+    seat_specs: list[tuple[int, Round, Player, str]] = []
+    for rnd in movement.rounds:
+        for sitting in rnd.sittings:
+            table_rounds.append(
+                TableRound(
+                    round=round_by_number[rnd.number],
+                    table=table_by_number[sitting.table],
+                    etui_set=set_by_number[sitting.set_no],
+                    sit_outs="".join(sitting.sit_out),
+                )
+            )
+            index = len(table_rounds) - 1
+            for role, number in sitting.seats:
+                seat_specs.append((index, round_by_number[rnd.number], players[number - 1], role))
+    TableRound.objects.bulk_create(table_rounds)
+    Seat.objects.bulk_create(
+        Seat(table_round=table_rounds[i], round=rnd, player=player, position=role)
+        for i, rnd, player, role in seat_specs
+    )
+
+
+@dataclass(frozen=True)
+class DonneSeats:
+    """Who holds which hand on one donne at one table, and who sits out (table of five)."""
+
+    hands: dict[str, Player]
+    sitter: Player | None
+
+
+def seats_for_donne(
+    table_round: TableRound, index: int, seats: list[Seat] | None = None
+) -> DonneSeats:
+    """Holders of the four hands on donne `index` (0-based in the relais) of a table round.
+
+    At a table of five the fifth player takes the hand of the position that sits out
+    (RULES.md §7); if the fifth player is the one sitting out, the four play as seated.
+    """
+    seats = seats if seats is not None else list(table_round.seats.select_related("player"))
+    by_role = {seat.position: seat.player for seat in seats}
+    hands = {pos: by_role[pos] for pos in ("N", "E", "S", "W") if pos in by_role}
+    sitter = None
+    if FIFTH in by_role and index < len(table_round.sit_outs):
+        role = table_round.sit_outs[index]
+        sitter = by_role.get(role)
+        if role != FIFTH and role in hands:
+            hands[role] = by_role[FIFTH]
+    return DonneSeats(hands=hands, sitter=sitter)
+
+
+def donne_index(table_round: TableRound, donne: Donne) -> int:
+    """Position (0-based) of a donne within the relais the table plays this round."""
+    return (donne.number - 1) % 4
+
+
+def donne_from_row(donne: Donne) -> cards.Donne:
+    """The stored donne as the pure module's value (for card checks and verification)."""
+    return cards.Donne(
+        donne.number,
+        donne.dealer,
+        tuple(cards.parse_hand(donne.hand(p)) for p in ("N", "E", "S", "W")),
+        cards.parse_hand(donne.chien),
+        redraws=donne.redraws,
+    )
+
+
+@transaction.atomic
+def tournament_reveal_seed(*, tournament: Tournament) -> None:
+    """Make the seed public, once the event is over, so anyone can check the donnes."""
+    locked = Tournament.objects.select_for_update().get(pk=tournament.pk)
+    if locked.status not in (Tournament.Status.FINISHED, Tournament.Status.PUBLISHED):
+        raise PreparationError(
+            _("The seed is revealed only once the tournament is finished, never before play.")
+        )
+    if not locked.seed:
+        raise PreparationError(_("No donnes have been generated for this tournament."))
+    if locked.seed_revealed_at is None:
+        locked.seed_revealed_at = timezone.now()
+        locked.save(update_fields=["seed_revealed_at"])
+    tournament.refresh_from_db()
+
+
+def tournament_verify(
+    *, tournament: Tournament, seed: str | None = None
+) -> dealing.VerificationReport:
+    """Regenerate every donne from the seed and compare with what was played.
+
+    Anyone may verify once the seed is revealed; before that, only with the seed in hand.
+    """
+    if seed is None:
+        if tournament.seed_revealed_at is None:
+            raise PreparationError(_("The seed has not been revealed yet."))
+        seed = tournament.seed
+    rows = list(Donne.objects.filter(tournament=tournament).order_by("number"))
+    if not rows:
+        raise PreparationError(_("No donnes have been generated for this tournament."))
+    try:
+        played = [donne_from_row(row) for row in rows]
+        return dealing.verify(seed, tournament.identity, tournament.commitment, played)
+    except ScoringError as err:
+        raise PreparationError(translated(err)) from err
+
+
+def registrations_checked_in(tournament: Tournament) -> int:
+    return Registration.objects.filter(tournament=tournament, checked_in_at__isnull=False).count()
