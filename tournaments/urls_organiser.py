@@ -1,7 +1,82 @@
-"""URLs of the organiser screens."""
+"""URLs of the organiser screens: the club's players, tournaments, registrations and check-in,
+generation of the seating and donnes, the seating plan."""
 
 from __future__ import annotations
 
-from django.urls import URLPattern, URLResolver
+from django.urls import URLPattern, URLResolver, path
 
-urlpatterns: list[URLPattern | URLResolver] = []
+from .views import organiser as views
+
+urlpatterns: list[URLPattern | URLResolver] = [
+    path("organiser/", views.organiser_home, name="organiser_home"),
+    path(
+        "organiser/clubs/<int:club_pk>/players/",
+        views.club_players,
+        name="organiser_club_players",
+    ),
+    path(
+        "organiser/clubs/<int:club_pk>/players/new/",
+        views.player_create_view,
+        name="organiser_player_create",
+    ),
+    path(
+        "organiser/clubs/<int:club_pk>/players/<int:pk>/edit/",
+        views.player_edit_view,
+        name="organiser_player_edit",
+    ),
+    path(
+        "organiser/clubs/<int:club_pk>/players/import/",
+        views.players_import_view,
+        name="organiser_players_import",
+    ),
+    path(
+        "organiser/tournaments/new/",
+        views.tournament_create_view,
+        name="organiser_tournament_create",
+    ),
+    path("t/<int:pk>/edit/", views.tournament_edit_view, name="organiser_tournament_edit"),
+    path("t/<int:pk>/status/", views.tournament_status_view, name="organiser_tournament_status"),
+    path("t/<int:pk>/registrations/", views.registrations_view, name="organiser_registrations"),
+    path(
+        "t/<int:pk>/registrations/search/",
+        views.registration_search_view,
+        name="organiser_registration_search",
+    ),
+    path(
+        "t/<int:pk>/registrations/add/",
+        views.registration_add_view,
+        name="organiser_registration_add",
+    ),
+    path(
+        "t/<int:pk>/registrations/check-in-all/",
+        views.registration_check_in_all_view,
+        name="organiser_registration_check_in_all",
+    ),
+    path(
+        "t/<int:pk>/registrations/<int:player_pk>/remove/",
+        views.registration_remove_view,
+        name="organiser_registration_remove",
+    ),
+    path(
+        "t/<int:pk>/registrations/<int:player_pk>/check-in/",
+        views.registration_check_in_view,
+        name="organiser_registration_check_in",
+    ),
+    path(
+        "t/<int:pk>/registrations/<int:player_pk>/check-out/",
+        views.registration_check_out_view,
+        name="organiser_registration_check_out",
+    ),
+    path("t/<int:pk>/prepare/", views.prepare_view, name="organiser_prepare"),
+    path(
+        "t/<int:pk>/prepare/generate/",
+        views.prepare_generate_view,
+        name="organiser_prepare_generate",
+    ),
+    path(
+        "t/<int:pk>/prepare/reveal/",
+        views.prepare_reveal_view,
+        name="organiser_prepare_reveal",
+    ),
+    path("t/<int:pk>/seating/", views.seating_plan_view, name="organiser_seating_plan"),
+]

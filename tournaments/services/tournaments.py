@@ -1,0 +1,453 @@
+"""Creating and editing tournaments, moving their status along, and knowing whether the
+seating still matches who is checked in.
+
+The status goes draft → registration → running → finished → published, with a few ways back
+(a mistake is corrected before results exist; a finished tournament is reopened for a
+correction; a published one is withdrawn). Every refusal is a `TournamentError` whose message
+says why and what to do.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import Count
+from django.utils.translation import gettext as _
+
+from ..models import Club, Player, Registration, Result, Seat, Tournament
+from .events import results_changed
+
+Status = Tournament.Status
+
+# Where a status may go next. Guards below add the conditions.
+TRANSITIONS: dict[str, tuple[str, ...]] = {
+    Status.DRAFT: (Status.REGISTRATION,),
+    Status.REGISTRATION: (Status.DRAFT, Status.RUNNING),
+    Status.RUNNING: (Status.REGISTRATION, Status.FINISHED),
+    Status.FINISHED: (Status.RUNNING, Status.PUBLISHED),
+    Status.PUBLISHED: (Status.FINISHED,),
+}
+# Statuses in which players may still be registered, checked in and re-seated.
+PREPARATION_STATUSES = (Status.DRAFT, Status.REGISTRATION)
+# Fields that shape the seating: they cannot change once the tournament runs.
+STRUCTURE_FIELDS = ("rounds", "donnes_per_relais")
+RANKING_FIELDS = ("method", "matchpoint_penalty_rate")
+EDITABLE_FIELDS = (
+    "name",
+    "date",
+    "venue",
+    *STRUCTURE_FIELDS,
+    *RANKING_FIELDS,
+)
+
+
+class TournamentError(ValueError):
+    """A change the tournament's state does not allow; the message is translated."""
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+        super().__init__(message)
+
+
+class SeatingState:
+    NONE = "none"
+    CURRENT = "current"
+    OUTDATED = "outdated"
+    LOCKED = "locked"
+
+
+@dataclass
+class SeatingStatus:
+    """How the generated seating compares with the check-ins and the tournament's shape."""
+
+    state: str
+    checked_in: int
+    registered: int
+    rounds_generated: int
+    has_results: bool
+    not_seated: list[Player] = field(default_factory=list)
+    not_checked_in: list[Player] = field(default_factory=list)
+    shape_changed: bool = False
+
+    @property
+    def generated(self) -> bool:
+        return self.state != SeatingState.NONE
+
+    @property
+    def current(self) -> bool:
+        return self.state == SeatingState.CURRENT
+
+    @property
+    def outdated(self) -> bool:
+        return self.state == SeatingState.OUTDATED
+
+    @property
+    def can_generate(self) -> bool:
+        return not self.has_results
+
+    def reasons(self) -> list[str]:
+        """Why the seating is out of date, in words an organiser acts on."""
+        reasons = []
+        if self.not_seated:
+            reasons.append(
+                _("Checked in but not seated: %(names)s.")
+                % {"names": ", ".join(p.full_name for p in self.not_seated)}
+            )
+        if self.not_checked_in:
+            reasons.append(
+                _("Seated but no longer checked in: %(names)s.")
+                % {"names": ", ".join(p.full_name for p in self.not_checked_in)}
+            )
+        if self.shape_changed:
+            reasons.append(_("The number of rounds has changed."))
+        return reasons
+
+
+def tournament_seating_status(*, tournament: Tournament) -> SeatingStatus:
+    """Compare the seated players with the checked-in ones, in a fixed number of queries."""
+    registrations = list(
+        Registration.objects.filter(tournament=tournament).values_list("player_id", "checked_in_at")
+    )
+    checked_in_ids = {pid for pid, at in registrations if at is not None}
+    seated_ids = set(
+        Seat.objects.filter(round__tournament=tournament).values_list("player_id", flat=True)
+    )
+    shape = tournament.round_set.aggregate(rounds=Count("pk"))
+    has_results = Result.objects.filter(tournament=tournament).exists()
+    rounds_generated = shape["rounds"]
+    missing_ids = checked_in_ids - seated_ids
+    extra_ids = seated_ids - checked_in_ids
+    names = {
+        p.pk: p for p in Player.objects.filter(pk__in=missing_ids | extra_ids).order_by("last_name")
+    }
+    status = SeatingStatus(
+        state=SeatingState.NONE,
+        checked_in=len(checked_in_ids),
+        registered=len(registrations),
+        rounds_generated=rounds_generated,
+        has_results=has_results,
+        not_seated=[p for p in names.values() if p.pk in missing_ids],
+        not_checked_in=[p for p in names.values() if p.pk in extra_ids],
+        shape_changed=bool(seated_ids) and rounds_generated != tournament.rounds,
+    )
+    if not seated_ids:
+        status.state = SeatingState.NONE
+    elif has_results:
+        status.state = SeatingState.LOCKED
+    elif status.not_seated or status.not_checked_in or status.shape_changed:
+        status.state = SeatingState.OUTDATED
+    else:
+        status.state = SeatingState.CURRENT
+    return status
+
+
+def _check_supported(tournament: Tournament) -> None:
+    """The movements are built for relais of DONNES_PER_SET donnes (the clubs' standard)."""
+    from scoring.movement import DONNES_PER_SET
+
+    if tournament.donnes_per_relais != DONNES_PER_SET:
+        raise ValidationError(
+            {
+                "donnes_per_relais": _(
+                    "The movements are built for relais of %(count)d donnes, the standard club "
+                    "format: other sizes are not supported."
+                )
+                % {"count": DONNES_PER_SET}
+            }
+        )
+
+
+def tournament_create(
+    *,
+    club: Club,
+    name: str,
+    date: datetime.date,
+    venue: str = "",
+    rounds: int = 4,
+    donnes_per_relais: int = 4,
+    method: str = "average",
+    matchpoint_penalty_rate: Decimal | str = Decimal("0.1"),
+    arbiters: Iterable[AbstractBaseUser] = (),
+) -> Tournament:
+    """A new tournament in draft: nobody but its managers sees it until registration opens.
+
+    Raises django's ValidationError on values the model refuses; nothing is saved then.
+    """
+    tournament = Tournament(
+        club=club,
+        name=name.strip(),
+        date=date,
+        venue=venue.strip(),
+        rounds=rounds,
+        donnes_per_relais=donnes_per_relais,
+        method=method,
+        matchpoint_penalty_rate=matchpoint_penalty_rate,
+        status=Status.DRAFT,
+    )
+    tournament.full_clean()
+    _check_supported(tournament)
+    with transaction.atomic():
+        tournament.save()
+        tournament.arbiters.set(list(arbiters))
+    return tournament
+
+
+def tournament_update(
+    *,
+    tournament: Tournament,
+    arbiters: Iterable[AbstractBaseUser] | None = None,
+    **fields: Any,
+) -> Tournament:
+    """Change a tournament's details; `fields` are among EDITABLE_FIELDS.
+
+    Rounds and donnes per relais shape the seating, so they change only before the tournament
+    runs (the seating then shows as out of date). A change of comparison method or penalty rate
+    changes the ranking, so it moves the results version like a result would.
+    """
+    unknown = set(fields) - set(EDITABLE_FIELDS)
+    if unknown:
+        raise TypeError(f"tournament_update() cannot change {sorted(unknown)}")
+    with transaction.atomic():
+        locked = Tournament.objects.select_for_update().get(pk=tournament.pk)
+        changed = {name: value for name, value in fields.items() if getattr(locked, name) != value}
+        if any(name in changed for name in STRUCTURE_FIELDS) and (
+            locked.status not in PREPARATION_STATUSES
+            or Result.objects.filter(tournament=locked).exists()
+        ):
+            raise TournamentError(
+                _(
+                    "The number of rounds and of donnes per relais can only change before the "
+                    "tournament starts. Put it back to registration first (possible while no "
+                    "result has been entered)."
+                )
+            )
+        for name, value in changed.items():
+            setattr(locked, name, value.strip() if isinstance(value, str) else value)
+        locked.full_clean()
+        if "donnes_per_relais" in changed:
+            _check_supported(locked)
+        if changed:
+            locked.save(update_fields=list(changed))
+        if arbiters is not None:
+            locked.arbiters.set(list(arbiters))
+        if any(name in changed for name in RANKING_FIELDS):
+            results_changed(tournament_id=locked.pk)
+    tournament.refresh_from_db()
+    return tournament
+
+
+def tournament_next_statuses(*, tournament: Tournament) -> tuple[str, ...]:
+    """The statuses the tournament may be moved to (the guards may still refuse)."""
+    return TRANSITIONS.get(tournament.status, ())
+
+
+def tournament_set_status(*, tournament: Tournament, status: str) -> Tournament:
+    """Move the tournament to `status` or raise TournamentError saying why not.
+
+    Running needs a seating generated for exactly the checked-in players; going back to
+    registration needs no result yet; published needs finished.
+    """
+    labels = dict(Status.choices)
+    if status not in labels:
+        raise TournamentError(_("Unknown status “%(status)s”.") % {"status": status})
+    with transaction.atomic():
+        locked = Tournament.objects.select_for_update().get(pk=tournament.pk)
+        if locked.status == status:
+            return locked
+        if status not in TRANSITIONS.get(locked.status, ()):
+            message = _("A tournament cannot go from “%(from)s” to “%(to)s”.") % {
+                "from": labels[locked.status],
+                "to": labels[status],
+            }
+            if status == Status.PUBLISHED:
+                message += " " + _("Only a finished tournament can be published.")
+            raise TournamentError(message)
+        if status == Status.RUNNING and locked.status == Status.REGISTRATION:
+            _check_ready_to_run(locked)
+        if status == Status.REGISTRATION and Result.objects.filter(tournament=locked).exists():
+            raise TournamentError(
+                _(
+                    "Results have been entered: the tournament cannot go back to registration. "
+                    "The arbiter can annul a donne instead."
+                )
+            )
+        locked.status = status
+        locked.save(update_fields=["status"])
+    tournament.status = status
+    return tournament
+
+
+def _check_ready_to_run(tournament: Tournament) -> None:
+    seating = tournament_seating_status(tournament=tournament)
+    if seating.state == SeatingState.NONE:
+        raise TournamentError(
+            _(
+                "The seating has not been generated: check the players in, then generate the "
+                "seating, movement and donnes on the preparation page."
+            )
+        )
+    if seating.state == SeatingState.OUTDATED:
+        raise TournamentError(
+            _("The seating is out of date: regenerate it on the preparation page before starting.")
+            + " "
+            + " ".join(seating.reasons())
+        )
+
+
+def tournament_prepare(*, tournament: Tournament, seed: str | None = None) -> Tournament:
+    """Generate (or regenerate) the seating, movement and donnes for the checked-in players.
+
+    Only before the tournament runs; the generation service itself refuses once results
+    exist (PreparationError, a ValueError with a translated message).
+    """
+    from .preparation import tournament_generate
+
+    with transaction.atomic():
+        locked = Tournament.objects.select_for_update().get(pk=tournament.pk)
+        if locked.status not in PREPARATION_STATUSES:
+            raise TournamentError(
+                _(
+                    "The seating can only be generated before the tournament starts. Put it "
+                    "back to registration first (possible while no result has been entered)."
+                )
+            )
+        tournament_generate(tournament=locked, seed=seed)
+    tournament.refresh_from_db()
+    return tournament
+
+
+@dataclass
+class PlanSeat:
+    position: str
+    label: str
+    player: Player
+
+
+@dataclass
+class PlanSitOut:
+    donne: int
+    position: str
+    label: str
+    player: Player | None
+
+
+@dataclass
+class PlanTable:
+    number: int
+    size: int
+    etui_set: int
+    donnes: list[int]
+    seats: list[PlanSeat]
+    sit_outs: list[PlanSitOut]
+
+
+@dataclass
+class PlanRound:
+    number: int
+    tables: list[PlanTable]
+
+
+@dataclass
+class PlanStop:
+    round: int
+    table: int
+    position: str
+    label: str
+
+
+@dataclass
+class PlanRoute:
+    player: Player
+    stops: list[PlanStop | None]
+
+
+@dataclass
+class SeatingPlan:
+    rounds: list[PlanRound]
+    routes: list[PlanRoute]
+
+    @property
+    def generated(self) -> bool:
+        return bool(self.rounds)
+
+
+POSITION_ORDER = {code: index for index, code in enumerate("NESWF")}
+
+
+def tournament_seating_plan(*, tournament: Tournament) -> SeatingPlan:
+    """Every round table by table (who sits where, which étui set, who is mort when) and every
+    player's route, in four queries whatever the size of the tournament."""
+    from django.db.models import Prefetch
+
+    from ..models import Donne, SeatPosition, TableRound
+
+    labels = dict(SeatPosition.choices)
+    table_rounds = list(
+        TableRound.objects.filter(round__tournament=tournament)
+        .select_related("round", "table", "etui_set")
+        .prefetch_related(
+            Prefetch("seats", queryset=Seat.objects.select_related("player").order_by())
+        )
+        .order_by("round__number", "table__number")
+    )
+    donnes: dict[int, list[int]] = {}
+    for set_id, number in (
+        Donne.objects.filter(tournament=tournament)
+        .order_by("number")
+        .values_list("etui_set_id", "number")
+    ):
+        donnes.setdefault(set_id, []).append(number)
+
+    rounds: dict[int, PlanRound] = {}
+    stops: dict[int, dict[int, PlanStop]] = {}
+    players: dict[int, Player] = {}
+    for table_round in table_rounds:
+        number = table_round.round.number
+        seats = sorted(table_round.seats.all(), key=lambda s: POSITION_ORDER.get(s.position, 9))
+        by_position = {seat.position: seat.player for seat in seats}
+        set_donnes = donnes.get(table_round.etui_set_id, [])
+        sit_outs = [
+            PlanSitOut(
+                donne=donne,
+                position=position,
+                label=labels.get(position, position),
+                player=by_position.get(position),
+            )
+            for donne, position in zip(set_donnes, table_round.sit_outs, strict=False)
+        ]
+        rounds.setdefault(number, PlanRound(number=number, tables=[])).tables.append(
+            PlanTable(
+                number=table_round.table.number,
+                size=table_round.table.size,
+                etui_set=table_round.etui_set.number,
+                donnes=set_donnes,
+                seats=[
+                    PlanSeat(s.position, labels.get(s.position, s.position), s.player)
+                    for s in seats
+                ],
+                sit_outs=sit_outs,
+            )
+        )
+        for seat in seats:
+            players[seat.player_id] = seat.player
+            stops.setdefault(seat.player_id, {})[number] = PlanStop(
+                round=number,
+                table=table_round.table.number,
+                position=seat.position,
+                label=labels.get(seat.position, seat.position),
+            )
+    round_numbers = sorted(rounds)
+    routes = [
+        PlanRoute(player=player, stops=[stops[pid].get(n) for n in round_numbers])
+        for pid, player in sorted(
+            players.items(), key=lambda item: (item[1].last_name, item[1].first_name)
+        )
+    ]
+    return SeatingPlan(rounds=[rounds[n] for n in round_numbers], routes=routes)

@@ -1,0 +1,534 @@
+"""Screens of the club's organisers and the tournament's arbiters before and at the start of
+the event: players, tournaments, registrations and check-in, generation, seating plan.
+
+Views stay thin: permissions come from tournaments.permissions, writes from the services.
+Anonymous users are sent to the login page; logged-in users without the right get 403.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db.models import Count, Q
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from ..forms import (
+    PlayerChoiceForm,
+    PlayerForm,
+    PlayerImportForm,
+    StatusForm,
+    TournamentForm,
+)
+from ..models import Club, Player, Registration, Tournament
+from ..permissions import can_manage_tournament, is_club_organiser
+from ..services.players import PlayerImportError, player_create, player_update, players_import_csv
+from ..services.registration import (
+    RegistrationError,
+    registration_add,
+    registration_check_in,
+    registration_check_in_all,
+    registration_check_out,
+    registration_remove,
+)
+from ..services.tournaments import (
+    PREPARATION_STATUSES,
+    TournamentError,
+    tournament_create,
+    tournament_next_statuses,
+    tournament_prepare,
+    tournament_seating_plan,
+    tournament_seating_status,
+    tournament_set_status,
+    tournament_update,
+)
+
+SEARCH_LIMIT = 30
+S = Tournament.Status
+# The button that moves a tournament from one status to another says what it does.
+STATUS_ACTIONS = {
+    (S.DRAFT, S.REGISTRATION): gettext_lazy("Open registration"),
+    (S.REGISTRATION, S.DRAFT): gettext_lazy("Back to draft"),
+    (S.REGISTRATION, S.RUNNING): gettext_lazy("Start the tournament"),
+    (S.RUNNING, S.REGISTRATION): gettext_lazy("Back to registration"),
+    (S.RUNNING, S.FINISHED): gettext_lazy("Finish the tournament"),
+    (S.FINISHED, S.RUNNING): gettext_lazy("Reopen the tournament"),
+    (S.FINISHED, S.PUBLISHED): gettext_lazy("Publish the results"),
+    (S.PUBLISHED, S.FINISHED): gettext_lazy("Withdraw the publication"),
+}
+
+
+def _managed_tournament(request: HttpRequest, pk: int) -> Tournament:
+    tournament = get_object_or_404(Tournament.objects.select_related("club"), pk=pk)
+    if not can_manage_tournament(request.user, tournament):
+        raise PermissionDenied
+    return tournament
+
+
+def _organised_club(request: HttpRequest, pk: int) -> Club:
+    club = get_object_or_404(Club, pk=pk)
+    if not is_club_organiser(request.user, club):
+        raise PermissionDenied
+    return club
+
+
+def _organised_clubs(user: Any) -> Any:
+    clubs = Club.objects.all()
+    return clubs if user.is_superuser else clubs.filter(organisers=user)
+
+
+def _next(request: HttpRequest, default: str) -> str:
+    """Where to go after a POST: back to the page that posted, when it is one of ours."""
+    target = request.POST.get("next", "")
+    return target if target.startswith("/") and not target.startswith("//") else default
+
+
+# --- Organiser home and the club's players ------------------------------------------------
+
+
+@login_required
+@require_GET
+def organiser_home(request: HttpRequest) -> HttpResponse:
+    """The clubs a user organises and the tournaments he manages, drafts included."""
+    user = request.user
+    clubs = list(_organised_clubs(user).annotate(player_count=Count("players")))
+    tournaments = list(
+        Tournament.objects.select_related("club")
+        .filter(Q(club__in=[c.pk for c in clubs]) | Q(arbiters=user))
+        .distinct()
+        .order_by("-date", "name")[:100]
+    )
+    if not clubs and not tournaments:
+        raise PermissionDenied
+    return render(
+        request,
+        "tournaments/organiser/home.html",
+        {"clubs": clubs, "tournaments": tournaments, "can_create": bool(clubs)},
+    )
+
+
+@login_required
+@require_GET
+def club_players(request: HttpRequest, club_pk: int) -> HttpResponse:
+    club = _organised_club(request, club_pk)
+    query = request.GET.get("q", "").strip()
+    players = club.players.all()
+    for word in query.split():
+        players = players.filter(
+            Q(first_name__icontains=word)
+            | Q(last_name__icontains=word)
+            | Q(licence__startswith=word)
+        )
+    return render(
+        request,
+        "tournaments/organiser/club_players.html",
+        {
+            "club": club,
+            "players": players,
+            "query": query,
+            "tournaments": club.tournaments.order_by("-date")[:20],
+        },
+    )
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def player_create_view(request: HttpRequest, club_pk: int) -> HttpResponse:
+    club = _organised_club(request, club_pk)
+    form = PlayerForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            player = player_create(club=club, **form.cleaned_data)
+        except ValidationError as exc:
+            form.add_error(None, exc)
+        else:
+            messages.success(request, _("%(player)s was added.") % {"player": player.full_name})
+            if "add_another" in request.POST:
+                return redirect("organiser_player_create", club_pk=club.pk)
+            return redirect("organiser_club_players", club_pk=club.pk)
+    return render(request, "tournaments/organiser/player_form.html", {"club": club, "form": form})
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def player_edit_view(request: HttpRequest, club_pk: int, pk: int) -> HttpResponse:
+    club = _organised_club(request, club_pk)
+    player = get_object_or_404(Player, pk=pk, club=club)
+    form = PlayerForm(request.POST or None, instance=player)
+    if request.method == "POST" and form.is_valid():
+        try:
+            player_update(player=player, **form.cleaned_data)
+        except ValidationError as exc:
+            form.add_error(None, exc)
+        else:
+            messages.success(request, _("%(player)s was saved.") % {"player": player.full_name})
+            return redirect("organiser_club_players", club_pk=club.pk)
+    return render(
+        request,
+        "tournaments/organiser/player_form.html",
+        {"club": club, "form": form, "player": player},
+    )
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def players_import_view(request: HttpRequest, club_pk: int) -> HttpResponse:
+    """Import a CSV of players: all lines or none, every bad line listed with its reasons."""
+    club = _organised_club(request, club_pk)
+    form = PlayerImportForm(request.POST or None, request.FILES or None)
+    import_error: PlayerImportError | None = None
+    if request.method == "POST" and form.is_valid():
+        try:
+            report = players_import_csv(club=club, text=form.cleaned_data["file"])
+        except PlayerImportError as exc:
+            import_error = exc
+        else:
+            messages.success(
+                request,
+                _(
+                    "Import done: %(created)d players added, %(updated)d updated, "
+                    "%(unchanged)d unchanged."
+                )
+                % {
+                    "created": report.created,
+                    "updated": report.updated,
+                    "unchanged": report.unchanged,
+                },
+            )
+            return redirect("organiser_club_players", club_pk=club.pk)
+    return render(
+        request,
+        "tournaments/organiser/players_import.html",
+        {"club": club, "form": form, "import_error": import_error},
+        status=422 if import_error is not None else 200,
+    )
+
+
+# --- Tournaments ---------------------------------------------------------------------------
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def tournament_create_view(request: HttpRequest) -> HttpResponse:
+    if not _organised_clubs(request.user).exists():
+        raise PermissionDenied
+    initial = {"club": request.GET.get("club")} if request.GET.get("club") else {}
+    form = TournamentForm(request.POST or None, user=request.user, initial=initial)
+    if request.method == "POST" and form.is_valid():
+        try:
+            tournament = tournament_create(**form.cleaned_data)
+        except ValidationError as exc:
+            form.add_error(None, exc)
+        else:
+            messages.success(
+                request,
+                _("The tournament was created as a draft: register the players, then open it."),
+            )
+            return redirect("organiser_prepare", pk=tournament.pk)
+    return render(request, "tournaments/organiser/tournament_form.html", {"form": form})
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def tournament_edit_view(request: HttpRequest, pk: int) -> HttpResponse:
+    tournament = _managed_tournament(request, pk)
+    form = TournamentForm(request.POST or None, user=request.user, instance=tournament)
+    if request.method == "POST" and form.is_valid():
+        data = dict(form.cleaned_data)
+        data.pop("club", None)
+        try:
+            tournament_update(tournament=tournament, **data)
+        except TournamentError as exc:
+            form.add_error(None, exc.message)
+        except ValidationError as exc:
+            form.add_error(None, exc)
+        else:
+            messages.success(request, _("The tournament was saved."))
+            return redirect("organiser_prepare", pk=tournament.pk)
+    if request.method == "POST":
+        # The form's instance took the refused values; show the saved ones around the form.
+        tournament.refresh_from_db()
+    return render(
+        request,
+        "tournaments/organiser/tournament_form.html",
+        {"form": form, "tournament": tournament},
+    )
+
+
+@login_required
+@require_POST
+def tournament_status_view(request: HttpRequest, pk: int) -> HttpResponse:
+    tournament = _managed_tournament(request, pk)
+    form = StatusForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, _("Choose one of the statuses offered."))
+    else:
+        try:
+            tournament_set_status(tournament=tournament, status=form.cleaned_data["status"])
+        except TournamentError as exc:
+            messages.error(request, exc.message)
+        else:
+            messages.success(
+                request,
+                _("The tournament is now: %(status)s.")
+                % {"status": tournament.get_status_display()},
+            )
+    return redirect(_next(request, reverse("organiser_prepare", args=[tournament.pk])))
+
+
+# --- Registrations and check-in ------------------------------------------------------------
+
+
+def _registrations_context(tournament: Tournament) -> dict[str, Any]:
+    registrations = list(
+        Registration.objects.filter(tournament=tournament).select_related("player__club")
+    )
+    return {
+        "tournament": tournament,
+        "registrations": registrations,
+        "checked_in_count": sum(1 for r in registrations if r.checked_in),
+        "seating": tournament_seating_status(tournament=tournament),
+        "open": tournament.status in PREPARATION_STATUSES,
+    }
+
+
+def _search_players(tournament: Tournament, query: str) -> list[Player]:
+    if not query:
+        return []
+    terms = Q()
+    for word in query.split():
+        terms &= (
+            Q(first_name__icontains=word)
+            | Q(last_name__icontains=word)
+            | Q(licence__startswith=word)
+        )
+    players = list(Player.objects.filter(terms).select_related("club")[:SEARCH_LIMIT])
+    registered = set(
+        Registration.objects.filter(
+            tournament=tournament, player__in=[p.pk for p in players]
+        ).values_list("player_id", flat=True)
+    )
+    for player in players:
+        player.is_registered = player.pk in registered
+    return players
+
+
+@login_required
+@require_GET
+def registrations_view(request: HttpRequest, pk: int) -> HttpResponse:
+    tournament = _managed_tournament(request, pk)
+    query = request.GET.get("q", "").strip()
+    context = _registrations_context(tournament)
+    context.update({"query": query, "results": _search_players(tournament, query)})
+    return render(request, "tournaments/organiser/registrations.html", context)
+
+
+@login_required
+@require_GET
+def registration_search_view(request: HttpRequest, pk: int) -> HttpResponse:
+    """The htmx search box: players of any club matching every word (name or licence)."""
+    tournament = _managed_tournament(request, pk)
+    query = request.GET.get("q", "").strip()
+    return render(
+        request,
+        "tournaments/organiser/_registration_search.html",
+        {
+            "tournament": tournament,
+            "query": query,
+            "results": _search_players(tournament, query),
+            "open": tournament.status in PREPARATION_STATUSES,
+        },
+    )
+
+
+def _registrations_response(
+    request: HttpRequest, tournament: Tournament, error: str = ""
+) -> HttpResponse:
+    """The registrations panel for htmx; a redirect back to the page otherwise."""
+    if request.htmx:
+        context = _registrations_context(tournament)
+        context["panel_error"] = error
+        return render(request, "tournaments/organiser/_registrations.html", context)
+    if error:
+        messages.error(request, error)
+    return redirect("organiser_registrations", pk=tournament.pk)
+
+
+@login_required
+@require_POST
+def registration_add_view(request: HttpRequest, pk: int) -> HttpResponse:
+    tournament = _managed_tournament(request, pk)
+    form = PlayerChoiceForm(request.POST)
+    error = ""
+    player: Player | None = None
+    if not form.is_valid():
+        error = _("Choose a player from the search results.")
+    else:
+        player = form.cleaned_data["player"]
+        try:
+            registration_add(
+                tournament=tournament, player=player, checked_in="check_in" in request.POST
+            )
+        except RegistrationError as exc:
+            error = exc.message
+    if request.htmx:
+        # The search results (with the new "registered" badge) and, out of band, the panel.
+        query = request.POST.get("q", "").strip()
+        context = _registrations_context(tournament)
+        context.update(
+            {
+                "query": query,
+                "results": _search_players(tournament, query),
+                "row_error": error,
+                "error_player": player.pk if player is not None else None,
+            }
+        )
+        return render(request, "tournaments/organiser/_registration_added.html", context)
+    if not error and player is not None:
+        messages.success(request, _("%(player)s is registered.") % {"player": player.full_name})
+    return _registrations_response(request, tournament, error)
+
+
+def _registration_action(
+    action: Callable[..., Any], success: Any
+) -> Callable[[HttpRequest, int, int], HttpResponse]:
+    @login_required
+    @require_POST
+    @wraps(action)
+    def view(request: HttpRequest, pk: int, player_pk: int) -> HttpResponse:
+        tournament = _managed_tournament(request, pk)
+        player = get_object_or_404(Player, pk=player_pk)
+        try:
+            action(tournament=tournament, player=player)
+        except RegistrationError as exc:
+            return _registrations_response(request, tournament, exc.message)
+        if not request.htmx:
+            messages.success(request, success % {"player": player.full_name})
+        return _registrations_response(request, tournament)
+
+    return view
+
+
+registration_remove_view = _registration_action(
+    registration_remove, gettext_lazy("%(player)s is no longer registered.")
+)
+registration_check_in_view = _registration_action(
+    registration_check_in, gettext_lazy("%(player)s is checked in.")
+)
+registration_check_out_view = _registration_action(
+    registration_check_out, gettext_lazy("%(player)s is no longer checked in.")
+)
+
+
+@login_required
+@require_POST
+def registration_check_in_all_view(request: HttpRequest, pk: int) -> HttpResponse:
+    tournament = _managed_tournament(request, pk)
+    try:
+        count = registration_check_in_all(tournament=tournament)
+    except RegistrationError as exc:
+        return _registrations_response(request, tournament, exc.message)
+    if not request.htmx:
+        messages.success(
+            request,
+            ngettext("%(count)d player checked in.", "%(count)d players checked in.", count)
+            % {"count": count},
+        )
+    return _registrations_response(request, tournament)
+
+
+# --- Preparation: seating, movement and donnes; seed reveal --------------------------------
+
+
+@login_required
+@require_GET
+def prepare_view(request: HttpRequest, pk: int) -> HttpResponse:
+    tournament = _managed_tournament(request, pk)
+    tables = list(tournament.tables.values_list("size", flat=True))
+    labels = dict(Tournament.Status.choices)
+    context = {
+        "tournament": tournament,
+        "seating": tournament_seating_status(tournament=tournament),
+        "tables": len(tables),
+        "tables_of_five": sum(1 for size in tables if size == 5),
+        "etui_sets": tournament.etui_sets.count(),
+        "donnes": tournament.donnes.count(),
+        "open": tournament.status in PREPARATION_STATUSES,
+        "next_statuses": [
+            (code, STATUS_ACTIONS.get((tournament.status, code), labels[code]))
+            for code in tournament_next_statuses(tournament=tournament)
+        ],
+        "can_reveal": tournament.status in (Tournament.Status.FINISHED, Tournament.Status.PUBLISHED)
+        and bool(tournament.seed)
+        and tournament.seed_revealed_at is None,
+    }
+    return render(request, "tournaments/organiser/prepare.html", context)
+
+
+@login_required
+@require_POST
+def prepare_generate_view(request: HttpRequest, pk: int) -> HttpResponse:
+    from ..services.preparation import PreparationError
+
+    tournament = _managed_tournament(request, pk)
+    try:
+        tournament_prepare(tournament=tournament)
+    except (TournamentError, PreparationError) as exc:
+        messages.error(request, getattr(exc, "message", None) or str(exc))
+    else:
+        messages.success(
+            request,
+            _(
+                "The seating, movement and donnes are generated for the %(count)d checked-in "
+                "players. Print the seating plan and the étuis."
+            )
+            % {"count": tournament.registrations.exclude(checked_in_at=None).count()},
+        )
+    return redirect("organiser_prepare", pk=tournament.pk)
+
+
+@login_required
+@require_POST
+def prepare_reveal_view(request: HttpRequest, pk: int) -> HttpResponse:
+    """After the event, reveal the seed so anyone can check the donnes against the commitment."""
+    from ..services.preparation import PreparationError, tournament_reveal_seed
+
+    tournament = _managed_tournament(request, pk)
+    if tournament.status not in (Tournament.Status.FINISHED, Tournament.Status.PUBLISHED):
+        messages.error(request, _("The seed can only be revealed once the tournament is finished."))
+    else:
+        try:
+            tournament_reveal_seed(tournament=tournament)
+        except PreparationError as exc:
+            messages.error(request, getattr(exc, "message", None) or str(exc))
+        else:
+            messages.success(
+                request,
+                _("The seed is revealed: anyone can now check the donnes against the commitment."),
+            )
+    return redirect("organiser_prepare", pk=tournament.pk)
+
+
+@login_required
+@require_GET
+def seating_plan_view(request: HttpRequest, pk: int) -> HttpResponse:
+    """The seating plan per round and each player's route, laid out to print."""
+    tournament = _managed_tournament(request, pk)
+    return render(
+        request,
+        "tournaments/organiser/seating_plan.html",
+        {
+            "tournament": tournament,
+            "plan": tournament_seating_plan(tournament=tournament),
+            "seating": tournament_seating_status(tournament=tournament),
+        },
+    )
