@@ -1,0 +1,1 @@
+"""Printed documents (ReportLab PDFs) built by Celery tasks and stored for download."""
