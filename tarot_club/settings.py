@@ -27,6 +27,9 @@ if not SECRET_KEY:
         )
     SECRET_KEY = "insecure-development-key-only-used-when-DEBUG-is-on"
 
+# Absolute address of the site, printed in QR codes on the table score sheets.
+SITE_URL = env_str("SITE_URL", "http://127.0.0.1:8000").rstrip("/")
+
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost,[::1],testserver")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
 

@@ -8,8 +8,10 @@ import datetime
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 from django.db import transaction
+from django.utils import timezone
 
 from tournaments.models import Club, Player, Registration, Tournament
+from tournaments.services.preparation import tournament_generate
 
 DEMO_PASSWORD = "tarot-demo"
 DEMO_PLAYERS = [
@@ -70,9 +72,18 @@ class Command(BaseCommand):
             },
         )
         tournament.arbiters.add(arbiter)
+        now = timezone.now()
         for player in players:
-            Registration.objects.get_or_create(tournament=tournament, player=player)
-        self.stdout.write(f"Demo data ready: {club.name}, {len(players)} players, {tournament}.")
+            Registration.objects.get_or_create(
+                tournament=tournament, player=player, defaults={"checked_in_at": now}
+            )
+        if not tournament.tables.exists():
+            tournament_generate(tournament=tournament)
+            Tournament.objects.filter(pk=tournament.pk).update(status=Tournament.Status.RUNNING)
+        self.stdout.write(
+            f"Demo data ready: {club.name}, {len(players)} players, {tournament} "
+            f"({tournament.tables.count()} tables, {tournament.donnes.count()} donnes)."
+        )
 
     def _user(self, users, username: str, **flags: bool):
         user, created = users.get_or_create(username=username, defaults=flags)

@@ -1,0 +1,38 @@
+"""`make run` loads the demo: idempotent, seated and dealt, logins that work."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import authenticate
+from django.core.management import call_command
+
+from scoring.movement import Movement, validate
+from tournaments.models import Donne, Player, Seat, Tournament
+
+pytestmark = pytest.mark.django_db
+
+
+def counts() -> tuple[int, int, int, int]:
+    return (
+        Tournament.objects.count(),
+        Player.objects.count(),
+        Seat.objects.count(),
+        Donne.objects.count(),
+    )
+
+
+def test_demo_is_ready_to_play_and_idempotent():
+    call_command("load_demo")
+    first = counts()
+    call_command("load_demo")
+    assert counts() == first
+    tournament = Tournament.objects.get()
+    assert tournament.status == Tournament.Status.RUNNING
+    assert tournament.registrations.filter(checked_in_at__isnull=False).count() == 16
+    assert validate(Movement.from_dict(tournament.movement)) == []
+    assert tournament.tables.count() == 4
+    assert tournament.commitment
+    for login in ("organisateur", "arbitre", "joueur", "admin"):
+        assert authenticate(username=login, password="tarot-demo") is not None
+    assert tournament.arbiters.filter(username="arbitre").exists()
+    assert tournament.club.organisers.filter(username="organisateur").exists()
