@@ -30,6 +30,8 @@ class Document(models.Model):
         "tournaments.Tournament", on_delete=models.CASCADE, related_name="documents"
     )
     kind = models.CharField(_("document"), max_length=16, choices=Kind.choices)
+    # 0: the whole tournament; n: only étui set n (hand records and étui sheets of one relais).
+    part = models.PositiveSmallIntegerField(_("étui set"), default=0)
     language = models.CharField(_("language"), max_length=8, default="fr")
     status = models.CharField(_("status"), max_length=8, choices=Status.choices, default="pending")
     progress = models.PositiveSmallIntegerField(_("progress"), default=0)  # percent
@@ -41,6 +43,8 @@ class Document(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
     created_at = models.DateTimeField(auto_now_add=True)
+    # Set at each progress step: a build whose worker died stops beating and can be replaced.
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
@@ -50,7 +54,7 @@ class Document(models.Model):
             # At most one build in progress per document: asking again while one is being
             # built returns that one (enforced by the database, not by a process lock).
             models.UniqueConstraint(
-                fields=["tournament", "kind", "language"],
+                fields=["tournament", "kind", "language", "part"],
                 condition=models.Q(status__in=["pending", "running"]),
                 name="one_document_build_in_progress",
             )
