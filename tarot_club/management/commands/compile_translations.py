@@ -12,6 +12,7 @@ from django.core.management.base import BaseCommand
 
 class Command(BaseCommand):
     help = "Compile every locale/*/LC_MESSAGES/*.po into .mo when the .po is newer."
+    requires_system_checks: list[str] = []
 
     def handle(self, *args, **options) -> None:
         for base in settings.LOCALE_PATHS:
