@@ -1,7 +1,36 @@
-"""URLs of the arbiter screens."""
+"""URLs of the arbiter screens: everything under /t/<pk>/arbiter/."""
 
 from __future__ import annotations
 
-from django.urls import URLPattern, URLResolver
+from django.urls import URLPattern, URLResolver, path
 
-urlpatterns: list[URLPattern | URLResolver] = []
+from .views import arbiter
+
+CELL = "t/<int:pk>/arbiter/table/<int:table>/donne/<int:donne>/"
+
+urlpatterns: list[URLPattern | URLResolver] = [
+    path("t/<int:pk>/arbiter/", arbiter.dashboard, name="arbiter_dashboard"),
+    path("t/<int:pk>/arbiter/go/", arbiter.jump, name="arbiter_jump"),
+    path(CELL, arbiter.result_entry, name="arbiter_result"),
+    path(CELL + "preview/", arbiter.result_preview_view, name="arbiter_result_preview"),
+    path(CELL + "annul/", arbiter.result_annul_view, name="arbiter_result_annul"),
+    path(
+        "t/<int:pk>/arbiter/rounds/<int:number>/open/",
+        arbiter.round_state,
+        {"action": "open"},
+        name="arbiter_round_open",
+    ),
+    path(
+        "t/<int:pk>/arbiter/rounds/<int:number>/close/",
+        arbiter.round_state,
+        {"action": "close"},
+        name="arbiter_round_close",
+    ),
+    path("t/<int:pk>/arbiter/penalties/", arbiter.penalties, name="arbiter_penalties"),
+    path(
+        "t/<int:pk>/arbiter/penalties/<int:penalty_id>/withdraw/",
+        arbiter.penalty_withdraw_view,
+        name="arbiter_penalty_withdraw",
+    ),
+    path("t/<int:pk>/arbiter/ledger/", arbiter.ledger, name="arbiter_ledger"),
+]

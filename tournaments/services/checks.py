@@ -1,0 +1,213 @@
+"""Checks of an entered result against the known hands of the donne (RULES.md §1, §4).
+
+In duplicate every hand is known, so the arbiter's form can refuse what the cards make
+impossible (a poignée with too few trumps) and question what is unlikely (bouts that the other
+camp held, a half point at four players). Errors are refused; warnings need a confirmation,
+which is stored with the result (Result.confirmed_warnings) so the dashboard can flag it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from django.utils.translation import gettext as _
+
+from scoring import cards
+from scoring.engine import PoigneeSize, poignee_min_trumps
+
+from ..models import PoigneeSize as PoigneeLabel
+from ..models import Position
+
+__all__ = [
+    "WARNING_CODES",
+    "BoutFacts",
+    "bout_facts",
+    "card_checks",
+    "poignee_trumps",
+]
+
+PLAYERS = 4  # a duplicate donne is always played four-handed
+TAKES_CHIEN = ("prise", "garde")  # the taker adds the chien to his hand (RULES.md §3)
+_SIZES = frozenset(size.value for size in PoigneeSize)
+
+WARNING_CODES = (
+    "bouts_held_by_defence",
+    "excuse_held_by_defence",
+    "bouts_held_by_attack",
+    "excuse_held_by_attack",
+    "half_point",
+    "hands_unreadable",
+)
+
+
+def _who(position: str, seats: Mapping[str, Any] | None) -> str:
+    label = str(Position(position).label)
+    player = (seats or {}).get(position)
+    return f"{label} ({player})" if player is not None else label
+
+
+def poignee_trumps(
+    hands: Mapping[str, tuple[cards.Card, ...]],
+    chien: tuple[cards.Card, ...],
+    position: str,
+    *,
+    taker: str,
+    contract: str,
+) -> int:
+    """Trumps (Excuse included) a player could show: his hand, plus the chien for the taker
+    of a prise or a garde (he takes it before the first card). While the contract is not
+    chosen yet the chien is counted, so nothing is refused too early."""
+    count = cards.trump_count(hands[position])
+    if position == taker and (contract in TAKES_CHIEN or not contract):
+        count += cards.trump_count(chien)
+    return count
+
+
+@dataclass(frozen=True)
+class BoutFacts:
+    """Which bouts each camp surely ends with, and which it keeps unless played last."""
+
+    sure_attack: tuple[str, ...]  # descriptions of bouts the attack cannot lose
+    sure_defence: tuple[str, ...]  # bouts the attack cannot win
+    likely_attack: tuple[str, ...]  # the Excuse of the attack (lost only if played last)
+    likely_defence: tuple[str, ...]  # the Excuse of the defence (won only if played last)
+
+
+def bout_facts(
+    hands: Mapping[str, tuple[cards.Card, ...]],
+    chien: tuple[cards.Card, ...],
+    *,
+    taker: str,
+    contract: str,
+    seats: Mapping[str, Any] | None = None,
+) -> BoutFacts:
+    """Where the bouts go, from the hands alone.
+
+    The 21 cannot be taken: its holder's camp keeps it. The Excuse goes back to its holder's
+    camp unless it is played to the last trick. The Petit can be captured: nothing is sure,
+    except in the chien of a garde sans (counts for the attack) or a garde contre (for the
+    defence). Bouts cannot be put in the écart, so in a prise or garde the taker keeps the
+    bouts of the chien in his hand.
+    """
+    sure_a: list[str] = []
+    sure_d: list[str] = []
+    likely_a: list[str] = []
+    likely_d: list[str] = []
+    named = (
+        (cards.TRUMP_21, _("the 21")),
+        (cards.EXCUSE, _("the Excuse")),
+        (cards.PETIT, _("the Petit")),
+    )
+    for card, name in named:
+        where = next((p for p, hand in hands.items() if card in hand), "chien")
+        if where == "chien":
+            if contract == "garde_sans":
+                sure_a.append(_("%(card)s in the chien (garde sans)") % {"card": name})
+                continue
+            if contract == "garde_contre":
+                sure_d.append(_("%(card)s in the chien (garde contre)") % {"card": name})
+                continue
+            if contract not in TAKES_CHIEN:
+                continue  # contract not chosen yet: nothing can be said
+            where = taker
+        attack = where == taker
+        text = _("%(card)s held by %(who)s") % {"card": name, "who": _who(where, seats)}
+        if card == cards.TRUMP_21:
+            (sure_a if attack else sure_d).append(text)
+        elif card == cards.EXCUSE:
+            (likely_a if attack else likely_d).append(text)
+    return BoutFacts(tuple(sure_a), tuple(sure_d), tuple(likely_a), tuple(likely_d))
+
+
+def _parse(hands: Mapping[str, str], chien: str) -> tuple[dict[str, tuple[cards.Card, ...]], Any]:
+    return {p: cards.parse_hand(text) for p, text in hands.items()}, cards.parse_hand(chien)
+
+
+def card_checks(
+    *,
+    hands: Mapping[str, str],
+    chien: str,
+    taker: str,
+    contract: str,
+    bouts: int | None,
+    points: Decimal | None,
+    poignees: Mapping[str, str],
+    seats: Mapping[str, Any] | None = None,
+) -> tuple[dict[str, str], dict[str, str]]:
+    """Errors {field: message} and warnings {code: message} of an entry against the cards.
+
+    ``hands`` are the donne's hands by position and ``chien`` its chien, in the notation of
+    scoring.cards; ``seats`` (optional) names the players in the messages.
+    """
+    errors: dict[str, str] = {}
+    warnings: dict[str, str] = {}
+
+    if points is not None and Decimal(points) % 1 != 0:
+        warnings["half_point"] = _(
+            "%(points)s points: at four players each camp ends with an even number of cards, "
+            "so the count is a whole number. Check the count, or confirm it."
+        ) % {"points": points}
+
+    try:
+        parsed, parsed_chien = _parse(hands, chien)
+    except cards.NotationError as err:
+        warnings["hands_unreadable"] = _(
+            "The hands of this donne cannot be read (%(error)s), so the entry cannot be checked "
+            "against the cards. Confirm to save it anyway."
+        ) % {"error": _(err.template) % err.params}
+        return errors, warnings
+
+    for position, size in poignees.items():
+        if size not in _SIZES or position not in parsed:
+            continue  # unknown sizes and positions are reported by the entry's own checks
+        held = poignee_trumps(parsed, parsed_chien, position, taker=taker, contract=contract)
+        needed = poignee_min_trumps(PLAYERS, size)
+        if held < needed:
+            with_chien = position == taker and (contract in TAKES_CHIEN or not contract)
+            template = (
+                _(
+                    "%(who)s cannot show a %(size)s poignée: with the chien he held %(held)s "
+                    "trumps (Excuse included) and it needs %(needed)s. Check the poignée and "
+                    "who showed it."
+                )
+                if with_chien
+                else _(
+                    "%(who)s cannot show a %(size)s poignée: he held %(held)s trumps (Excuse "
+                    "included) and it needs %(needed)s. Check the poignée and who showed it."
+                )
+            )
+            errors[f"poignees.{position}"] = template % {
+                "who": _who(position, seats),
+                "size": str(PoigneeLabel(size).label).lower(),
+                "held": held,
+                "needed": needed,
+            }
+
+    if taker and contract and bouts is not None:
+        facts = bout_facts(parsed, parsed_chien, taker=taker, contract=contract, seats=seats)
+        most = 3 - len(facts.sure_defence)
+        least = len(facts.sure_attack)
+        if bouts > most:
+            warnings["bouts_held_by_defence"] = _(
+                "The attack counts %(bouts)s bout(s), but %(cards)s: the defence kept it, so "
+                "the attack has at most %(most)s. Check the bouts."
+            ) % {"bouts": bouts, "cards": ", ".join(facts.sure_defence), "most": most}
+        elif bouts > most - len(facts.likely_defence):
+            warnings["excuse_held_by_defence"] = _(
+                "The attack counts %(bouts)s bout(s), but %(cards)s: it stays with the defence "
+                "unless it was played to the last trick. Check the bouts, or confirm."
+            ) % {"bouts": bouts, "cards": ", ".join(facts.likely_defence)}
+        if bouts < least:
+            warnings["bouts_held_by_attack"] = _(
+                "The attack counts %(bouts)s bout(s), but %(cards)s: the attack kept it, so it "
+                "has at least %(least)s. Check the bouts."
+            ) % {"bouts": bouts, "cards": ", ".join(facts.sure_attack), "least": least}
+        elif bouts < least + len(facts.likely_attack):
+            warnings["excuse_held_by_attack"] = _(
+                "The attack counts %(bouts)s bout(s), but %(cards)s: it stays with the attack "
+                "unless it was played to the last trick. Check the bouts, or confirm."
+            ) % {"bouts": bouts, "cards": ", ".join(facts.likely_attack)}
+    return errors, warnings

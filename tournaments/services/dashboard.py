@@ -1,0 +1,183 @@
+"""The arbiter's view of a running tournament: every (round, table, donne) cell and its state.
+
+Read-only. Built in a fixed number of queries whatever the size of the tournament (rounds,
+table rounds, donnes, results), because the arbiter reloads it after every entry.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from django.utils.translation import gettext_lazy as _
+
+from ..models import Donne, Result, Round, Table, TableRound, Tournament
+
+__all__ = [
+    "CELL_STATES",
+    "Cell",
+    "Dashboard",
+    "RoundBlock",
+    "TableRow",
+    "dashboard_build",
+]
+
+MISSING = "missing"
+ENTERED = "entered"
+FLAGGED = "flagged"
+ANNULLED = "annulled"
+CELL_STATES = {
+    MISSING: _("Missing"),
+    ENTERED: _("Entered"),
+    FLAGGED: _("Flagged"),
+    ANNULLED: _("Annulled"),
+}
+ROUND_STATES = {
+    "pending": _("Not started"),
+    "open": _("Open"),
+    "complete": _("Complete"),
+    "closed": _("Closed"),
+}
+
+
+@dataclass
+class Cell:
+    """One table's result (or its absence) on one donne."""
+
+    round_number: int
+    table: Table
+    donne: Donne
+    state: str = MISSING
+    all_passed: bool = False
+    version: int | None = None
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def label(self) -> str:
+        return str(CELL_STATES[self.state])
+
+    @property
+    def key(self) -> tuple[int, int]:
+        return (self.table.number, self.donne.number)
+
+
+@dataclass
+class TableRow:
+    table_round: TableRound
+    cells: list[Cell]
+
+    @property
+    def table(self) -> Table:
+        return self.table_round.table
+
+
+@dataclass
+class RoundBlock:
+    round: Round
+    rows: list[TableRow]
+    counts: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts.values())
+
+    @property
+    def done(self) -> int:
+        return self.total - self.counts.get(MISSING, 0)
+
+    @property
+    def complete(self) -> bool:
+        return self.total > 0 and self.counts.get(MISSING, 0) == 0
+
+    @property
+    def state(self) -> str:
+        """pending, open, complete (derived: every cell has a result or an annulment), closed."""
+        if self.round.state == Round.State.CLOSED:
+            return "closed"
+        if self.complete:
+            return "complete"
+        if self.round.state == Round.State.OPEN or self.done:
+            return "open"
+        return "pending"
+
+    @property
+    def state_label(self) -> str:
+        return str(ROUND_STATES[self.state])
+
+    @property
+    def columns(self) -> int:
+        return max((len(row.cells) for row in self.rows), default=0)
+
+
+@dataclass
+class Dashboard:
+    tournament: Tournament
+    rounds: list[RoundBlock]
+    counts: dict[str, int]
+    cells: list[Cell]  # in entry order: round, table, donne
+
+    def cell(self, table_number: int, donne_number: int) -> Cell | None:
+        return next((c for c in self.cells if c.key == (table_number, donne_number)), None)
+
+    def next_missing(self, after: tuple[int, int] | None = None) -> Cell | None:
+        """The next cell without a result after ``after`` (table, donne), wrapping around:
+        the rest of this table's score sheet, then the next tables, then the next rounds."""
+        start = 0
+        if after is not None:
+            keys = [c.key for c in self.cells]
+            if after in keys:
+                start = keys.index(after) + 1
+        ordered = self.cells[start:] + self.cells[:start]
+        return next(
+            (c for c in ordered if c.state == MISSING and c.key != after),
+            None,
+        )
+
+
+def dashboard_build(*, tournament: Tournament) -> Dashboard:
+    """Every cell of the tournament with its state, and counts per round and overall."""
+    rounds = list(Round.objects.filter(tournament=tournament).order_by("number"))
+    table_rounds = list(
+        TableRound.objects.filter(round__tournament=tournament)
+        .select_related("table")
+        .order_by("round__number", "table__number")
+    )
+    donnes_by_set: dict[int, list[Donne]] = defaultdict(list)
+    for donne in Donne.objects.filter(tournament=tournament).order_by("number"):
+        donnes_by_set[donne.etui_set_id].append(donne)
+    results = {
+        (row["table_id"], row["donne_id"]): row
+        for row in Result.objects.filter(tournament=tournament).values(
+            "table_id", "donne_id", "status", "confirmed_warnings", "version"
+        )
+    }
+    rows_by_round: dict[int, list[TableRow]] = defaultdict(list)
+    round_numbers = {r.pk: r.number for r in rounds}
+    for tr in table_rounds:
+        cells = []
+        for donne in donnes_by_set.get(tr.etui_set_id, []):
+            cell = Cell(round_numbers.get(tr.round_id, 0), tr.table, donne)
+            found = results.get((tr.table_id, donne.pk))
+            if found is not None:
+                cell.version = found["version"]
+                cell.warnings = tuple(found["confirmed_warnings"] or ())
+                if found["status"] == Result.Status.ANNULLED:
+                    cell.state = ANNULLED
+                else:
+                    cell.all_passed = found["status"] == Result.Status.ALL_PASSED
+                    cell.state = FLAGGED if cell.warnings else ENTERED
+            cells.append(cell)
+        rows_by_round[tr.round_id].append(TableRow(tr, cells))
+    blocks: list[RoundBlock] = []
+    every: list[Cell] = []
+    totals = dict.fromkeys(CELL_STATES, 0)
+    for round_ in rounds:
+        rows = rows_by_round.get(round_.pk, [])
+        counts = dict.fromkeys(CELL_STATES, 0)
+        for row in rows:
+            for cell in row.cells:
+                counts[cell.state] += 1
+                totals[cell.state] += 1
+                every.append(cell)
+        blocks.append(RoundBlock(round_, rows, counts))
+    return Dashboard(tournament, blocks, totals, every)

@@ -1,0 +1,167 @@
+"""The arbiter's penalties (RULES.md §8): given from a catalogue, withdrawn but never deleted.
+
+Each change writes a LedgerEntry and calls ``results_changed`` in the same transaction, since
+a penalty counts in the ranking.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from ..models import Donne, LedgerEntry, Penalty, Player, Tournament
+from .events import results_changed
+from .results import NON_FIELD, ResultInvalid, _require_write
+
+__all__ = ["PenaltyInvalid", "penalty_give", "penalty_snapshot", "penalty_withdraw"]
+
+MAX_POINTS = 10000
+MAX_REASON = 300
+
+
+class PenaltyInvalid(ResultInvalid):
+    """A penalty that cannot be given or withdrawn as asked; ``errors`` say what to fix."""
+
+
+def penalty_snapshot(penalty: Penalty) -> dict[str, Any]:
+    """A JSON copy of a penalty for the ledger."""
+    return {
+        "player": penalty.player_id,
+        "player_name": str(penalty.player),
+        "kind": penalty.kind,
+        "points": penalty.points,
+        "reason": penalty.reason,
+        "donne": penalty.donne.number if penalty.donne_id else None,
+        "withdrawn": penalty.withdrawn_at is not None,
+        "withdrawal_reason": penalty.withdrawal_reason,
+    }
+
+
+def penalty_give(
+    *,
+    tournament: Tournament,
+    player: Player,
+    kind: str,
+    user: Any,
+    points: int | None = None,
+    reason: str = "",
+    donne: Donne | None = None,
+) -> Penalty:
+    """Penalise a registered player: early pickup of the cards 100 points, warning 0, other
+    the points the arbiter gives with a written reason; optionally tied to a donne."""
+    _require_write(user, tournament)
+    errors: dict[str, list[str]] = {}
+    reason = (reason or "").strip()
+    catalogue = Penalty.CATALOGUE_POINTS
+    if kind not in Penalty.Kind.values:
+        errors["kind"] = [_("Choose the kind of penalty: early pickup, warning or other.")]
+    elif kind in catalogue:
+        if points is not None and points != catalogue[kind]:
+            errors["points"] = [
+                _(
+                    "The catalogue sets %(points)s points for this penalty. Leave the points "
+                    "empty, or choose 'other' to give a different number."
+                )
+                % {"points": catalogue[kind]}
+            ]
+        points = catalogue[kind]
+    else:
+        if points is None:
+            errors["points"] = [_("Enter the points of this penalty (a whole number, 0 or more).")]
+        elif isinstance(points, bool) or not isinstance(points, int) or points < 0:
+            errors["points"] = [_("The points of a penalty are a whole number, 0 or more.")]
+        elif points > MAX_POINTS:
+            errors["points"] = [_("A penalty cannot exceed %(max)s points.") % {"max": MAX_POINTS}]
+        if not reason:
+            errors["reason"] = [_("Write the reason for this penalty: what happened.")]
+    if len(reason) > MAX_REASON:
+        errors["reason"] = [_("Keep the reason under %(max)s characters.") % {"max": MAX_REASON}]
+    if not tournament.registrations.filter(player=player).exists():
+        errors["player"] = [
+            _("%(player)s is not registered in this tournament. Choose one of its players.")
+            % {"player": player}
+        ]
+    if donne is not None and donne.tournament_id != tournament.pk:
+        errors["donne"] = [_("This donne belongs to another tournament.")]
+    if errors:
+        raise PenaltyInvalid(errors)
+    with transaction.atomic():
+        penalty = Penalty.objects.create(
+            tournament=tournament,
+            player=player,
+            donne=donne,
+            kind=kind,
+            points=points,
+            reason=reason,
+            given_by=user,
+        )
+        LedgerEntry.objects.create(
+            tournament=tournament,
+            penalty=penalty,
+            action=LedgerEntry.Action.PENALTY_GIVEN,
+            actor=user,
+            reason=reason,
+            before=None,
+            after=penalty_snapshot(penalty),
+        )
+        results_changed(tournament_id=tournament.pk)
+    return penalty
+
+
+def penalty_withdraw(*, penalty: Penalty, user: Any, reason: str) -> Penalty:
+    """Withdraw a penalty: it stays in the list, marked with who withdrew it, when and why."""
+    tournament = penalty.tournament
+    _require_write(user, tournament)
+    reason = (reason or "").strip()
+    if not reason:
+        raise PenaltyInvalid({"reason": [_("Write why the penalty is withdrawn.")]})
+    if len(reason) > MAX_REASON:
+        raise PenaltyInvalid(
+            {"reason": [_("Keep the reason under %(max)s characters.") % {"max": MAX_REASON}]}
+        )
+    with transaction.atomic():
+        before = penalty_snapshot(
+            Penalty.objects.select_related("player", "donne").get(pk=penalty.pk)
+        )
+        now = timezone.now()
+        # Only one withdrawal can win, even if two arbiters click at once.
+        changed = Penalty.objects.filter(pk=penalty.pk, withdrawn_at__isnull=True).update(
+            withdrawn_at=now, withdrawn_by=user, withdrawal_reason=reason
+        )
+        if not changed:
+            raise PenaltyInvalid({NON_FIELD: [_("This penalty was already withdrawn.")]})
+        penalty = Penalty.objects.select_related("player", "donne").get(pk=penalty.pk)
+        LedgerEntry.objects.create(
+            tournament=tournament,
+            penalty=penalty,
+            action=LedgerEntry.Action.PENALTY_WITHDRAWN,
+            actor=user,
+            reason=reason,
+            before=before,
+            after=penalty_snapshot(penalty),
+        )
+        results_changed(tournament_id=tournament.pk)
+    return penalty
+
+
+def penalty_describe(snapshot: dict[str, Any] | None) -> str:
+    """One line saying what a ledger snapshot of a penalty holds."""
+    if not snapshot:
+        return "—"
+    kind = snapshot.get("kind")
+    label = Penalty.Kind(kind).label if kind in Penalty.Kind.values else kind
+    text = _("%(player)s: %(kind)s, %(points)s points") % {
+        "player": snapshot.get("player_name", "?"),
+        "kind": label,
+        "points": snapshot.get("points"),
+    }
+    if snapshot.get("donne"):
+        text += " · " + _("donne %(number)s") % {"number": snapshot["donne"]}
+    if snapshot.get("reason"):
+        text += " · " + snapshot["reason"]
+    if snapshot.get("withdrawn"):
+        text += " · " + _("withdrawn: %(reason)s") % {"reason": snapshot.get("withdrawal_reason")}
+    return text

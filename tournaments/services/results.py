@@ -1,0 +1,767 @@
+"""Entering, correcting and annulling a table's result on a donne (RULES.md §3-§6).
+
+This module is the only writer of Result rows. Every change, in one transaction:
+checks the permission, validates against the rules (scoring.engine) and the cards
+(tournaments.services.checks), writes the row with optimistic concurrency enforced by the
+database (unique (table, donne) on creation, ``UPDATE ... WHERE version = expected`` on
+change), appends a LedgerEntry and calls ``results_changed`` so the ranking follows.
+
+The REST API and the arbiter's screens both call these functions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any
+
+from django.core.exceptions import PermissionDenied
+from django.db import IntegrityError, transaction
+from django.db.models import F
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from scoring import engine
+from scoring.errors import ScoringError
+
+from ..models import (
+    POSITIONS,
+    Contract,
+    Donne,
+    LedgerEntry,
+    Player,
+    Result,
+    Round,
+    Table,
+    TableRound,
+    Tournament,
+)
+from ..permissions import can_write_results
+from . import checks
+from .events import results_changed
+
+__all__ = [
+    "PLAYERS_PER_DONNE",
+    "ResultConflict",
+    "ResultContext",
+    "ResultInput",
+    "ResultInvalid",
+    "ResultNeedsConfirmation",
+    "ResultPreview",
+    "result_annul",
+    "result_context",
+    "result_input_from_result",
+    "result_preview",
+    "result_save",
+    "result_snapshot",
+    "round_close",
+    "round_open",
+]
+
+# Duplicate tables play every donne four-handed; at a table of five one player sits out.
+PLAYERS_PER_DONNE = 4
+ALL_PASSED = Result.Status.ALL_PASSED
+PLAYED = Result.Status.PLAYED
+ANNULLED = Result.Status.ANNULLED
+NON_FIELD = "__all__"
+
+
+class ResultInvalid(ValueError):
+    """The entry breaks a rule or contradicts the cards; nothing was saved.
+
+    ``errors`` maps a field of ResultInput ("taker", "points", "poignees.N", "reason"...;
+    "__all__" for the entry as a whole) to translated messages saying what to fix.
+    """
+
+    def __init__(self, errors: Mapping[str, list[str]]) -> None:
+        self.errors: dict[str, list[str]] = {k: list(v) for k, v in errors.items()}
+        super().__init__("; ".join(m for msgs in self.errors.values() for m in msgs))
+
+
+class ResultNeedsConfirmation(ValueError):
+    """The entry is possible but unlikely; save again with these codes in ``confirmed``."""
+
+    def __init__(self, warnings: Mapping[str, str]) -> None:
+        self.warnings: dict[str, str] = dict(warnings)
+        super().__init__("; ".join(self.warnings.values()))
+
+
+class ResultConflict(Exception):
+    """Someone saved this result since the form was loaded; ``current`` is their version."""
+
+    def __init__(self, current: Result) -> None:
+        self.current = current
+        super().__init__(
+            _(
+                "Another arbiter saved this result while you were entering yours (version "
+                "%(version)s). Nothing was saved: compare with their entry, then save again "
+                "if yours is right."
+            )
+            % {"version": current.version}
+        )
+
+
+@dataclass(frozen=True)
+class ResultInput:
+    """What the score sheet says about one donne at one table."""
+
+    status: str  # "played" | "all_passed"
+    taker: str = ""  # "N"|"E"|"S"|"W"
+    contract: str = ""
+    bouts: int | None = None
+    points: Decimal | None = None
+    petit_au_bout: str = ""  # "" | "attack" | "defence"
+    poignees: Mapping[str, str] = field(default_factory=dict)  # {position: size}
+    chelem: str = ""
+
+
+@dataclass(frozen=True)
+class ResultContext:
+    """Where a result belongs: the table's round, the seating and the hands of the donne."""
+
+    tournament: Tournament
+    table: Table
+    donne: Donne
+    table_round: TableRound
+    round: Round
+    index: int  # 0-based place of the donne in its étui set
+    seats: dict[str, Player]  # who holds each hand on this donne
+    sitter: Player | None  # at a table of five, who sits out this donne
+
+
+@dataclass(frozen=True)
+class ResultPreview:
+    """The scores an entry would give, how they are made, and what is wrong or unlikely."""
+
+    scores: dict[str, int]  # {position: score}; empty while the entry is incomplete or invalid
+    parts: dict[str, int]  # contract_part, petit_au_bout_part, poignees_part, chelem_part, unit
+    won: bool | None
+    errors: dict[str, list[str]]  # every problem, including fields still to fill
+    missing: list[str]  # fields not filled yet (their errors are in ``errors`` too)
+    warnings: dict[str, str]  # code -> translated message (need a confirmation)
+    context: ResultContext | None = None
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+    @property
+    def problems(self) -> dict[str, list[str]]:
+        """Errors other than "still to fill in": what to show while the arbiter types."""
+        return {k: v for k, v in self.errors.items() if k not in self.missing}
+
+
+# --- loading --------------------------------------------------------------------------------
+
+
+def result_context(*, tournament: Tournament, table: Table, donne: Donne) -> ResultContext:
+    """Find the round in which ``table`` plays ``donne`` and who holds which hand.
+
+    Raises ResultInvalid when the table or the donne is not of this tournament, or when the
+    table does not play that donne (its étui sets do not contain it).
+    """
+    from .preparation import seats_for_donne
+
+    if table.tournament_id != tournament.pk or donne.tournament_id != tournament.pk:
+        raise ResultInvalid(
+            {NON_FIELD: [_("This table or this donne belongs to another tournament.")]}
+        )
+    table_round = (
+        TableRound.objects.select_related("round", "etui_set")
+        .filter(table=table, etui_set_id=donne.etui_set_id)
+        .first()
+    )
+    if table_round is None:
+        raise ResultInvalid(
+            {
+                NON_FIELD: [
+                    _(
+                        "Table %(table)s does not play donne %(donne)s: no round gives it the "
+                        "étui set of that donne. Check the table and donne numbers."
+                    )
+                    % {"table": table.number, "donne": donne.number}
+                ]
+            }
+        )
+    numbers = list(
+        Donne.objects.filter(etui_set_id=donne.etui_set_id)
+        .order_by("number")
+        .values_list("number", flat=True)
+    )
+    index = numbers.index(donne.number)
+    holding = seats_for_donne(table_round, index)
+    seats, sitter = dict(holding.hands), holding.sitter
+    return ResultContext(
+        tournament=tournament,
+        table=table,
+        donne=donne,
+        table_round=table_round,
+        round=table_round.round,
+        index=index,
+        seats=seats,
+        sitter=sitter,
+    )
+
+
+# --- validation -----------------------------------------------------------------------------
+
+
+@dataclass
+class _Evaluation:
+    scores: dict[str, int]
+    parts: dict[str, int]
+    won: bool | None
+    errors: dict[str, list[str]]
+    missing: list[str]
+    warnings: dict[str, str]
+
+
+def _add(errors: dict[str, list[str]], key: str, message: str) -> None:
+    errors.setdefault(key, []).append(message)
+
+
+def _translate(err: ScoringError) -> str:
+    return _(err.template) % err.params
+
+
+def _evaluate(ctx: ResultContext, data: ResultInput) -> _Evaluation:
+    """Every error and warning of an entry, and its scores when it is valid."""
+    errors: dict[str, list[str]] = {}
+    missing: list[str] = []
+    warnings: dict[str, str] = {}
+
+    def require(key: str, message: str) -> None:
+        missing.append(key)
+        _add(errors, key, message)
+
+    if data.status == ALL_PASSED:
+        filled = [
+            name for name in ("taker", "contract", "petit_au_bout", "chelem") if getattr(data, name)
+        ]
+        if data.bouts is not None:
+            filled.append("bouts")
+        if data.points is not None:
+            filled.append("points")
+        if any(data.poignees.values()):
+            filled.append("poignees")
+        for name in filled:
+            _add(
+                errors,
+                name,
+                _(
+                    "When all passed nobody took: leave the taker, contract, bouts, points and "
+                    "announcements empty, or choose a contract."
+                ),
+            )
+        scores = {p: 0 for p in POSITIONS} if not errors else {}
+        return _Evaluation(scores, {}, None, errors, missing, warnings)
+    if data.status != PLAYED:
+        _add(
+            errors,
+            "status",
+            _("Choose a contract, or 'all passed' when nobody took."),
+        )
+        return _Evaluation({}, {}, None, errors, missing, warnings)
+
+    if not data.taker:
+        require("taker", _("Choose the taker (the player who won the bidding)."))
+    elif data.taker not in POSITIONS:
+        _add(errors, "taker", _("The taker must be North, East, South or West."))
+    if not data.contract:
+        require("contract", _("Choose the contract: prise, garde, garde sans or garde contre."))
+    if data.bouts is None:
+        require("bouts", _("Enter the attack's bouts: 0, 1, 2 or 3."))
+    if data.points is None:
+        require("points", _("Enter the attack's points, from 0 to 91 (for example 41 or 40.5)."))
+    for position, size in data.poignees.items():
+        if position not in POSITIONS:
+            _add(
+                errors,
+                "poignees",
+                _("A poignée belongs to North, East, South or West, not %(value)s.")
+                % {"value": position},
+            )
+        elif size and size not in engine.POIGNEE_BONUS:
+            _add(
+                errors,
+                f"poignees.{position}",
+                _("A poignée is simple, double or triple; %(value)s is not.") % {"value": size},
+            )
+    sizes = [s for s in data.poignees.values() if s]
+
+    # The engine's own checks (contract, bouts, points for bouts, petit au bout, chelem).
+    engine_errors = engine.deal_errors(
+        PLAYERS_PER_DONNE,
+        data.contract or engine.Contract.PRISE,
+        data.bouts if data.bouts is not None else 0,
+        data.points if data.points is not None else Decimal(0),
+        data.petit_au_bout or None,
+        [s for s in sizes if s in engine.POIGNEE_BONUS],
+        data.chelem or None,
+    )
+    for err in engine_errors:
+        key = err.field
+        if key in missing:
+            continue
+        if key == "points" and "bouts" in missing and err.code == "points_impossible_for_bouts":
+            continue
+        if key == "chelem" and ("points" in missing or "bouts" in missing):
+            continue
+        _add(errors, key, _translate(err))
+
+    # The cards: impossible poignées are errors, unlikely bouts and half points warnings.
+    card_errors, card_warnings = checks.card_checks(
+        hands=ctx.donne.hands,
+        chien=ctx.donne.chien,
+        taker=data.taker if data.taker in POSITIONS else "",
+        contract=data.contract,
+        bouts=data.bouts,
+        points=data.points,
+        poignees={p: s for p, s in data.poignees.items() if p in POSITIONS and s},
+        seats=ctx.seats,
+    )
+    for key, message in card_errors.items():
+        _add(errors, key, message)
+    warnings.update(card_warnings)
+
+    if errors:
+        return _Evaluation({}, {}, None, errors, missing, warnings)
+    deal = engine.score_deal(
+        PLAYERS_PER_DONNE,
+        data.contract,
+        data.bouts,
+        Fraction(data.points),
+        data.petit_au_bout or None,
+        tuple(sizes),
+        data.chelem or None,
+    )
+    scores = {p: (deal.taker if p == data.taker else deal.defender) for p in POSITIONS}
+    parts = {
+        "contract_part": deal.contract_part,
+        "petit_au_bout_part": deal.petit_au_bout_part,
+        "poignees_part": deal.poignees_part,
+        "chelem_part": deal.chelem_part,
+        "unit": deal.unit,
+        "coefficient": deal.coefficient,
+        "gap": deal.gap,
+        "threshold": deal.threshold,
+    }
+    return _Evaluation(scores, parts, deal.won, errors, missing, warnings)
+
+
+def result_preview(
+    *, tournament: Tournament, table: Table, donne: Donne, data: ResultInput
+) -> ResultPreview:
+    """What saving ``data`` would give (scores, parts, errors, warnings); never writes."""
+    try:
+        ctx = result_context(tournament=tournament, table=table, donne=donne)
+    except ResultInvalid as exc:
+        return ResultPreview({}, {}, None, exc.errors, [], {}, None)
+    ev = _evaluate(ctx, data)
+    return ResultPreview(ev.scores, ev.parts, ev.won, ev.errors, ev.missing, ev.warnings, ctx)
+
+
+# --- writing --------------------------------------------------------------------------------
+
+
+def _require_write(user: Any, tournament: Tournament) -> None:
+    if not can_write_results(user, tournament):
+        raise PermissionDenied(
+            _("Only the tournament's arbiters and the club's organisers may change results.")
+        )
+
+
+def _require_open(tournament: Tournament, round_: Round) -> None:
+    """Results are entered while the tournament runs or after it, never into a closed round."""
+    status = Tournament.Status
+    if tournament.status in (status.DRAFT, status.REGISTRATION):
+        raise ResultInvalid(
+            {
+                NON_FIELD: [
+                    _("The tournament has not started: results can be entered once it is running.")
+                ]
+            }
+        )
+    if round_.state == Round.State.CLOSED:
+        raise ResultInvalid(
+            {
+                NON_FIELD: [
+                    _(
+                        "Round %(number)s is closed. Reopen it from the arbiter's dashboard to "
+                        "change its results."
+                    )
+                    % {"number": round_.number}
+                ]
+            }
+        )
+
+
+def _require_reason(reason: str, message: str) -> str:
+    reason = (reason or "").strip()
+    if not reason:
+        raise ResultInvalid({"reason": [message]})
+    if len(reason) > 300:
+        raise ResultInvalid(
+            {
+                "reason": [
+                    _("Keep the reason under 300 characters (it has %(n)s).") % {"n": len(reason)}
+                ]
+            }
+        )
+    return reason
+
+
+def result_snapshot(result: Result | None) -> dict[str, Any] | None:
+    """A JSON copy of a result for the ledger (before / after)."""
+    if result is None:
+        return None
+    return {
+        "status": result.status,
+        "taker": result.taker,
+        "contract": result.contract,
+        "bouts": result.bouts,
+        "points": None if result.points is None else str(result.points),
+        "petit_au_bout": result.petit_au_bout,
+        "poignees": dict(result.poignees or {}),
+        "chelem": result.chelem,
+        "scores": dict(result.scores or {}),
+        "holders": dict(result.holders or {}),
+        "sitter": result.sitter_id,
+        "confirmed_warnings": list(result.confirmed_warnings or []),
+        "annul_reason": result.annul_reason,
+        "version": result.version,
+        "table": result.table.number if result.table_id else None,
+        "donne": result.donne.number if result.donne_id else None,
+    }
+
+
+def result_input_from_result(result: Result) -> ResultInput:
+    """The entry that produced a saved result (to fill the form when correcting it)."""
+    if result.status == ANNULLED:
+        return ResultInput(status=PLAYED)
+    return ResultInput(
+        status=result.status,
+        taker=result.taker,
+        contract=result.contract,
+        bouts=result.bouts,
+        points=result.points,
+        petit_au_bout=result.petit_au_bout,
+        poignees=dict(result.poignees or {}),
+        chelem=result.chelem,
+    )
+
+
+def _fields_for(
+    ctx: ResultContext, data: ResultInput, ev: _Evaluation, confirmed: Collection[str]
+) -> dict[str, Any]:
+    played = data.status == PLAYED
+    return {
+        "status": data.status,
+        "taker": data.taker if played else "",
+        "contract": data.contract if played else "",
+        "bouts": data.bouts if played else None,
+        "points": Decimal(data.points).quantize(Decimal("0.1")) if played else None,
+        "petit_au_bout": data.petit_au_bout if played else "",
+        "poignees": {p: s for p, s in sorted(data.poignees.items()) if s} if played else {},
+        "chelem": data.chelem if played else "",
+        "scores": ev.scores,
+        "holders": {p: player.pk for p, player in sorted(ctx.seats.items())},
+        "sitter": ctx.sitter,
+        "confirmed_warnings": sorted(c for c in ev.warnings if c in confirmed),
+        "annul_reason": "",
+    }
+
+
+def _same(result: Result, values: Mapping[str, Any]) -> bool:
+    for name, value in values.items():
+        current = getattr(result, name)
+        if name == "sitter":
+            if (current.pk if current else None) != (value.pk if value else None):
+                return False
+        elif current != value:
+            return False
+    return True
+
+
+def _write(
+    *,
+    ctx: ResultContext,
+    values: dict[str, Any],
+    user: Any,
+    expected_version: int | None,
+    reason: str,
+    action_created: str,
+    action_changed: str,
+    reason_required_message: str | None,
+) -> Result:
+    """Create or update the row with the database enforcing concurrency, then ledger it.
+
+    Creation relies on the unique (table, donne) constraint: a concurrent creation makes the
+    insert fail and becomes a conflict. An update only happens if the version is still the
+    one the form was loaded with (``UPDATE ... WHERE version = expected``).
+    """
+    tournament, table, donne = ctx.tournament, ctx.table, ctx.donne
+    if expected_version is None:
+        if reason_required_message is not None:
+            reason = _require_reason(reason, reason_required_message)
+        try:
+            with transaction.atomic():
+                result = Result.objects.create(
+                    tournament=tournament,
+                    table_round=ctx.table_round,
+                    table=table,
+                    donne=donne,
+                    created_by=user,
+                    updated_by=user,
+                    version=1,
+                    **values,
+                )
+        except IntegrityError:
+            current = Result.objects.filter(table=table, donne=donne).first()
+            if current is None:  # another constraint failed: not a concurrency matter
+                raise
+            raise ResultConflict(current) from None
+        LedgerEntry.objects.create(
+            tournament=tournament,
+            result=result,
+            action=action_created,
+            actor=user,
+            reason=(reason or "").strip()[:300],
+            before=None,
+            after=result_snapshot(result),
+        )
+    else:
+        existing = Result.objects.filter(table=table, donne=donne).first()
+        if existing is None:
+            raise ResultInvalid(
+                {
+                    NON_FIELD: [
+                        _(
+                            "There is no saved result to correct at this table for this donne. "
+                            "Reload the page and enter it."
+                        )
+                    ]
+                }
+            )
+        if existing.version != expected_version:
+            raise ResultConflict(existing)
+        if _same(existing, values):
+            return existing  # nothing changed: no new version, no ledger line
+        reason = _require_reason(
+            reason,
+            reason_required_message
+            or _("Give a reason for the correction (for example: score sheet misread)."),
+        )
+        before = result_snapshot(existing)
+        updated = Result.objects.filter(pk=existing.pk, version=expected_version).update(
+            version=F("version") + 1, updated_by=user, updated_at=timezone.now(), **values
+        )
+        if updated == 0:
+            raise ResultConflict(Result.objects.get(pk=existing.pk))
+        result = Result.objects.select_related("table", "donne").get(pk=existing.pk)
+        LedgerEntry.objects.create(
+            tournament=tournament,
+            result=result,
+            action=action_changed,
+            actor=user,
+            reason=reason,
+            before=before,
+            after=result_snapshot(result),
+        )
+    Round.objects.filter(pk=ctx.round.pk, state=Round.State.PENDING).update(state=Round.State.OPEN)
+    results_changed(tournament_id=tournament.pk)
+    return result
+
+
+def result_save(
+    *,
+    tournament: Tournament,
+    table: Table,
+    donne: Donne,
+    data: ResultInput,
+    user: Any,
+    expected_version: int | None,
+    reason: str = "",
+    confirmed: Collection[str] = (),
+) -> Result:
+    """Record (or correct) what ``table`` scored on ``donne``.
+
+    ``expected_version`` is the version the form was loaded with (None: no result yet). A
+    correction needs a ``reason``; warnings need their code in ``confirmed``. Raises
+    PermissionDenied, ResultInvalid, ResultNeedsConfirmation or ResultConflict; nothing is
+    written unless all is valid.
+    """
+    _require_write(user, tournament)
+    with transaction.atomic():
+        ctx = result_context(tournament=tournament, table=table, donne=donne)
+        _require_open(tournament, ctx.round)
+        ev = _evaluate(ctx, data)
+        if ev.errors:
+            raise ResultInvalid(ev.errors)
+        unconfirmed = {c: m for c, m in ev.warnings.items() if c not in confirmed}
+        if unconfirmed:
+            raise ResultNeedsConfirmation(unconfirmed)
+        values = _fields_for(ctx, data, ev, confirmed)
+        return _write(
+            ctx=ctx,
+            values=values,
+            user=user,
+            expected_version=expected_version,
+            reason=reason,
+            action_created=LedgerEntry.Action.RESULT_CREATED,
+            action_changed=LedgerEntry.Action.RESULT_CHANGED,
+            reason_required_message=None,
+        )
+
+
+def result_annul(
+    *,
+    tournament: Tournament,
+    table: Table,
+    donne: Donne,
+    user: Any,
+    reason: str,
+    expected_version: int | None,
+) -> Result:
+    """Annul ``donne`` at ``table`` (fouled étui, mixed hands: RULES.md §6), with a reason.
+
+    The four players get no score and a differential of 0 for it; the table leaves the
+    comparison. The holders stay recorded so the ranking knows who was there.
+    """
+    _require_write(user, tournament)
+    message = _("Give the reason for the annulment (for example: cards of two étuis mixed).")
+    reason = _require_reason(reason, message)
+    with transaction.atomic():
+        ctx = result_context(tournament=tournament, table=table, donne=donne)
+        _require_open(tournament, ctx.round)
+        if expected_version is not None:
+            current = Result.objects.filter(table=table, donne=donne).first()
+            if current is not None and current.status == ANNULLED:
+                if current.version != expected_version:
+                    raise ResultConflict(current)
+                raise ResultInvalid({NON_FIELD: [_("This donne is already annulled here.")]})
+        values = {
+            "status": ANNULLED,
+            "taker": "",
+            "contract": "",
+            "bouts": None,
+            "points": None,
+            "petit_au_bout": "",
+            "poignees": {},
+            "chelem": "",
+            "scores": {},
+            "holders": {p: player.pk for p, player in sorted(ctx.seats.items())},
+            "sitter": ctx.sitter,
+            "confirmed_warnings": [],
+            "annul_reason": reason,
+        }
+        return _write(
+            ctx=ctx,
+            values=values,
+            user=user,
+            expected_version=expected_version,
+            reason=reason,
+            action_created=LedgerEntry.Action.RESULT_ANNULLED,
+            action_changed=LedgerEntry.Action.RESULT_ANNULLED,
+            reason_required_message=message,
+        )
+
+
+# --- rounds ---------------------------------------------------------------------------------
+
+
+def round_open(*, round_: Round, user: Any) -> Round:
+    """Open a round (or reopen a closed one to correct it)."""
+    _require_write(user, round_.tournament)
+    Round.objects.filter(pk=round_.pk).update(state=Round.State.OPEN)
+    round_.state = Round.State.OPEN
+    return round_
+
+
+def round_close(*, round_: Round, user: Any) -> Round:
+    """Close a complete round: its results are then read-only until it is reopened.
+
+    Refused while a table still misses a result or an annulment for a donne of its set.
+    """
+    _require_write(user, round_.tournament)
+    with transaction.atomic():
+        # One cell per (table of the round, donne of the étui set it plays).
+        expected = Donne.objects.filter(etui_set__table_rounds__round=round_).count()
+        done = Result.objects.filter(table_round__round=round_).count()
+        if done < expected:
+            raise ResultInvalid(
+                {
+                    NON_FIELD: [
+                        _(
+                            "Round %(number)s still misses %(missing)s result(s). Enter them, or "
+                            "annul the donnes that could not be played, before closing it."
+                        )
+                        % {"number": round_.number, "missing": expected - done}
+                    ]
+                }
+            )
+        Round.objects.filter(pk=round_.pk).update(state=Round.State.CLOSED)
+    round_.state = Round.State.CLOSED
+    return round_
+
+
+def contract_label(code: str) -> str:
+    """The contract's name on screen."""
+    return str(Contract(code).label) if code in Contract.values else code
+
+
+def __getattr__(name: str) -> Any:
+    """Penalties live in .penalties; they are importable from here too (one entry point for
+    the API), lazily, because .penalties itself imports this module."""
+    if name in ("PenaltyInvalid", "penalty_give", "penalty_withdraw"):
+        from . import penalties
+
+        return getattr(penalties, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _signed(value: int) -> str:
+    return f"+{value}" if value > 0 else str(value).replace("-", "−")
+
+
+def result_describe(snapshot: Mapping[str, Any] | None) -> str:
+    """One line saying what a ledger snapshot of a result holds, for people to read."""
+    from ..models import Chelem, PetitAuBout, PoigneeSize, Position
+
+    if not snapshot:
+        return "—"
+    status = snapshot.get("status")
+    if status == ANNULLED:
+        return _("Annulled: %(reason)s") % {"reason": snapshot.get("annul_reason") or "—"}
+    if status == ALL_PASSED:
+        return _("All passed: 0 for the four players")
+    parts = [
+        _("%(contract)s by %(taker)s, %(bouts)s bout(s), %(points)s points")
+        % {
+            "contract": contract_label(snapshot.get("contract") or ""),
+            "taker": Position(snapshot["taker"]).label if snapshot.get("taker") else "?",
+            "bouts": snapshot.get("bouts"),
+            "points": (snapshot.get("points") or "").removesuffix(".0"),
+        }
+    ]
+    if snapshot.get("petit_au_bout") in PetitAuBout.values:
+        parts.append(
+            _("petit au bout: %(camp)s")
+            % {"camp": str(PetitAuBout(snapshot["petit_au_bout"]).label).lower()}
+        )
+    for position, size in sorted((snapshot.get("poignees") or {}).items()):
+        if position in POSITIONS and size in PoigneeSize.values:
+            parts.append(
+                _("%(size)s poignée by %(who)s")
+                % {"size": PoigneeSize(size).label, "who": Position(position).label}
+            )
+    if snapshot.get("chelem") in Chelem.values:
+        parts.append(
+            _("chelem: %(case)s") % {"case": str(Chelem(snapshot["chelem"]).label).lower()}
+        )
+    scores = snapshot.get("scores") or {}
+    if scores:
+        parts.append(" ".join(f"{p} {_signed(int(scores[p]))}" for p in POSITIONS if p in scores))
+    return "; ".join(str(part) for part in parts)

@@ -1,0 +1,551 @@
+"""The arbiter's screens: dashboard, result entry with live scores, annulments, penalties,
+rounds and the ledger. Thin: the services decide, these views translate HTTP to calls.
+
+Every view asks tournaments.permissions.can_write_results: anonymous users are sent to the
+login page (their POSTs change nothing), other users without the right get 403.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from ..forms_arbiter import (
+    CHELEM_KEYS,
+    CONTRACT_KEYS,
+    PETIT_KEYS,
+    POIGNEE_KEYS,
+    TAKER_KEYS,
+    AnnulForm,
+    JumpForm,
+    PenaltyForm,
+    ResultForm,
+    WithdrawForm,
+)
+from ..models import (
+    POSITIONS,
+    Donne,
+    LedgerEntry,
+    Penalty,
+    Position,
+    Result,
+    Round,
+    Table,
+    Tournament,
+)
+from ..permissions import can_write_results
+from ..services.dashboard import dashboard_build
+from ..services.penalties import (
+    PenaltyInvalid,
+    penalty_describe,
+    penalty_give,
+    penalty_withdraw,
+)
+from ..services.results import (
+    ResultConflict,
+    ResultContext,
+    ResultInvalid,
+    ResultNeedsConfirmation,
+    ResultPreview,
+    result_annul,
+    result_context,
+    result_describe,
+    result_input_from_result,
+    result_preview,
+    result_save,
+    result_snapshot,
+    round_close,
+    round_open,
+)
+
+
+def _tournament(request: HttpRequest, pk: int) -> Tournament:
+    """The tournament, if the user may write its results (403 otherwise)."""
+    tournament = get_object_or_404(Tournament.objects.select_related("club"), pk=pk)
+    if not can_write_results(request.user, tournament):
+        raise PermissionDenied
+    return tournament
+
+
+def _cell(tournament: Tournament, table_number: int, donne_number: int) -> tuple[Table, Donne]:
+    table = get_object_or_404(Table, tournament=tournament, number=table_number)
+    donne = get_object_or_404(Donne, tournament=tournament, number=donne_number)
+    return table, donne
+
+
+def _entry_url(tournament: Tournament, table_number: int, donne_number: int) -> str:
+    return reverse("arbiter_result", args=[tournament.pk, table_number, donne_number])
+
+
+def _dashboard_url(tournament: Tournament) -> str:
+    return reverse("arbiter_dashboard", args=[tournament.pk])
+
+
+# --- dashboard ------------------------------------------------------------------------------
+
+
+@login_required
+@require_GET
+def dashboard(request: HttpRequest, pk: int) -> HttpResponse:
+    tournament = _tournament(request, pk)
+    board = dashboard_build(tournament=tournament)
+    active_penalties = Penalty.objects.filter(tournament=tournament, withdrawn_at=None).count()
+    context = {
+        "tournament": tournament,
+        "board": board,
+        "jump_form": JumpForm(),
+        "next_cell": board.next_missing(),
+        "active_penalties": active_penalties,
+    }
+    return render(request, "tournaments/arbiter/dashboard.html", context)
+
+
+@login_required
+@require_GET
+def jump(request: HttpRequest, pk: int) -> HttpResponse:
+    """The "go to table T, donne D" box: to the entry page, or back with what is wrong."""
+    tournament = _tournament(request, pk)
+    form = JumpForm(request.GET)
+    back = request.GET.get("next") or _dashboard_url(tournament)
+    if not back.startswith("/"):
+        back = _dashboard_url(tournament)
+    if not form.is_valid():
+        messages.error(request, _("Enter a table number and a donne number, for example 2 and 5."))
+        return HttpResponseRedirect(back)
+    number_t, number_d = form.cleaned_data["table"], form.cleaned_data["donne"]
+    board = dashboard_build(tournament=tournament)
+    if board.cell(number_t, number_d) is None:
+        messages.error(
+            request,
+            _(
+                "Table %(table)s does not play donne %(donne)s in this tournament. Check the "
+                "numbers on the score sheet."
+            )
+            % {"table": number_t, "donne": number_d},
+        )
+        return HttpResponseRedirect(back)
+    return redirect(_entry_url(tournament, number_t, number_d))
+
+
+@login_required
+@require_POST
+def round_state(request: HttpRequest, pk: int, number: int, action: str) -> HttpResponse:
+    tournament = _tournament(request, pk)
+    round_ = get_object_or_404(
+        Round.objects.select_related("tournament"), tournament=tournament, number=number
+    )
+    if action == "open":
+        round_open(round_=round_, user=request.user)
+        messages.success(request, _("Round %(number)s is open.") % {"number": number})
+    else:
+        try:
+            round_close(round_=round_, user=request.user)
+        except ResultInvalid as exc:
+            for msgs in exc.errors.values():
+                for message in msgs:
+                    messages.error(request, message)
+        else:
+            messages.success(request, _("Round %(number)s is closed.") % {"number": number})
+    return redirect(_dashboard_url(tournament))
+
+
+# --- entering a result ----------------------------------------------------------------------
+
+
+def _described(rows: Iterable[LedgerEntry]) -> list[LedgerEntry]:
+    """Attach readable before/after lines to ledger entries."""
+    entries = list(rows)
+    for entry in entries:
+        describe = penalty_describe if entry.penalty_id else result_describe
+        entry.before_text = describe(entry.before)  # type: ignore[attr-defined]
+        entry.after_text = describe(entry.after)  # type: ignore[attr-defined]
+    return entries
+
+
+def _history(result: Result | None) -> list[LedgerEntry]:
+    if result is None:
+        return []
+    return _described(
+        list(LedgerEntry.objects.filter(result=result).select_related("actor").order_by("at", "pk"))
+    )
+
+
+def _initial(result: Result | None) -> dict[str, Any]:
+    if result is None:
+        return {}
+    data = result_input_from_result(result)
+    initial: dict[str, Any] = {"version": result.version}
+    if result.status == Result.Status.ALL_PASSED:
+        initial["contract"] = "all_passed"
+    elif result.status == Result.Status.PLAYED:
+        initial.update(
+            taker=data.taker,
+            contract=data.contract,
+            bouts=data.bouts,
+            points=_points_text(data.points),
+            petit_au_bout=data.petit_au_bout,
+            chelem=data.chelem,
+        )
+        for position in POSITIONS:
+            initial[f"poignee_{position}"] = data.poignees.get(position, "")
+        initial["confirm"] = list(result.confirmed_warnings or [])
+    return initial
+
+
+def _points_text(points: Any) -> str:
+    if points is None:
+        return ""
+    text = f"{points:f}"
+    return text[:-2] if text.endswith(".0") else text
+
+
+def _radio_groups(form: ResultForm, ctx: ResultContext | None) -> dict[str, Any]:
+    seats = ctx.seats if ctx else {}
+    takers = form.radios("taker", TAKER_KEYS)
+    for choice in takers:
+        choice["player"] = seats.get(choice["value"])
+    # The cursor starts on the taker: his radio when known, else the first.
+    focus = next((c for c in takers if c["checked"]), takers[0] if takers else None)
+    if focus is not None:
+        focus["autofocus"] = True
+    contracts = form.radios("contract", CONTRACT_KEYS)
+    for choice in contracts:
+        if choice["value"] == "all_passed":
+            choice["then"] = "save"  # nothing else to enter: the shortcut goes to Save
+    return {
+        "taker": takers,
+        "contract": contracts,
+        "bouts": form.radios("bouts", {str(n): str(n) for n in range(4)}),
+        "petit_au_bout": form.radios("petit_au_bout", PETIT_KEYS),
+        "chelem": form.radios("chelem", CHELEM_KEYS),
+        "poignees": [
+            {
+                "position": position,
+                "label": form.fields[f"poignee_{position}"].label,
+                "player": seats.get(position),
+                "name": f"poignee_{position}",
+                "errors": form[f"poignee_{position}"].errors,
+                "choices": form.radios(f"poignee_{position}", POIGNEE_KEYS),
+            }
+            for position in POSITIONS
+        ],
+    }
+
+
+def _preview_for(
+    form: ResultForm, tournament: Tournament, table: Table, donne: Donne
+) -> ResultPreview | None:
+    if not form.is_valid():
+        return None
+    return result_preview(tournament=tournament, table=table, donne=donne, data=form.to_input())
+
+
+def _seat_rows(ctx: ResultContext, preview: ResultPreview | None) -> list[dict[str, Any]]:
+    scores = preview.scores if preview else {}
+    return [
+        {
+            "position": position,
+            "label": Position(position).label,
+            "player": ctx.seats.get(position),
+            "score": scores.get(position),
+        }
+        for position in POSITIONS
+    ]
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def result_entry(request: HttpRequest, pk: int, table: int, donne: int) -> HttpResponse:
+    tournament = _tournament(request, pk)
+    table_obj, donne_obj = _cell(tournament, table, donne)
+    try:
+        ctx = result_context(tournament=tournament, table=table_obj, donne=donne_obj)
+    except ResultInvalid as exc:
+        for msgs in exc.errors.values():
+            for message in msgs:
+                messages.error(request, message)
+        return redirect(_dashboard_url(tournament))
+    result = (
+        Result.objects.select_related("updated_by", "sitter")
+        .filter(table=table_obj, donne=donne_obj)
+        .first()
+    )
+    conflict: Result | None = None
+    needs_confirmation: dict[str, str] = {}
+    status = 200
+    if request.method == "POST":
+        form = ResultForm(request.POST, seats=ctx.seats)
+        if form.is_valid():
+            try:
+                saved = result_save(
+                    tournament=tournament,
+                    table=table_obj,
+                    donne=donne_obj,
+                    data=form.to_input(),
+                    user=request.user,
+                    expected_version=form.cleaned_data.get("version"),
+                    reason=form.cleaned_data.get("reason") or "",
+                    confirmed=form.confirmed,
+                )
+            except ResultInvalid as exc:
+                form.apply_errors(exc.errors)
+                status = 400
+            except ResultNeedsConfirmation as exc:
+                needs_confirmation = exc.warnings
+                status = 400
+            except ResultConflict as exc:
+                conflict = exc.current
+                result = exc.current
+                data = request.POST.copy()
+                data["version"] = str(conflict.version)
+                form = ResultForm(data, seats=ctx.seats)
+                form.is_valid()
+                status = 409
+            else:
+                return _after_save(request, tournament, saved)
+        else:
+            status = 400
+    else:
+        form = ResultForm(initial=_initial(result), seats=ctx.seats)
+    if not form.is_bound:
+        preview = (
+            result_preview(
+                tournament=tournament,
+                table=table_obj,
+                donne=donne_obj,
+                data=result_input_from_result(result),
+            )
+            if result is not None and result.status != Result.Status.ANNULLED
+            else None
+        )
+        confirmed = list(result.confirmed_warnings or []) if result else []
+    else:
+        preview = _preview_for(form, tournament, table_obj, donne_obj)
+        confirmed = form.confirmed
+    board = dashboard_build(tournament=tournament)
+    round_block = next((b for b in board.rounds if b.round.pk == ctx.round.pk), None)
+    context = {
+        "tournament": tournament,
+        "table": table_obj,
+        "donne": donne_obj,
+        "ctx": ctx,
+        "form": form,
+        "groups": _radio_groups(form, ctx),
+        "preview": preview,
+        "seat_rows": _seat_rows(ctx, preview),
+        "confirmed": confirmed,
+        "needs_confirmation": needs_confirmation,
+        "result": result,
+        "conflict": conflict,
+        "conflict_text": result_describe(result_snapshot(conflict)) if conflict else "",
+        "history": _history(result),
+        "annul_form": AnnulForm(initial={"version": result.version if result else None}),
+        "round_block": round_block,
+        "next_cell": board.next_missing(after=(table, donne)),
+        "jump_form": JumpForm(initial={"table": table, "donne": donne}),
+        "hands": [(p, donne_obj.hand(p)) for p in POSITIONS],
+    }
+    return render(request, "tournaments/arbiter/result_entry.html", context, status=status)
+
+
+def _after_save(request: HttpRequest, tournament: Tournament, saved: Result) -> HttpResponse:
+    """Saving moves on to the next cell without a result (or back to the dashboard)."""
+    messages.success(
+        request,
+        _("Table %(table)s, donne %(donne)s saved.")
+        % {"table": saved.table.number, "donne": saved.donne.number},
+    )
+    board = dashboard_build(tournament=tournament)
+    nxt = board.next_missing(after=(saved.table.number, saved.donne.number))
+    if nxt is None:
+        messages.info(request, _("Every result of the tournament is entered."))
+        return redirect(_dashboard_url(tournament))
+    return redirect(_entry_url(tournament, nxt.table.number, nxt.donne.number))
+
+
+@login_required
+@require_POST
+def result_preview_view(request: HttpRequest, pk: int, table: int, donne: int) -> HttpResponse:
+    """The live scores while the arbiter types (htmx); never writes."""
+    tournament = _tournament(request, pk)
+    table_obj, donne_obj = _cell(tournament, table, donne)
+    try:
+        ctx = result_context(tournament=tournament, table=table_obj, donne=donne_obj)
+    except ResultInvalid:
+        ctx = None
+    form = ResultForm(request.POST, seats=ctx.seats if ctx else {})
+    preview = _preview_for(form, tournament, table_obj, donne_obj)
+    context = {
+        "form": form,
+        "preview": preview,
+        "seat_rows": _seat_rows(ctx, preview) if ctx else [],
+        "confirmed": form.confirmed,
+        "ctx": ctx,
+    }
+    return render(request, "tournaments/arbiter/_preview.html", context)
+
+
+@login_required
+@require_POST
+def result_annul_view(request: HttpRequest, pk: int, table: int, donne: int) -> HttpResponse:
+    tournament = _tournament(request, pk)
+    table_obj, donne_obj = _cell(tournament, table, donne)
+    form = AnnulForm(request.POST)
+    entry = _entry_url(tournament, table, donne)
+    if not form.is_valid():
+        messages.error(
+            request,
+            _("Give the reason for the annulment (for example: cards of two étuis mixed)."),
+        )
+        return redirect(entry)
+    try:
+        saved = result_annul(
+            tournament=tournament,
+            table=table_obj,
+            donne=donne_obj,
+            user=request.user,
+            reason=form.cleaned_data["reason"],
+            expected_version=form.cleaned_data.get("version"),
+        )
+    except ResultInvalid as exc:
+        for msgs in exc.errors.values():
+            for message in msgs:
+                messages.error(request, message)
+        return redirect(entry)
+    except ResultConflict as exc:
+        messages.error(request, str(exc))
+        return redirect(entry)
+    messages.success(
+        request,
+        _("Donne %(donne)s annulled at table %(table)s.") % {"donne": donne, "table": table},
+    )
+    board = dashboard_build(tournament=tournament)
+    nxt = board.next_missing(after=(saved.table.number, saved.donne.number))
+    return redirect(
+        _entry_url(tournament, nxt.table.number, nxt.donne.number)
+        if nxt
+        else _dashboard_url(tournament)
+    )
+
+
+# --- penalties ------------------------------------------------------------------------------
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def penalties(request: HttpRequest, pk: int) -> HttpResponse:
+    tournament = _tournament(request, pk)
+    status = 200
+    if request.method == "POST":
+        form = PenaltyForm(request.POST, tournament=tournament)
+        if form.is_valid():
+            data = form.cleaned_data
+            try:
+                penalty = penalty_give(
+                    tournament=tournament,
+                    player=data["player"],
+                    kind=data["kind"],
+                    user=request.user,
+                    points=data.get("points") if data["kind"] == "other" else None,
+                    reason=data.get("reason") or "",
+                    donne=data.get("donne"),
+                )
+            except PenaltyInvalid as exc:
+                form.apply_errors(exc.errors)
+                status = 400
+            else:
+                messages.success(
+                    request,
+                    _("Penalty of %(points)s points given to %(player)s.")
+                    % {"points": penalty.points, "player": penalty.player},
+                )
+                return redirect(reverse("arbiter_penalties", args=[tournament.pk]))
+        else:
+            status = 400
+    else:
+        initial = {}
+        if request.GET.get("player", "").isdigit():
+            initial["player"] = int(request.GET["player"])
+        if request.GET.get("donne", "").isdigit():
+            initial["donne"] = Donne.objects.filter(
+                tournament=tournament, number=int(request.GET["donne"])
+            ).first()
+        form = PenaltyForm(initial=initial, tournament=tournament)
+    rows = list(
+        Penalty.objects.filter(tournament=tournament)
+        .select_related("player", "donne", "given_by", "withdrawn_by")
+        .order_by("-given_at", "-pk")
+    )
+    context = {
+        "tournament": tournament,
+        "form": form,
+        "penalties": rows,
+        "withdraw_form": WithdrawForm(),
+    }
+    return render(request, "tournaments/arbiter/penalties.html", context, status=status)
+
+
+@login_required
+@require_POST
+def penalty_withdraw_view(request: HttpRequest, pk: int, penalty_id: int) -> HttpResponse:
+    tournament = _tournament(request, pk)
+    penalty = get_object_or_404(
+        Penalty.objects.select_related("tournament", "player"), pk=penalty_id, tournament=tournament
+    )
+    form = WithdrawForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, _("Write why the penalty is withdrawn."))
+    else:
+        try:
+            penalty_withdraw(penalty=penalty, user=request.user, reason=form.cleaned_data["reason"])
+        except PenaltyInvalid as exc:
+            for msgs in exc.errors.values():
+                for message in msgs:
+                    messages.error(request, message)
+        else:
+            messages.success(
+                request,
+                _("The penalty of %(player)s is withdrawn.") % {"player": penalty.player},
+            )
+    return redirect(reverse("arbiter_penalties", args=[tournament.pk]))
+
+
+# --- ledger ---------------------------------------------------------------------------------
+
+
+@login_required
+@require_GET
+def ledger(request: HttpRequest, pk: int) -> HttpResponse:
+    """Every change to the tournament's results and penalties, newest first."""
+    tournament = _tournament(request, pk)
+    entries = _described(
+        LedgerEntry.objects.filter(tournament=tournament)
+        .select_related(
+            "actor", "result__table", "result__donne", "penalty__player", "penalty__donne"
+        )
+        .order_by("-at", "-pk")
+    )
+    context = {"tournament": tournament, "entries": entries}
+    return render(request, "tournaments/arbiter/ledger.html", context)
+
+
+__all__ = [
+    "dashboard",
+    "jump",
+    "ledger",
+    "penalties",
+    "penalty_withdraw_view",
+    "result_annul_view",
+    "result_entry",
+    "result_preview_view",
+    "round_state",
+]
