@@ -1,0 +1,1004 @@
+"""Movements for duplicate tarot: who sits where, with which étui set, round by round (RULES §6, §7).
+
+Pure Python, no Django. A Movement is plain frozen data (``to_dict`` / ``from_dict`` for a
+JSONField), so the arbiter may edit one by hand; ``validate`` then checks ANY movement against the
+rules and lists every breach.
+
+Vocabulary. n players sit at t tables, ``b = n mod 4`` of them tables of five (fewest possible:
+n = 4a + 5b), the tables of five being the last b table numbers. A round is one relais: each table
+plays one étui set of 4 donnes; set k holds donnes 4k-3 … 4k (``donnes_of_set``). Player numbers
+1..n follow the first round's seating (table 1 N E S W [F], table 2 …), so a player keeps his
+number on his route card. Each player has a role: a position N, E, S, W that he keeps all
+session, or F, the fifth player of a table of five, who stays at his table. At a table of five one
+player sits out each donne of the relais in turn (``Sitting.sit_out``, default N, E, S, W): the
+fifth player takes the seat and the hand of the one who sits out (RULES §7: the one sitting out
+gets a differential of 0 for that donne), so everybody keeps his position and nobody plays a
+donne twice.
+
+The scheme (``generate_movement``). Tables are numbered by the ring A = GF(q1) × … × GF(qm) of
+the prime-power factors of t (scoring.movement_algebra). The rounds are cut into stages of at most
+t rounds; each stage uses t fresh étui sets, one per table. In a stage of L rounds, round r is an
+element x_r of A; the players of a position move with their own stride λ (table h + λ·x_r), the
+fifth players stay, the sets move with a stride of their own; the strides are searched so that
+every player plays L different sets, and players of two positions meet as many different
+partners as the ring allows (``stage_design``). Between stages, each position is shifted by the
+offset that least repeats earlier meetings. Special cases: one round (R = 1) seats the tables by
+pairs on the same set (each étui in two or three copies: ``copies_needed``); two tables and an
+odd number of rounds use one stage of three rounds with three sets and a bye (players stay put).
+
+Stage length: the longest stages (fewest étuis, each donne compared at the most tables) unless
+then two players would share a table in more than half of the rounds; then shorter stages are
+tried, and the plan with the fewest such repeats is kept.
+
+Guarantees (checked by tests/scoring/test_movement.py for every n from 8 to 200, 11 excepted):
+
+- always: every rule ``validate`` checks (each player seated once per round, tables of 4 or 5,
+  positions unique and kept, one set per table per round, nobody plays a set twice, every donne
+  played at two tables or more);
+- when t has a prime-power factor q ≥ 5 (q ≥ 7 when there are tables of five) and R ≤ q:
+  nobody meets anybody twice, so every player meets the most distinct opponents possible
+  (``opponent_stats``: 3 per round at a table of four, 4 at a table of five, capped by the
+  number of players of the other positions). E.g. 20, 28, 32, 36, 44 players for up to 5, 7, 8,
+  9, 11 rounds; one round (R = 1) for any n;
+- when t ≥ 3 and R ≥ 4: no two players share a table in more than ⌈R/2⌉ rounds.
+
+Limits, by arithmetic rather than by choice: the four positions and the sets are five movers, so
+with 3 or 4 tables (or 5 with tables of five) two of them share a stride within a stage and some
+pairs of players sit together for a whole stage (R ≤ 3 is a single stage). With 2 tables the
+étuis cannot move without a moving player meeting one again, so players move only between
+stages and can share a table for most of the session; the fifth players stay at their table.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import Counter, defaultdict
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from scoring.errors import ScoringError
+from scoring.movement_algebra import SETS, Ring, ring, stage_design
+
+__all__ = [
+    "MAX_ROUNDS",
+    "POSITIONS",
+    "ROLES",
+    "Breach",
+    "DonneSeating",
+    "InvalidMovementData",
+    "InvalidRounds",
+    "InvalidSeating",
+    "Movement",
+    "OpponentStats",
+    "PlayerOpponents",
+    "Round",
+    "RouteStep",
+    "Sitting",
+    "copies_needed",
+    "donnes_of_set",
+    "generate_movement",
+    "max_rounds",
+    "opponent_stats",
+    "table_layout",
+    "validate",
+]
+
+
+def _(message: str) -> str:
+    """Mark a string for translation without importing Django (see scoring/errors.py)."""
+    return message
+
+
+POSITIONS: tuple[str, ...] = ("N", "E", "S", "W")
+FIFTH = "F"
+ROLES: tuple[str, ...] = (*POSITIONS, FIFTH)
+DONNES_PER_SET = 4
+MAX_ROUNDS = 40  # 160 donnes per player: far beyond any session; keeps a typo from hanging
+FORMAT_VERSION = 1
+
+
+class InvalidSeating(ScoringError):
+    """The players cannot be seated for duplicate (RULES §7)."""
+
+    field = "players"
+    templates = {
+        "players_type": _("The number of players must be a whole number; %(value)s is not."),
+        "players_too_few": _(
+            "Duplicate needs at least two tables, so at least 8 players; %(players)s are "
+            "registered. Register %(more)s more player(s)."
+        ),
+        "players_eleven": _(
+            "11 players cannot be seated at tables of 4 or 5: register one more player "
+            "(12 = three tables of four) or withdraw one (10 = two tables of five)."
+        ),
+    }
+
+
+class InvalidRounds(ScoringError):
+    """A number of rounds the movement cannot give."""
+
+    field = "rounds"
+    templates = {
+        "rounds_type": _("The number of rounds must be a whole number; %(value)s is not."),
+        "rounds_too_few": _("At least one round is needed; %(value)s is not possible."),
+        "rounds_too_many": _(
+            "%(value)s rounds is too many: at most %(maximum)s rounds (%(donnes)s donnes per "
+            "player) can be played %(why)s. Choose %(maximum)s rounds or fewer."
+        ),
+        "sets_type": _("The number of étui sets must be a whole number; %(value)s is not."),
+    }
+
+
+class InvalidMovementData(ScoringError):
+    """Plain data (a dict from JSON) that does not describe a movement at all."""
+
+    field = "movement"
+    templates = {
+        "data_invalid": _("The movement data is not valid at %(where)s: %(problem)s."),
+    }
+
+
+def donnes_of_set(set_no: int) -> list[int]:
+    """Donnes of étui set ``set_no`` (1-based): set k holds donnes 4k-3 … 4k."""
+    if isinstance(set_no, bool) or not isinstance(set_no, int) or set_no < 1:
+        raise ValueError(f"étui sets are numbered from 1; {set_no!r} is not valid")
+    return list(range(DONNES_PER_SET * set_no - 3, DONNES_PER_SET * set_no + 1))
+
+
+def _donnes_label(set_no: int) -> str:
+    d = donnes_of_set(set_no) if set_no >= 1 else [0, 0, 0, 0]
+    return f"set {set_no} (donnes {d[0]}-{d[-1]})"
+
+
+# --- data ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DonneSeating:
+    """Who holds which hand on one donne of the relais, and who sits out (tables of five)."""
+
+    hands: tuple[tuple[str, int], ...]  # (position, player) for N, E, S, W
+    sitting_out: int | None = None
+
+    def player(self, position: str) -> int:
+        return dict(self.hands)[position]
+
+
+@dataclass(frozen=True)
+class Sitting:
+    """One table in one round: the étui set it plays and who sits in which role.
+
+    ``seats`` are (role, player) pairs, roles N E S W and, at a table of five, F. ``sit_out``
+    (tables of five only) names, for donne 1..4 of the relais, the role that sits out; the fifth
+    player plays that position's hand (if F sits out, the four positions play as usual).
+    """
+
+    table: int
+    set_no: int
+    seats: tuple[tuple[str, int], ...]
+    sit_out: tuple[str, ...] = ()
+
+    @property
+    def players(self) -> tuple[int, ...]:
+        return tuple(p for _r, p in self.seats)
+
+    @property
+    def is_five(self) -> bool:
+        return len(self.seats) == 5
+
+    def player(self, role: str) -> int | None:
+        """The player in a role, or None."""
+        for r, p in self.seats:
+            if r == role:
+                return p
+        return None
+
+    def role_of(self, player: int) -> str | None:
+        for r, p in self.seats:
+            if p == player:
+                return r
+        return None
+
+    def donne_seating(self, k: int) -> DonneSeating:
+        """Hands and sit-out on donne k (1..4) of this table's relais."""
+        if not 1 <= k <= DONNES_PER_SET:
+            raise ValueError(f"a relais has donnes 1 to {DONNES_PER_SET}; {k!r} is not one")
+        seats = dict(self.seats)
+        hands = {pos: seats[pos] for pos in POSITIONS if pos in seats}
+        out = None
+        if self.is_five and len(self.sit_out) == DONNES_PER_SET:
+            role = self.sit_out[k - 1]
+            if role != FIFTH and role in seats and FIFTH in seats:
+                out = seats[role]
+                hands[role] = seats[FIFTH]
+            elif role == FIFTH:
+                out = seats.get(FIFTH)
+        return DonneSeating(tuple(hands.items()), out)
+
+
+@dataclass(frozen=True)
+class Round:
+    """One round (one relais): every table's sitting."""
+
+    number: int
+    sittings: tuple[Sitting, ...]
+
+    def sitting(self, table: int) -> Sitting | None:
+        for s in self.sittings:
+            if s.table == table:
+                return s
+        return None
+
+
+@dataclass(frozen=True)
+class RouteStep:
+    """One line of a player's route card."""
+
+    round: int
+    table: int
+    set_no: int
+    role: str
+    donnes: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Movement:
+    """The whole seating plan of a session. ``sets`` étui sets hold donnes 1 … 4·sets."""
+
+    players: int
+    tables: int
+    sets: int
+    rounds: tuple[Round, ...]
+    scheme: str = ""
+
+    @property
+    def donnes(self) -> int:
+        return DONNES_PER_SET * self.sets
+
+    @property
+    def five_tables(self) -> tuple[int, ...]:
+        """Tables of five (as seated in the first round)."""
+        if not self.rounds:
+            return ()
+        return tuple(sorted(s.table for s in self.rounds[0].sittings if s.is_five))
+
+    def round(self, number: int) -> Round:
+        for r in self.rounds:
+            if r.number == number:
+                return r
+        raise KeyError(f"round {number} is not in this movement")
+
+    def donnes_of_set(self, set_no: int) -> list[int]:
+        return donnes_of_set(set_no)
+
+    def route(self, player: int) -> tuple[RouteStep, ...]:
+        """Where the player goes, round by round (for his route card)."""
+        steps = []
+        for rnd in self.rounds:
+            for s in rnd.sittings:
+                role = s.role_of(player)
+                if role is not None:
+                    donnes = tuple(donnes_of_set(s.set_no)) if s.set_no >= 1 else ()
+                    steps.append(RouteStep(rnd.number, s.table, s.set_no, role, donnes))
+        return tuple(steps)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data for a JSONField; ``Movement.from_dict`` reads it back equal."""
+        return {
+            "format": FORMAT_VERSION,
+            "players": self.players,
+            "tables": self.tables,
+            "sets": self.sets,
+            "scheme": self.scheme,
+            "rounds": [
+                {
+                    "round": rnd.number,
+                    "tables": [
+                        {
+                            "table": s.table,
+                            "set": s.set_no,
+                            "seats": dict(s.seats),
+                            "sit_out": list(s.sit_out),
+                        }
+                        for s in rnd.sittings
+                    ],
+                }
+                for rnd in self.rounds
+            ],
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Movement:
+        """Build a movement from plain data without judging it: ``validate`` does that.
+
+        Seats may be a {role: player} mapping or a list of [role, player] pairs (the latter can
+        express a role given twice, which validate reports).
+        """
+        return _from_dict(data)
+
+
+def _need(cond: bool, where: str, problem: str) -> None:
+    if not cond:
+        raise InvalidMovementData("data_invalid", where=where, problem=problem)
+
+
+def _int(value: Any, where: str) -> int:
+    _need(
+        isinstance(value, int) and not isinstance(value, bool), where, f"{value!r} is not a number"
+    )
+    return int(value)
+
+
+def _from_dict(data: Mapping[str, Any]) -> Movement:
+    _need(isinstance(data, Mapping), "the top level", "expected an object")
+    for key in ("players", "tables", "sets", "rounds"):
+        _need(key in data, "the top level", f"the key {key!r} is missing")
+    if "format" in data:
+        _need(data["format"] == FORMAT_VERSION, "format", f"version {data['format']!r} unknown")
+    rounds_data = data["rounds"]
+    _need(isinstance(rounds_data, list), "rounds", "expected a list")
+    rounds = []
+    for i, rd in enumerate(rounds_data):
+        where = f"rounds[{i}]"
+        _need(isinstance(rd, Mapping), where, "expected an object")
+        _need("round" in rd and "tables" in rd, where, "needs 'round' and 'tables'")
+        _need(isinstance(rd["tables"], list), f"{where}.tables", "expected a list")
+        sittings = []
+        for j, sd in enumerate(rd["tables"]):
+            w = f"{where}.tables[{j}]"
+            _need(isinstance(sd, Mapping), w, "expected an object")
+            for key in ("table", "set", "seats"):
+                _need(key in sd, w, f"the key {key!r} is missing")
+            raw_seats = sd["seats"]
+            if isinstance(raw_seats, Mapping):
+                pairs = list(raw_seats.items())
+            else:
+                _need(isinstance(raw_seats, list), f"{w}.seats", "expected an object or a list")
+                pairs = []
+                for k, pair in enumerate(raw_seats):
+                    ok = isinstance(pair, (list, tuple)) and len(pair) == 2
+                    _need(ok, f"{w}.seats[{k}]", "expected [role, player]")
+                    pairs.append((pair[0], pair[1]))
+            seats = []
+            for role, player in pairs:
+                _need(isinstance(role, str), f"{w}.seats", f"role {role!r} is not text")
+                seats.append((role, _int(player, f"{w}.seats.{role}")))
+            sit_out = sd.get("sit_out", [])
+            _need(isinstance(sit_out, list), f"{w}.sit_out", "expected a list")
+            _need(all(isinstance(r, str) for r in sit_out), f"{w}.sit_out", "roles are text")
+            sittings.append(
+                Sitting(
+                    _int(sd["table"], f"{w}.table"),
+                    _int(sd["set"], f"{w}.set"),
+                    tuple(seats),
+                    tuple(sit_out),
+                )
+            )
+        rounds.append(Round(_int(rd["round"], f"{where}.round"), tuple(sittings)))
+    scheme = data.get("scheme", "")
+    _need(isinstance(scheme, str), "scheme", "expected text")
+    return Movement(
+        _int(data["players"], "players"),
+        _int(data["tables"], "tables"),
+        _int(data["sets"], "sets"),
+        tuple(rounds),
+        scheme,
+    )
+
+
+# --- seating the players ---------------------------------------------------------------------
+
+
+def table_layout(players: int) -> tuple[int, int]:
+    """(tables of four, tables of five) for n players, fewest tables of five; refuses 11 and < 8."""
+    if isinstance(players, bool) or not isinstance(players, int):
+        raise InvalidSeating("players_type", value=repr(players))
+    if players < 8:
+        raise InvalidSeating("players_too_few", players=players, more=8 - players)
+    if players == 11:
+        raise InvalidSeating("players_eleven")
+    five = players % 4
+    return (players - 5 * five) // 4, five
+
+
+def max_rounds(players: int, sets: int | None = None) -> int:
+    """Most rounds the movement can give: MAX_ROUNDS, or fewer with only ``sets`` étui sets.
+
+    With s sets at t tables nobody can play more than s rounds without replaying a donne; the
+    stages use t sets each (3 for the two-table bye stage), one round may share sets by pairs.
+    """
+    four, five = table_layout(players)
+    t = four + five
+    if sets is None:
+        return MAX_ROUNDS
+    if isinstance(sets, bool) or not isinstance(sets, int):
+        raise InvalidRounds("sets_type", value=repr(sets))
+    if t == 2:
+        best = sets
+    elif sets >= t:
+        best = (sets // t) * t
+    else:
+        best = 1 if sets >= t // 2 else 0
+    return min(best, MAX_ROUNDS)
+
+
+@dataclass(frozen=True)
+class _Stage:
+    kind: str  # "mitchell", "bye" (two tables, three rounds, three sets), "shared" (R = 1)
+    length: int
+
+    def sets(self, t: int) -> int:
+        return {"mitchell": t, "bye": 3, "shared": t // 2}[self.kind]
+
+
+def _plans(t: int, rounds: int) -> list[tuple[_Stage, ...]]:
+    """Candidate stage plans, longest stages (fewest sets) first."""
+    if rounds == 1:
+        return [(_Stage("shared", 1),)]
+    if t == 2:
+        stages = [_Stage("mitchell", 2)] * (rounds // 2)
+        if rounds % 2:
+            stages = [*stages[:-1], _Stage("bye", 3)]
+        return [tuple(stages)]
+    plans: list[tuple[_Stage, ...]] = []
+    for cap in range(min(rounds, t), 1, -1):
+        k = math.ceil(rounds / cap)
+        base, extra = divmod(rounds, k)
+        if base < 2:
+            continue
+        plan = tuple(_Stage("mitchell", base + 1 if i < extra else base) for i in range(k))
+        if plan not in plans:
+            plans.append(plan)
+    return plans
+
+
+@dataclass
+class _Built:
+    rounds: list[list[tuple[int, list[tuple[str, int]]]]]  # per round, per table: (set, seats)
+    sets: int
+    max_together: int
+    description: str
+
+
+class _Seater:
+    """Builds a movement for one stage plan (internal; see the module docstring)."""
+
+    def __init__(self, players: int, four: int, five: int) -> None:
+        self.n = players
+        self.t = four + five
+        self.b = five
+        self.rg: Ring = ring(self.t)
+        self.five_tables = set(range(self.t - five, self.t))
+        self.role: list[str] = []
+        self.home: list[int] = []
+        for j in range(self.t):
+            for role in (*POSITIONS, *((FIFTH,) if j in self.five_tables else ())):
+                self.role.append(role)
+                self.home.append(j)
+        self.by_role: dict[str, list[int]] = defaultdict(list)
+        for pid, role in enumerate(self.role):
+            self.by_role[role].append(pid)
+
+    def _shifts(self, stage: _Stage) -> dict[str, tuple[int, ...]]:
+        if stage.kind != "mitchell":
+            return {m: (0,) * stage.length for m in (*ROLES, SETS)}
+        design = stage_design(self.t, stage.length, self.b > 0)
+        assert design is not None  # a stage of at most t rounds always has one (t ≥ 3 or L = 2)
+        return {m: design.shifts(m) for m in design.movers}
+
+    def _tables_of(
+        self, offsets: Mapping[str, int], shifts: Mapping[str, tuple[int, ...]], r: int
+    ) -> list[int]:
+        add = self.rg.add_table
+        return [
+            add[add[self.home[pid]][offsets.get(role, 0)]][shifts[role][r]]
+            for pid, role in enumerate(self.role)
+        ]
+
+    def _cost(
+        self,
+        offsets: Mapping[str, int],
+        shifts: Mapping[str, tuple[int, ...]],
+        length: int,
+        count: list[int],
+    ) -> int:
+        n = self.n
+        cost = 0
+        for r in range(length):
+            at: dict[int, list[int]] = defaultdict(list)
+            for pid, j in enumerate(self._tables_of(offsets, shifts, r)):
+                at[j].append(pid)
+            for group in at.values():
+                for a, b in itertools.combinations(group, 2):
+                    prior = count[a * n + b]
+                    cost += prior * prior
+        return cost
+
+    def _offsets(
+        self, shifts: Mapping[str, tuple[int, ...]], length: int, count: list[int]
+    ) -> dict[str, int]:
+        """Offsets of the four positions for a new stage that least repeat earlier meetings."""
+        free = list(POSITIONS) if self.b else list(POSITIONS[1:])  # no fifth: N fixes the frame
+        best = {r: 0 for r in POSITIONS}
+        best_cost = self._cost(best, shifts, length, count)
+        if self.t ** len(free) <= 256:
+            for values in itertools.product(range(self.t), repeat=len(free)):
+                cand = {**best, **dict(zip(free, values, strict=True))}
+                c = self._cost(cand, shifts, length, count)
+                if c < best_cost:
+                    best, best_cost = cand, c
+            return best
+        for _pass in range(3):
+            improved = False
+            for role in free:
+                for v in range(self.t):
+                    if v == best[role]:
+                        continue
+                    cand = {**best, role: v}
+                    c = self._cost(cand, shifts, length, count)
+                    if c < best_cost:
+                        best, best_cost, improved = cand, c, True
+            if not improved:
+                break
+        return best
+
+    def build(self, plan: tuple[_Stage, ...]) -> _Built:
+        n, t, add, neg = self.n, self.t, self.rg.add_table, self.rg.neg_table
+        count = [0] * (n * n)
+        rounds: list[list[tuple[int, list[tuple[str, int]]]]] = []
+        base = 0
+        for k, stage in enumerate(plan):
+            shifts = self._shifts(stage)
+            offsets = {r: 0 for r in POSITIONS}
+            if k:
+                offsets = self._offsets(shifts, stage.length, count)
+            for r in range(stage.length):
+                tables = self._tables_of(offsets, shifts, r)
+                seats: list[list[tuple[str, int]]] = [[] for _ in range(t)]
+                for pid, j in enumerate(tables):
+                    seats[j].append((self.role[pid], pid))
+                out = []
+                for j in range(t):
+                    if stage.kind == "mitchell":
+                        label = add[j][neg[shifts[SETS][r]]]
+                    elif stage.kind == "bye":
+                        label = (j + r) % 3
+                    else:
+                        label = min(j // 2, t // 2 - 1)
+                    ordered = sorted(seats[j], key=lambda s: ROLES.index(s[0]))
+                    out.append((base + label + 1, [(role, pid + 1) for role, pid in ordered]))
+                    ids = sorted(pid for _role, pid in seats[j])
+                    for a, b in itertools.combinations(ids, 2):
+                        count[a * n + b] += 1
+                rounds.append(out)
+            base += stage.sets(t)
+        lengths = "+".join(str(s.length) for s in plan)
+        field = " × ".join(f"GF({q})" for q in self.rg.sizes)
+        kinds = {s.kind for s in plan}
+        if "shared" in kinds:
+            how = "one round, tables paired on the same étui set"
+        else:
+            how = f"tables numbered by {field}, stages of {lengths} rounds"
+            if "bye" in kinds:
+                how += " (the 3-round stage has 3 sets and a bye)"
+        return _Built(rounds, base, max(count, default=0), how)
+
+
+def generate_movement(players: int, rounds: int, *, sets: int | None = None) -> Movement:
+    """The movement for ``players`` players and ``rounds`` relais of 4 donnes.
+
+    ``sets`` optionally caps the number of étui sets available; by default as many as needed.
+    Raises InvalidSeating (11 players, fewer than 8) or InvalidRounds, saying what to do.
+    """
+    four, five = table_layout(players)
+    t = four + five
+    if isinstance(rounds, bool) or not isinstance(rounds, int):
+        raise InvalidRounds("rounds_type", value=repr(rounds))
+    if rounds < 1:
+        raise InvalidRounds("rounds_too_few", value=rounds)
+    limit = max_rounds(players, sets)
+    if rounds > limit:
+        why = (
+            f"with {sets} étui sets at {t} tables without anyone playing a donne twice"
+            if sets is not None
+            else "in one session by this software"
+        )
+        raise InvalidRounds(
+            "rounds_too_many",
+            value=rounds,
+            maximum=limit,
+            donnes=DONNES_PER_SET * limit,
+            why=why,
+        )
+    seater = _Seater(players, four, five)
+    plans = [p for p in _plans(t, rounds) if sets is None or sum(s.sets(t) for s in p) <= sets]
+    threshold = math.ceil(rounds / 2)
+    chosen: _Built | None = None
+    for plan in plans:
+        built = seater.build(plan)
+        if built.max_together <= threshold:
+            chosen = built
+            break
+        if chosen is None or (built.max_together, built.sets) < (chosen.max_together, chosen.sets):
+            chosen = built
+    assert chosen is not None
+    five_set = seater.five_tables
+    out_rounds = []
+    for r, tables in enumerate(chosen.rounds, start=1):
+        sittings = tuple(
+            Sitting(
+                j + 1,
+                set_no,
+                tuple(seats),
+                POSITIONS if j in five_set else (),
+            )
+            for j, (set_no, seats) in enumerate(tables)
+        )
+        out_rounds.append(Round(r, sittings))
+    scheme = f"{t} tables ({five} of five); {chosen.description}"
+    return Movement(players, t, chosen.sets, tuple(out_rounds), scheme)
+
+
+# --- validation ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Breach:
+    """One broken rule, with a message for the arbiter and where it happens."""
+
+    rule: str
+    message: str
+    round: int | None = None
+    table: int | None = None
+    player: int | None = None
+    set_no: int | None = None
+
+
+RULES_CHECKED = {
+    "structure": "the movement's counts and round numbers are consistent",
+    "seating": "each player is seated exactly once per round",
+    "table_size": "tables have 4 or 5 players",
+    "positions": "positions are N, E, S, W (and F at a table of five), each once per table",
+    "set_per_table": "each table plays exactly one existing étui set per round",
+    "set_repeat": "nobody plays an étui set (a donne) twice",
+    "position_kept": "players keep their position all session",
+    "donne_coverage": "every donne is played at two tables or more (when there are two tables)",
+    "sit_out": "at a table of five one player sits out each donne, each at most once",
+}
+
+
+def validate(movement: Movement) -> list[Breach]:
+    """Every breach of the movement rules (RULES_CHECKED), in round and table order.
+
+    Works on any movement (generated, or edited by hand and read with Movement.from_dict).
+    """
+    out: list[Breach] = []
+    n, t, nsets = movement.players, movement.tables, movement.sets
+    if n < 1:
+        out.append(Breach("structure", f"the movement declares {n} players"))
+    if t < 1:
+        out.append(Breach("structure", f"the movement declares {t} tables"))
+    if nsets < 1:
+        out.append(Breach("structure", f"the movement declares {nsets} étui sets"))
+    if not movement.rounds:
+        out.append(Breach("structure", "the movement has no round"))
+    for i, rnd in enumerate(movement.rounds, start=1):
+        if rnd.number != i:
+            out.append(
+                Breach(
+                    "structure",
+                    f"round number {rnd.number} is listed in place {i}: rounds are numbered "
+                    "1, 2, 3 … in order",
+                    round=rnd.number,
+                )
+            )
+
+    role_seen: dict[int, tuple[str, int]] = {}  # player -> (role, first round)
+    sets_of: dict[int, dict[int, int]] = defaultdict(dict)  # player -> set -> first round
+    plays: dict[int, list[tuple[int, int]]] = defaultdict(list)  # set -> [(round, table)]
+    for rnd in movement.rounds:
+        rn = rnd.number
+        where_player: dict[int, list[int]] = defaultdict(list)
+        table_count = Counter(s.table for s in rnd.sittings)
+        for table, k in sorted(table_count.items()):
+            if not 1 <= table <= t:
+                out.append(
+                    Breach(
+                        "set_per_table",
+                        f"round {rn}: table {table} does not exist (tables 1 to {t})",
+                        round=rn,
+                        table=table,
+                    )
+                )
+            if k > 1:
+                out.append(
+                    Breach(
+                        "set_per_table",
+                        f"round {rn}: table {table} is listed {k} times; a table plays one set "
+                        "per round",
+                        round=rn,
+                        table=table,
+                    )
+                )
+        for table in range(1, t + 1):
+            if table not in table_count:
+                out.append(
+                    Breach(
+                        "set_per_table",
+                        f"round {rn}: table {table} has no étui set (and no players)",
+                        round=rn,
+                        table=table,
+                    )
+                )
+        for s in rnd.sittings:
+            size = len(s.seats)
+            if size not in (4, 5):
+                out.append(
+                    Breach(
+                        "table_size",
+                        f"round {rn}, table {s.table}: {size} players; a table has 4 or 5",
+                        round=rn,
+                        table=s.table,
+                    )
+                )
+            roles = [r for r, _p in s.seats]
+            expected = set(POSITIONS) | ({FIFTH} if size == 5 else set())
+            for role, k in Counter(roles).items():
+                if role not in ROLES:
+                    out.append(
+                        Breach(
+                            "positions",
+                            f"round {rn}, table {s.table}: unknown position {role!r} (use N, E, "
+                            "S, W, and F for the fifth player)",
+                            round=rn,
+                            table=s.table,
+                        )
+                    )
+                elif k > 1:
+                    out.append(
+                        Breach(
+                            "positions",
+                            f"round {rn}, table {s.table}: position {role} is given {k} times",
+                            round=rn,
+                            table=s.table,
+                        )
+                    )
+            if size in (4, 5):
+                lacking = [r for r in ROLES if r in expected and r not in roles]
+                if lacking:
+                    out.append(
+                        Breach(
+                            "positions",
+                            f"round {rn}, table {s.table}: no player at {', '.join(lacking)}",
+                            round=rn,
+                            table=s.table,
+                        )
+                    )
+                if size == 4 and FIFTH in roles:
+                    out.append(
+                        Breach(
+                            "positions",
+                            f"round {rn}, table {s.table}: a fifth player (F) at a table of four",
+                            round=rn,
+                            table=s.table,
+                        )
+                    )
+            _check_sit_out(s, rn, roles, out)
+            if not 1 <= s.set_no <= nsets:
+                out.append(
+                    Breach(
+                        "set_per_table",
+                        f"round {rn}, table {s.table}: étui set {s.set_no} does not exist "
+                        f"(sets 1 to {nsets})",
+                        round=rn,
+                        table=s.table,
+                        set_no=s.set_no,
+                    )
+                )
+            else:
+                plays[s.set_no].append((rn, s.table))
+            for role, p in s.seats:
+                where_player[p].append(s.table)
+                if 1 <= p <= n:
+                    if p in role_seen and role_seen[p][0] != role:
+                        first_role, first_round = role_seen[p]
+                        out.append(
+                            Breach(
+                                "position_kept",
+                                f"player {p} sits {role} in round {rn} (table {s.table}) but "
+                                f"{first_role} in round {first_round}: players keep their "
+                                "position",
+                                round=rn,
+                                table=s.table,
+                                player=p,
+                            )
+                        )
+                    role_seen.setdefault(p, (role, rn))
+                    if 1 <= s.set_no <= nsets:
+                        first = sets_of[p].get(s.set_no)
+                        if first is not None and first != rn:
+                            out.append(
+                                Breach(
+                                    "set_repeat",
+                                    f"player {p} plays {_donnes_label(s.set_no)} again in round "
+                                    f"{rn} (table {s.table}); he played it in round {first}",
+                                    round=rn,
+                                    table=s.table,
+                                    player=p,
+                                    set_no=s.set_no,
+                                )
+                            )
+                        sets_of[p].setdefault(s.set_no, rn)
+        for p in sorted(where_player):
+            if not 1 <= p <= n:
+                out.append(
+                    Breach(
+                        "seating",
+                        f"round {rn}: player {p} is seated (table "
+                        f"{', '.join(map(str, where_player[p]))}) but players are numbered 1 "
+                        f"to {n}",
+                        round=rn,
+                        player=p,
+                    )
+                )
+            elif len(where_player[p]) > 1:
+                out.append(
+                    Breach(
+                        "seating",
+                        f"round {rn}: player {p} is seated {len(where_player[p])} times "
+                        f"(tables {', '.join(map(str, where_player[p]))})",
+                        round=rn,
+                        player=p,
+                    )
+                )
+        for p in range(1, n + 1):
+            if p not in where_player:
+                out.append(
+                    Breach("seating", f"round {rn}: player {p} is not seated", round=rn, player=p)
+                )
+    if t >= 2:
+        for set_no in range(1, nsets + 1):
+            where = plays.get(set_no, [])
+            if not where:
+                out.append(
+                    Breach(
+                        "donne_coverage",
+                        f"{_donnes_label(set_no)} is never played",
+                        set_no=set_no,
+                    )
+                )
+            elif len(where) == 1:
+                rn, table = where[0]
+                out.append(
+                    Breach(
+                        "donne_coverage",
+                        f"{_donnes_label(set_no)} is played at one table only (round {rn}, "
+                        f"table {table}): nothing to compare its results with",
+                        round=rn,
+                        table=table,
+                        set_no=set_no,
+                    )
+                )
+    return out
+
+
+def _check_sit_out(s: Sitting, rn: int, roles: list[str], out: list[Breach]) -> None:
+    if len(s.seats) != 5:
+        if s.sit_out:
+            out.append(
+                Breach(
+                    "sit_out",
+                    f"round {rn}, table {s.table}: a sit-out order at a table of "
+                    f"{len(s.seats)}; only a table of five has one",
+                    round=rn,
+                    table=s.table,
+                )
+            )
+        return
+    problems = []
+    if len(s.sit_out) != DONNES_PER_SET:
+        problems.append(f"names {len(s.sit_out)} sit-outs for the {DONNES_PER_SET} donnes")
+    bad = [r for r in s.sit_out if r not in roles]
+    if bad:
+        problems.append(f"names {', '.join(map(repr, bad))}, not seated at this table")
+    twice = [r for r, k in Counter(s.sit_out).items() if k > 1]
+    if twice:
+        problems.append(f"has {', '.join(twice)} sit out more than one donne")
+    for problem in problems:
+        out.append(
+            Breach(
+                "sit_out",
+                f"round {rn}, table {s.table} (table of five): the sit-out order {problem}; give "
+                "one role per donne, each at most once",
+                round=rn,
+                table=s.table,
+            )
+        )
+
+
+# --- statistics ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PlayerOpponents:
+    """Opponent diversity of one player.
+
+    ``possible`` is the most distinct opponents he could meet: the number of table-mates summed
+    over his rounds, capped by the number of players of other roles (players of his own
+    position never share his table).
+    """
+
+    player: int
+    role: str
+    distinct: int
+    possible: int
+    max_together: int
+
+
+@dataclass(frozen=True)
+class OpponentStats:
+    """Per-player opponent diversity of a movement."""
+
+    players: tuple[PlayerOpponents, ...]
+
+    @property
+    def min_distinct(self) -> int:
+        return min((p.distinct for p in self.players), default=0)
+
+    @property
+    def max_together(self) -> int:
+        """Most rounds any two players share a table."""
+        return max((p.max_together for p in self.players), default=0)
+
+    @property
+    def all_at_bound(self) -> bool:
+        """Every player meets as many distinct opponents as possible."""
+        return all(p.distinct == p.possible for p in self.players)
+
+    @property
+    def shortfall(self) -> int:
+        """Total distinct opponents missing against the bound, over all players."""
+        return sum(p.possible - p.distinct for p in self.players)
+
+
+def opponent_stats(movement: Movement) -> OpponentStats:
+    """Distinct opponents (players met at the same table) per player, and the bound."""
+    met: dict[int, Counter[int]] = defaultdict(Counter)
+    mates: Counter[int] = Counter()
+    role_of: dict[int, str] = {}
+    for rnd in movement.rounds:
+        for s in rnd.sittings:
+            ids = [p for _r, p in s.seats]
+            for role, p in s.seats:
+                role_of.setdefault(p, role)
+                mates[p] += len(ids) - 1
+                for q in ids:
+                    if q != p:
+                        met[p][q] += 1
+    per_role = Counter(role_of.values())
+    positional = sum(k for r, k in per_role.items() if r != FIFTH)
+    out = []
+    for p in sorted(role_of):
+        role = role_of[p]
+        pool = positional if role == FIFTH else len(role_of) - per_role[role]
+        out.append(
+            PlayerOpponents(
+                p,
+                role,
+                len(met[p]),
+                min(mates[p], pool),
+                max(met[p].values(), default=0),
+            )
+        )
+    return OpponentStats(tuple(out))
+
+
+def copies_needed(movement: Movement) -> dict[int, int]:
+    """For each étui set, how many copies must exist: the most tables playing it in one round."""
+    need: dict[int, int] = {}
+    for rnd in movement.rounds:
+        for set_no, k in Counter(s.set_no for s in rnd.sittings).items():
+            need[set_no] = max(need.get(set_no, 0), k)
+    return dict(sorted(need.items()))
