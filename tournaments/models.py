@@ -501,4 +501,6 @@ class LedgerEntry(models.Model):
 
     def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
         raise ValidationError(_("The ledger is append-only: an entry cannot be deleted."))
+
+
 from .api.models import IdempotencyRecord  # noqa: E402, F401
