@@ -35,6 +35,7 @@ __all__ = [
     "Card",
     "Donne",
     "DonneSet",
+    "Hand",
     "InvalidIdentity",
     "NotationError",
     "bouts_in",
@@ -108,6 +109,9 @@ class NotationError(ScoringError):
         "count": _(
             "%(what)s has %(count)s cards; it must have %(expected)s. Check the cards written."
         ),
+        "count_missing": _(
+            "%(what)s has %(count)s cards; it must have %(expected)s. Not in the donne: %(cards)s."
+        ),
         "duplicate_in_donne": _(
             "Card %(card)s is in %(first)s and in %(second)s. Each card appears once per donne."
         ),
@@ -150,6 +154,7 @@ class NotationError(ScoringError):
     def __init__(self, code: str, template: str | None = None, **params: Any) -> None:
         super().__init__(code, template, **params)
         self.line: int | None = params.get("line")
+        self.inner: NotationError | None = None
 
     @classmethod
     def at(cls, line: int | None, err: NotationError) -> NotationError:
@@ -157,7 +162,7 @@ class NotationError(ScoringError):
         if line is None or err.line is not None:
             return err
         located = cls("line", line=line, message=str(err))
-        located.inner_code = err.code  # type: ignore[attr-defined]
+        located.inner = err  # the located problem, to translate on its own
         return located
 
 
@@ -485,31 +490,29 @@ Hand = tuple[Card, ...]
 def _deal_problems(
     hands: Sequence[Sequence[Card]], chien: Sequence[Card]
 ) -> list[tuple[int, NotationError]]:
-    """Problems of a four-player deal, each tied to its part (0-3 hands N E S W, 4 chien, -1 donne)."""
+    """Problems of a four-player deal, each tied to its part (0-3: hands N E S W, 4: chien)."""
     problems: list[tuple[int, NotationError]] = []
     owner: dict[Card, int] = {}
     parts = [*hands, chien]
     names = [*(f"hand {p}" for p in POSITIONS), "the chien"]
+    missing = ", ".join(c.code for c in _missing(parts))
     for k, part in enumerate(parts):
         expected = CHIEN_SIZE if k == 4 else HAND_SIZE
         if len(part) != expected:
             what = names[k][0].upper() + names[k][1:]
-            problems.append(
-                (k, NotationError("count", what=what, count=len(part), expected=expected))
-            )
+            if missing:
+                err = NotationError(
+                    "count_missing", what=what, count=len(part), expected=expected, cards=missing
+                )
+            else:
+                err = NotationError("count", what=what, count=len(part), expected=expected)
+            problems.append((k, err))
         for c in part:
             if c in owner:
-                problems.append(
-                    (
-                        k,
-                        NotationError(
-                            "duplicate_in_donne",
-                            card=c.code,
-                            first=names[owner[c]],
-                            second=names[k],
-                        ),
-                    )
+                err = NotationError(
+                    "duplicate_in_donne", card=c.code, first=names[owner[c]], second=names[k]
                 )
+                problems.append((k, err))
             else:
                 owner[c] = k
     return problems

@@ -299,7 +299,7 @@ class Movement:
                         {
                             "table": s.table,
                             "set": s.set_no,
-                            "seats": dict(s.seats),
+                            "seats": _seats_data(s.seats),
                             "sit_out": list(s.sit_out),
                         }
                         for s in rnd.sittings
@@ -317,6 +317,13 @@ class Movement:
         express a role given twice, which validate reports).
         """
         return _from_dict(data)
+
+
+def _seats_data(seats: tuple[tuple[str, int], ...]) -> dict[str, int] | list[list[Any]]:
+    """{role: player}; a list of pairs when a role is repeated, so a bad edit survives a save."""
+    if len({role for role, _p in seats}) == len(seats):
+        return dict(seats)
+    return [[role, p] for role, p in seats]
 
 
 def _need(cond: bool, where: str, problem: str) -> None:
@@ -614,6 +621,10 @@ def generate_movement(players: int, rounds: int, *, sets: int | None = None) -> 
         )
     seater = _Seater(players, four, five)
     plans = [p for p in _plans(t, rounds) if sets is None or sum(s.sets(t) for s in p) <= sets]
+    if not plans:  # pragma: no cover - max_rounds already refused it
+        raise InvalidRounds(
+            "rounds_too_many", value=rounds, maximum=limit, donnes=4 * limit, why="here"
+        )
     threshold = math.ceil(rounds / 2)
     chosen: _Built | None = None
     for plan in plans:

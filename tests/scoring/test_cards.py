@@ -256,8 +256,10 @@ def test_donne_parse_errors_name_the_line():
         parse_donne(text)
     # a card missing everywhere: chien of 5
     text = block_with(donne, 5, "chien " + format_hand(donne.chien[1:]))
-    with pytest.raises(NotationError, match=r"^Line 6: The chien has 5 cards"):
+    with pytest.raises(NotationError, match=r"^Line 6: The chien has 5 cards") as info:
         parse_donne(text)
+    assert f"Not in the donne: {donne.chien[0].code}." in str(info.value)
+    assert info.value.inner is not None and info.value.inner.code == "count_missing"
     with pytest.raises(NotationError, match=r"^Line 2: .*Unknown card|^Line 2: .*not a rank"):
         parse_donne(block_with(donne, 1, "N S:Z " + lines[1][4:]))
     with pytest.raises(NotationError, match=r"^Line 1: Expected a line 'donne"):

@@ -302,6 +302,7 @@ def test_breach_positions():
         ]
 
     m = edited(12, 3, edit)
+    assert Movement.from_dict(json.loads(json.dumps(m.to_dict()))) == m  # survives a save
     messages = [b.message for b in validate(m) if b.rule == "positions"]
     assert any("position N is given 2 times" in msg for msg in messages)
     assert any("unknown position 'X'" in msg for msg in messages)
