@@ -389,7 +389,6 @@ def registration_add_view(request: HttpRequest, pk: int) -> HttpResponse:
                 "query": query,
                 "results": _search_players(tournament, query),
                 "row_error": error,
-                "error_player": player.pk if player is not None else None,
             }
         )
         return render(request, "tournaments/organiser/_registration_added.html", context)
