@@ -1,26 +1,117 @@
-"""Celery entry points of the computations. Thin: they take ids and call a service."""
+"""Celery entry points of the computations. Thin: they take ids and call a service.
+
+How a burst of results becomes one or two computations (issue 6): every saved change calls
+`schedule_ranking` on commit. It notes the tournament as stale, then queues a task only if no
+queued task holds the tournament's claim (a database row, so it works across processes and
+without Redis), with a countdown that keeps computations of one tournament at least
+RANKING_MIN_INTERVAL seconds apart. A task releases the claim when it starts and reads the
+newest version, so any change committed after that start queues the next one. 20 results in
+a second: one computation right away, one a second later with all of them.
+
+Without a broker in use (CELERY_EAGER, a laptop with no Redis) the task runs in-process on
+commit, unless one ran less than RANKING_MIN_INTERVAL ago: then the pages compute it on their
+next read (scoring.selectors), so the ranking is never wrong, only computed a moment later.
+"""
 
 from __future__ import annotations
 
 import logging
+import socket
 
+import redis.exceptions
 from celery import shared_task
+from django.db import InterfaceError, OperationalError
+from django.utils import timezone
 
 logger = logging.getLogger(__name__)
 
+# Only failures that may go away by themselves are retried; a bug or bad data is not.
+TRANSIENT_ERRORS: tuple[type[BaseException], ...] = (
+    OperationalError,
+    InterfaceError,
+    redis.exceptions.ConnectionError,
+    redis.exceptions.TimeoutError,
+)
+# Fail fast when the broker is down: the result is saved; the pages catch up.
+PUBLISH_RETRY_POLICY = {"max_retries": 1, "interval_start": 0, "interval_step": 0.2}
 
-@shared_task(name="scoring.recompute_ranking")
-def recompute_ranking(tournament_id: int) -> int:
+
+@shared_task(
+    bind=True,
+    name="scoring.recompute_ranking",
+    autoretry_for=TRANSIENT_ERRORS,
+    retry_backoff=1,
+    retry_backoff_max=30,
+    retry_jitter=True,
+    max_retries=6,
+    ignore_result=True,
+)
+def recompute_ranking(self, tournament_id: int) -> int:
     """Recompute and store the tournament's ranking snapshot; returns its results version."""
-    from scoring.services.ranking import ranking_recompute
+    from scoring.services.ranking import IN_PROCESS, ranking_recompute, ranking_task_started
 
-    return ranking_recompute(tournament_id=tournament_id)
+    where = IN_PROCESS if self.request.is_eager else (self.request.hostname or socket.gethostname())
+    ranking_task_started(tournament_id=tournament_id)
+    try:
+        return ranking_recompute(tournament_id=tournament_id, where=where)
+    except TRANSIENT_ERRORS:
+        raise
+    except Exception as exc:
+        logger.exception("ranking of tournament %s failed", tournament_id)
+        _note_error(tournament_id, exc)
+        raise
+
+
+def _note_error(tournament_id: int, exc: BaseException) -> None:
+    from scoring.services.ranking import ranking_note_error
+
+    try:
+        ranking_note_error(tournament_id=tournament_id, error=exc)
+    except Exception:
+        logger.exception("could not record the ranking error of tournament %s", tournament_id)
+
+
+def broker_in_use() -> bool:
+    """False when tasks run in-process (CELERY_EAGER or no REDIS_URL)."""
+    return not recompute_ranking.app.conf.task_always_eager
 
 
 def schedule_ranking(tournament_id: int) -> None:
-    """Ask a worker for a new ranking. Never raises: a saved result must stay saved when the
-    broker is down; the ranking then catches up on the next read (see scoring.selectors)."""
+    """Ask for a new ranking once a change is committed. Never raises: a saved result must
+    stay saved when the broker or the worker is down; the pages then say "being updated" and
+    catch up (see scoring.selectors)."""
     try:
-        recompute_ranking.delay(tournament_id)
+        _schedule(tournament_id)
     except Exception:
         logger.exception("could not schedule the ranking of tournament %s", tournament_id)
+
+
+def _schedule(tournament_id: int) -> None:
+    from scoring.services.ranking import (
+        min_interval,
+        ranking_claim_queue,
+        ranking_mark_stale,
+        ranking_release_queue,
+    )
+
+    now = timezone.now()
+    started_at, queued = ranking_mark_stale(tournament_id=tournament_id, now=now)
+    wait = 0.0
+    if started_at is not None:
+        wait = max(0.0, min_interval() - (now - started_at).total_seconds())
+    if not broker_in_use():
+        if wait == 0.0:
+            recompute_ranking.apply(args=(tournament_id,), throw=False)
+        return  # computed too recently: the next page read computes it (scoring.selectors)
+    if queued or not ranking_claim_queue(tournament_id=tournament_id, now=now):
+        return  # a queued task will read this change when it starts
+    try:
+        recompute_ranking.apply_async(
+            (tournament_id,),
+            countdown=wait or None,
+            retry=True,
+            retry_policy=PUBLISH_RETRY_POLICY,
+        )
+    except Exception:
+        ranking_release_queue(tournament_id=tournament_id, claimed_at=now)
+        raise

@@ -2,6 +2,19 @@
 
 from __future__ import annotations
 
-from django.urls import URLPattern, URLResolver
+from django.urls import URLPattern, URLResolver, path
 
-urlpatterns: list[URLPattern | URLResolver] = []
+from scoring.views import rankings
+
+urlpatterns: list[URLPattern | URLResolver] = [
+    path("t/<int:pk>/ranking/", rankings.ranking, name="ranking"),
+    path(
+        "t/<int:pk>/ranking/<int:player_pk>/",
+        rankings.player_score_card,
+        name="score_card",
+    ),
+    path("t/<int:pk>/donnes/", rankings.donne_list, name="donne_list"),
+    path("t/<int:pk>/donnes/<int:number>/", rankings.donne_traveller, name="traveller"),
+    path("clubs/<int:pk>/season/", rankings.club_season_ranking, name="club_season"),
+    path("players/<int:pk>/results/", rankings.player_results, name="player_results"),
+]

@@ -1,0 +1,841 @@
+"""Reads for the rankings pages: the ranking, a player's score card, a donne's traveller, a
+club's season and a player's history.
+
+Freshness (issue 6): a page shows the latest snapshot for the tournament's method and rate;
+it is "current" only when its results version is the tournament's. Otherwise the page says
+the ranking is being updated, and the read helps it catch up:
+- with a broker in use, it nudges the scheduler (which queues a task unless one is queued);
+  if the workers have not caught up RANKING_STALE_AFTER seconds after the first unranked
+  change (worker stopped, Redis down), the read computes the ranking in-process;
+- without a broker (CELERY_EAGER), the read computes it in-process right away (at most one
+  computation per RANKING_MIN_INTERVAL, claimed in the database so polling phones do not
+  all compute it).
+No page ever presents a snapshot as current when a saved result is missing from it.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any
+
+from django.db.models import Count, F
+from django.db.models.fields.json import KeyTransform
+from django.utils.translation import gettext_lazy as _
+
+from scoring.duplicate import differentials, matchpoint_percentage
+from scoring.models import RankingSnapshot, RankingState
+from tournaments.models import (
+    POSITIONS,
+    Club,
+    Contract,
+    Donne,
+    Player,
+    Position,
+    Result,
+    Seat,
+    TableRound,
+    Tournament,
+)
+
+logger = logging.getLogger(__name__)
+
+POSITION_LABELS = dict(Position.choices)
+CONTRACT_LABELS = dict(Contract.choices)
+
+
+def frac(value: Any) -> Fraction | None:
+    """Decode an exact number stored by scoring.services.ranking (int or "n/d")."""
+    if value is None:
+        return None
+    return Fraction(value)
+
+
+# --- freshness -------------------------------------------------------------------------------
+
+
+def _latest_snapshot(tournament: Tournament) -> RankingSnapshot | None:
+    """Latest snapshot for the tournament's method and rate; failing that (the method just
+    changed), the latest of any method, to show while the new one is computed."""
+    snapshots = RankingSnapshot.objects.filter(tournament_id=tournament.pk).defer("cards")
+    latest = (
+        snapshots.filter(
+            method=tournament.method,
+            matchpoint_penalty_rate=tournament.matchpoint_penalty_rate,
+        )
+        .order_by("-results_version", "-pk")
+        .first()
+    )
+    if latest is None:
+        latest = snapshots.order_by("-pk").first()
+    return latest
+
+
+def snapshot_is_current(snapshot: RankingSnapshot | None, tournament: Tournament) -> bool:
+    """True when the snapshot reflects every saved change under the tournament's settings."""
+    return (
+        snapshot is not None
+        and snapshot.results_version >= tournament.results_version
+        and snapshot.method == tournament.method
+        and Decimal(snapshot.matchpoint_penalty_rate) == Decimal(tournament.matchpoint_penalty_rate)
+    )
+
+
+def _catch_up(tournament: Tournament) -> bool:
+    """Help a stale ranking catch up; True when it was computed here, in-process."""
+    from django.utils import timezone
+
+    from scoring.services.ranking import (
+        IN_PROCESS,
+        min_interval,
+        ranking_claim_in_process,
+        ranking_note_error,
+        ranking_recompute,
+        stale_after,
+    )
+    from scoring.tasks import broker_in_use, schedule_ranking
+
+    if broker_in_use():
+        stale_since = (
+            RankingState.objects.filter(pk=tournament.pk)
+            .values_list("stale_since", flat=True)
+            .first()
+        )
+        waited = (timezone.now() - stale_since).total_seconds() if stale_since else 0.0
+        if stale_since is None or waited < stale_after():
+            schedule_ranking(tournament.pk)  # starts the clock; queues unless one is queued
+            return False
+        window = stale_after()
+    else:
+        window = min_interval()
+    if not ranking_claim_in_process(tournament_id=tournament.pk, window=window):
+        return False
+    try:
+        ranking_recompute(tournament_id=tournament.pk, where=IN_PROCESS)
+    except Exception as exc:  # the page still answers, saying "being updated"
+        logger.exception("in-process ranking of tournament %s failed", tournament.pk)
+        ranking_note_error(tournament_id=tournament.pk, error=exc)
+        return False
+    return True
+
+
+def ranking_snapshot(
+    tournament: Tournament, *, refresh: bool = True
+) -> tuple[RankingSnapshot | None, bool]:
+    """The snapshot to show (without its cards) and whether it is current; with refresh, a
+    stale ranking is helped to catch up (see the module docstring)."""
+    snapshot = _latest_snapshot(tournament)
+    if snapshot_is_current(snapshot, tournament):
+        return snapshot, True
+    if refresh and _catch_up(tournament):
+        snapshot = _latest_snapshot(tournament)
+    return snapshot, snapshot_is_current(snapshot, tournament)
+
+
+# --- the ranking -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RankingLine:
+    rank: int
+    tied: bool
+    player: Player
+    total: Fraction
+    differential_total: Fraction
+    penalty_points: int
+    donnes_played: int
+    donnes_compared: int
+
+
+@dataclass(frozen=True)
+class RankingView:
+    """What the ranking page shows. `is_current` False means "being updated"."""
+
+    tournament: Tournament
+    rows: list[RankingLine]
+    method: str
+    rate: Decimal
+    version: int | None
+    results_version: int
+    is_current: bool
+    computed_at: datetime | None
+    snapshot_id: int | None
+
+    @property
+    def updating(self) -> bool:
+        return not self.is_current
+
+    @property
+    def method_label(self) -> str:
+        return method_label(self.method)
+
+    @property
+    def is_matchpoints(self) -> bool:
+        return self.method == "matchpoints"
+
+
+def method_label(method: str) -> str:
+    from tournaments.models import Method
+
+    return str(dict(Method.choices).get(method, method))
+
+
+def _decode_rows(data: dict[str, Any]) -> dict[int, list[Any]]:
+    return {int(key[1:]): values for key, values in (data.get("rows") or {}).items()}
+
+
+def ranking_lines(rows: dict[int, list[Any]]) -> list[RankingLine]:
+    """Ranking lines with their players (one query), best first, ties by name."""
+    players = Player.objects.select_related("club").in_bulk(list(rows))
+    ranks = Counter(values[0] for values in rows.values())
+    lines = [
+        RankingLine(
+            rank=values[0],
+            tied=ranks[values[0]] > 1,
+            player=players[pid],
+            total=Fraction(values[1]),
+            differential_total=Fraction(values[2]),
+            penalty_points=values[3],
+            donnes_played=values[4],
+            donnes_compared=values[5],
+        )
+        for pid, values in rows.items()
+        if pid in players
+    ]
+    lines.sort(key=lambda line: (line.rank, line.player.last_name, line.player.first_name))
+    return lines
+
+
+def ranking_view(
+    tournament: Tournament, snapshot: RankingSnapshot | None, current: bool
+) -> RankingView:
+    """The page's view of a snapshot (players and clubs in one query)."""
+    rows = ranking_lines(_decode_rows(snapshot.data)) if snapshot else []
+    source = snapshot if snapshot is not None else tournament
+    return RankingView(
+        tournament=tournament,
+        rows=rows,
+        method=source.method,
+        rate=Decimal(source.matchpoint_penalty_rate),
+        version=snapshot.results_version if snapshot else None,
+        results_version=tournament.results_version,
+        is_current=current,
+        computed_at=snapshot.computed_at if snapshot else None,
+        snapshot_id=snapshot.pk if snapshot else None,
+    )
+
+
+def ranking_current(tournament: Tournament, *, refresh: bool = True) -> RankingView:
+    """The tournament's ranking as the pages show it (a fixed number of queries)."""
+    snapshot, current = ranking_snapshot(tournament, refresh=refresh)
+    return ranking_view(tournament, snapshot, current)
+
+
+# --- which donnes are finished everywhere ----------------------------------------------------
+
+
+def complete_donnes(tournament: Tournament) -> set[int]:
+    """Ids of the donnes every scheduled table has a result (or an annulment) for.
+
+    Two queries: tables scheduled per étui set, and tables with a result per donne (only
+    results of tables that really play the donne's set count).
+    """
+    scheduled = dict(
+        TableRound.objects.filter(round__tournament=tournament)
+        .order_by()
+        .values("etui_set_id")
+        .annotate(n=Count("table_id", distinct=True))
+        .values_list("etui_set_id", "n")
+    )
+    done = (
+        Result.objects.filter(
+            tournament=tournament, table__table_rounds__etui_set_id=F("donne__etui_set_id")
+        )
+        .order_by()
+        .values("donne_id", "donne__etui_set_id")
+        .annotate(n=Count("table_id", distinct=True))
+        .values_list("donne_id", "donne__etui_set_id", "n")
+    )
+    return {donne for donne, etui_set, n in done if n >= scheduled.get(etui_set, 0) > 0}
+
+
+def donne_is_complete(donne: Donne) -> bool:
+    """Every table scheduled to play the donne has a result or an annulment for it."""
+    scheduled = set(
+        TableRound.objects.filter(etui_set_id=donne.etui_set_id).values_list("table_id", flat=True)
+    )
+    entered = set(Result.objects.filter(donne=donne).values_list("table_id", flat=True))
+    return bool(scheduled) and scheduled <= entered
+
+
+# --- a player's score card -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CardScore:
+    position: str
+    score: int | None
+    mine: bool
+
+
+@dataclass(frozen=True)
+class ScoreCardLine:
+    round_number: int
+    donne_id: int
+    donne_number: int
+    table_number: int | None
+    position: str | None
+    status: str  # played, annulled, sat_out, pending
+    taker: str
+    contract: str
+    all_passed: bool
+    scores: list[CardScore]
+    score: Fraction | None
+    differential: Fraction | None
+    percentage: Fraction | None
+    group_size: int
+    running_total: Fraction | None
+    traveller_visible: bool
+
+    @property
+    def position_label(self) -> str:
+        return str(POSITION_LABELS.get(self.position or "", ""))
+
+    @property
+    def taker_label(self) -> str:
+        return str(POSITION_LABELS.get(self.taker, ""))
+
+    @property
+    def contract_label(self) -> str:
+        return str(CONTRACT_LABELS.get(self.contract, ""))
+
+
+@dataclass(frozen=True)
+class ScoreCard:
+    tournament: Tournament
+    player: Player
+    lines: list[ScoreCardLine]
+    row: RankingLine | None
+    field_size: int
+    method: str
+    is_current: bool
+    computed_at: datetime | None
+    chart: list[tuple[str, Fraction]] = field(default_factory=list)
+
+    @property
+    def updating(self) -> bool:
+        return not self.is_current
+
+    @property
+    def is_matchpoints(self) -> bool:
+        return self.method == "matchpoints"
+
+    @property
+    def method_label(self) -> str:
+        return method_label(self.method)
+
+
+def score_card(tournament: Tournament, player: Player, *, can_manage: bool) -> ScoreCard | None:
+    """A player's score card: every donne he is scheduled for, in the order he plays them,
+    with the result at his table, his differential and the running total. None if the player
+    is not in this tournament. A fixed number of queries."""
+    snapshot, current = ranking_snapshot(tournament)
+    seats = list(
+        Seat.objects.filter(player=player, round__tournament=tournament)
+        .order_by("round__number")
+        .values_list(
+            "round__number",
+            "table_round__table_id",
+            "table_round__table__number",
+            "table_round__etui_set_id",
+            "position",
+        )
+    )
+    key = f"p{player.pk}"
+    card_lines: list[list[Any]] = []
+    row_values: list[Any] | None = None
+    field_size = 0
+    if snapshot is not None:
+        extracted = (
+            RankingSnapshot.objects.filter(pk=snapshot.pk)
+            .annotate(
+                card=KeyTransform(key, "cards"),
+                row=KeyTransform(key, KeyTransform("rows", "data")),
+                size=KeyTransform("players", "data"),
+            )
+            .values_list("card", "row", "size")
+            .first()
+        )
+        if extracted:
+            card_lines = extracted[0] or []
+            row_values = extracted[1]
+            field_size = int(extracted[2] or 0)
+    if not seats and row_values is None:
+        return None
+
+    set_round: dict[int, tuple[int, int, int]] = {}
+    for round_number, table_id, table_number, etui_set, _position in seats:
+        set_round[etui_set] = (round_number, table_id, table_number)
+    donnes = list(
+        Donne.objects.filter(tournament=tournament, etui_set_id__in=list(set_round))
+        .order_by("number")
+        .values_list("id", "number", "etui_set_id")
+    )
+    by_donne = {line[0]: line for line in card_lines}
+    table_ids = {t for _r, t, _n in set_round.values()}
+    results = {
+        (r.table_id, r.donne_id): r
+        for r in Result.objects.filter(
+            tournament=tournament, table_id__in=table_ids, donne_id__in=[d[0] for d in donnes]
+        ).order_by()
+    }
+    visible = complete_donnes(tournament) if not can_manage else None
+    is_mp = (snapshot.method if snapshot else tournament.method) == "matchpoints"
+
+    ordered = sorted(donnes, key=lambda d: (set_round[d[2]][0], d[1]))
+    lines: list[ScoreCardLine] = []
+    chart: list[tuple[str, Fraction]] = []
+    running = Fraction(0)
+    pct_sum, pct_count = Fraction(0), 0
+    for donne_id, number, etui_set in ordered:
+        round_number, table_id, table_number = set_round[etui_set]
+        line = by_donne.get(donne_id)
+        result = results.get((table_id, donne_id))
+        status = "pending"
+        position = None
+        score = differential = percentage = None
+        group_size = 0
+        if line is not None:
+            _d, position, _t, score_v, diff_v, pct_v, status, group_size = line
+            score, differential, percentage = frac(score_v), frac(diff_v), frac(pct_v)
+        if position is None and result is not None and status == "pending":
+            position = next((p for p, pid in result.holders.items() if int(pid) == player.pk), None)
+        scores: list[CardScore] = []
+        if result is not None and result.status != Result.Status.ANNULLED:
+            scores = [
+                CardScore(p, result.score_of(p), p == position)
+                for p in POSITIONS
+                if p in result.scores or result.status == Result.Status.ALL_PASSED
+            ]
+        running_total: Fraction | None = None
+        if status in ("played", "annulled", "sat_out"):
+            if is_mp:
+                if percentage is not None:
+                    pct_sum += percentage
+                    pct_count += 1
+                running_total = pct_sum / pct_count if pct_count else Fraction(0)
+            else:
+                running += differential or 0
+                running_total = running
+            chart.append((str(number), running_total))
+        lines.append(
+            ScoreCardLine(
+                round_number=round_number,
+                donne_id=donne_id,
+                donne_number=number,
+                table_number=table_number,
+                position=position,
+                status=status,
+                taker=result.taker if result else "",
+                contract=result.contract if result else "",
+                all_passed=bool(result and result.status == Result.Status.ALL_PASSED),
+                scores=scores,
+                score=score,
+                differential=differential,
+                percentage=percentage,
+                group_size=group_size,
+                running_total=running_total,
+                traveller_visible=can_manage or donne_id in (visible or set()),
+            )
+        )
+    row = None
+    if row_values is not None:
+        row = RankingLine(
+            rank=row_values[0],
+            tied=False,
+            player=player,
+            total=Fraction(row_values[1]),
+            differential_total=Fraction(row_values[2]),
+            penalty_points=row_values[3],
+            donnes_played=row_values[4],
+            donnes_compared=row_values[5],
+        )
+    return ScoreCard(
+        tournament=tournament,
+        player=player,
+        lines=lines,
+        row=row,
+        field_size=field_size,
+        method=snapshot.method if snapshot else tournament.method,
+        is_current=current,
+        computed_at=snapshot.computed_at if snapshot else None,
+        chart=chart,
+    )
+
+
+# --- a donne's traveller ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class HandSuit:
+    symbol: str
+    css: str
+    cards: list[str]
+
+
+@dataclass(frozen=True)
+class HandView:
+    position: str
+    label: str
+    suits: list[HandSuit]
+    trumps: list[str]
+    raw: str
+
+
+@dataclass(frozen=True)
+class TravellerRow:
+    table_number: int
+    status: str
+    players: dict[str, Player | None]
+    sitter: Player | None
+    result: Result
+    scores: dict[str, int]
+    values: dict[str, tuple[Fraction, Fraction | None]]
+
+    @property
+    def cells(
+        self,
+    ) -> list[tuple[str, Player | None, int | None, Fraction | None, Fraction | None]]:
+        out = []
+        for p in POSITIONS:
+            diff, pct = self.values.get(p, (None, None))
+            score = self.scores.get(p) if self.status != Result.Status.ANNULLED else None
+            out.append((p, self.players.get(p), score, diff, pct))
+        return out
+
+    @property
+    def taker_label(self) -> str:
+        return str(POSITION_LABELS.get(self.result.taker, ""))
+
+    @property
+    def contract_label(self) -> str:
+        return str(CONTRACT_LABELS.get(self.result.contract, ""))
+
+
+@dataclass(frozen=True)
+class Outcome:
+    label: str
+    scores: dict[str, int]
+    tables: int
+    share: int  # percent of the tables, for the bar
+
+
+@dataclass(frozen=True)
+class Traveller:
+    tournament: Tournament
+    donne: Donne
+    rows: list[TravellerRow]
+    hands: list[HandView]
+    chien: HandView | None
+    distribution: list[Outcome]
+    complete: bool
+    missing_tables: list[int]
+    method: str
+
+    @property
+    def is_matchpoints(self) -> bool:
+        return self.method == "matchpoints"
+
+    @property
+    def method_label(self) -> str:
+        return method_label(self.method)
+
+
+_FACE = {14: "R", 13: "D", 12: "C", 11: "V"}
+
+
+def hand_view(position: str, label: str, text: str) -> HandView:
+    """A hand grouped by suit for the diagram (suit symbols, trumps high to low)."""
+    try:
+        from scoring.cards import parse_hand
+
+        cards = parse_hand(text)
+    except Exception:  # a hand the notation cannot read is shown as stored
+        return HandView(position, label, [], [], text)
+    suits: dict[str, list[str]] = {s: [] for s in ("S", "H", "D", "C")}
+    trumps: list[str] = []
+    for card in cards:  # display order: ♠ ♥ ♦ ♣ high to low, then trumps 21..1, Excuse
+        if card.suit is not None:
+            suits[card.suit].append(_FACE.get(card.rank, str(card.rank)))
+        else:
+            trumps.append(card.symbol)
+    symbols = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
+    return HandView(
+        position,
+        label,
+        [HandSuit(symbols[s], f"suit-{s}", suits[s]) for s in ("S", "H", "D", "C")],
+        trumps,
+        text,
+    )
+
+
+def _outcome_label(result: Result) -> str:
+    if result.status == Result.Status.ALL_PASSED:
+        return str(_("All passed"))
+    return str(
+        _("%(contract)s by %(taker)s")
+        % {
+            "contract": CONTRACT_LABELS.get(result.contract, result.contract),
+            "taker": POSITION_LABELS.get(result.taker, result.taker),
+        }
+    )
+
+
+def traveller(tournament: Tournament, donne: Donne) -> Traveller:
+    """Every table's result on the donne side by side, with each position's differential
+    under the tournament's method, the hands and the distribution of outcomes."""
+    results = list(
+        Result.objects.filter(donne=donne).select_related("table").order_by("table__number")
+    )
+    scheduled = dict(
+        TableRound.objects.filter(etui_set_id=donne.etui_set_id).values_list(
+            "table_id", "table__number"
+        )
+    )
+    ids: set[int] = set()
+    for r in results:
+        ids.update(int(pid) for pid in (r.holders or {}).values())
+        if r.sitter_id:
+            ids.add(r.sitter_id)
+    players = Player.objects.in_bulk(list(ids))
+    method = tournament.method
+
+    counted = [r for r in results if r.status != Result.Status.ANNULLED]
+    values: dict[int, dict[str, tuple[Fraction, Fraction | None]]] = defaultdict(dict)
+    for position in POSITIONS:
+        group = [r for r in counted if position in r.holders]
+        scores = [r.score_of(position) for r in group]
+        for r, value in zip(group, differentials(scores, method), strict=True):
+            pct = matchpoint_percentage(value, len(group)) if method == "matchpoints" else None
+            values[r.pk][position] = (value, pct * 100 if pct is not None else None)
+
+    rows = [
+        TravellerRow(
+            table_number=r.table.number,
+            status=r.status,
+            players={p: players.get(int(pid)) for p, pid in (r.holders or {}).items()},
+            sitter=players.get(r.sitter_id) if r.sitter_id else None,
+            result=r,
+            scores={p: r.score_of(p) for p in POSITIONS},
+            values=values.get(r.pk, {}),
+        )
+        for r in results
+    ]
+    outcomes: dict[tuple[Any, ...], list[Result]] = defaultdict(list)
+    for r in counted:
+        outcomes[(r.status, r.contract, r.taker, *(r.score_of(p) for p in POSITIONS))].append(r)
+    distribution = [
+        Outcome(
+            label=_outcome_label(group[0]),
+            scores={p: group[0].score_of(p) for p in POSITIONS},
+            tables=len(group),
+            share=round(100 * len(group) / len(counted)),
+        )
+        for group in sorted(
+            outcomes.values(), key=lambda g: (-len(g), -g[0].score_of("N"), g[0].taker)
+        )
+    ]
+    entered = {r.table_id for r in results}
+    missing = sorted(number for table, number in scheduled.items() if table not in entered)
+    return Traveller(
+        tournament=tournament,
+        donne=donne,
+        rows=rows,
+        hands=[hand_view(p, str(POSITION_LABELS[p]), donne.hand(p)) for p in POSITIONS],
+        chien=hand_view("", str(_("Chien")), donne.chien) if donne.chien else None,
+        distribution=distribution,
+        complete=bool(scheduled) and not missing,
+        missing_tables=missing,
+        method=method,
+    )
+
+
+@dataclass(frozen=True)
+class DonneEntry:
+    id: int
+    number: int
+    etui_set: int
+    visible: bool
+    complete: bool
+
+
+def donne_index(tournament: Tournament, *, can_manage: bool) -> list[DonneEntry]:
+    """The tournament's donnes, saying which travellers may be opened."""
+    done = complete_donnes(tournament)
+    return [
+        DonneEntry(pk, number, etui_set, can_manage or pk in done, pk in done)
+        for pk, number, etui_set in Donne.objects.filter(tournament=tournament)
+        .order_by("number")
+        .values_list("pk", "number", "etui_set__number")
+    ]
+
+
+# --- a club's season and a player's history ---------------------------------------------------
+
+
+@dataclass
+class SeasonLine:
+    player: Player
+    rank: int = 0
+    total: Fraction = Fraction(0)
+    tournaments: int = 0
+    donnes: int = 0
+    compared_sum: Fraction = Fraction(0)
+    compared: int = 0
+
+    @property
+    def average(self) -> Fraction | None:
+        """Differentials (match points: percentages) per donne compared."""
+        return self.compared_sum / self.compared if self.compared else None
+
+
+@dataclass(frozen=True)
+class Season:
+    club: Club
+    start: date
+    end: date
+    method: str
+    tournaments: list[Tournament]
+    updating: list[Tournament]
+    lines: list[SeasonLine]
+
+    @property
+    def is_matchpoints(self) -> bool:
+        return self.method == "matchpoints"
+
+    @property
+    def method_label(self) -> str:
+        return method_label(self.method)
+
+
+def _current_snapshots(tournaments: Iterable[Tournament]) -> dict[int, RankingSnapshot]:
+    """The current snapshot (cards left out) of each tournament that has one; one query."""
+    ids = [t.pk for t in tournaments]
+    return {
+        s.tournament_id: s
+        for s in RankingSnapshot.objects.filter(
+            tournament_id__in=ids,
+            method=F("tournament__method"),
+            matchpoint_penalty_rate=F("tournament__matchpoint_penalty_rate"),
+            results_version__gte=F("tournament__results_version"),
+        )
+        .defer("cards")
+        .order_by("tournament_id", "results_version")
+    }
+
+
+def club_season(*, club: Club, start: date, end: date, method: str) -> Season:
+    """Ranking of the players of a club's published tournaments between two dates (those
+    compared under one method, so the numbers add up): total of the tournament totals,
+    tournaments played, average differential per donne compared."""
+    tournaments = list(
+        Tournament.objects.filter(
+            club=club,
+            status=Tournament.Status.PUBLISHED,
+            date__gte=start,
+            date__lte=end,
+            method=method,
+        ).order_by("date", "name")
+    )
+    snapshots = _current_snapshots(tournaments)
+    updating = [t for t in tournaments if t.pk not in snapshots]
+    for tournament in updating:  # published, yet not ranked: help it catch up
+        ranking_snapshot(tournament)
+    if updating:
+        snapshots = _current_snapshots(tournaments)
+        updating = [t for t in tournaments if t.pk not in snapshots]
+    totals: dict[int, SeasonLine] = {}
+    for snapshot in snapshots.values():
+        for pid, values in _decode_rows(snapshot.data).items():
+            line = totals.get(pid)
+            if line is None:
+                line = totals[pid] = SeasonLine(player=None)  # type: ignore[arg-type]
+            compared = values[5]
+            line.total += Fraction(values[1])
+            line.tournaments += 1
+            line.donnes += values[4]
+            line.compared += compared
+            diff = Fraction(values[2])
+            line.compared_sum += diff * compared if method == "matchpoints" else diff
+    players = Player.objects.select_related("club").in_bulk(list(totals))
+    lines = []
+    for pid, line in totals.items():
+        if pid in players:
+            line.player = players[pid]
+            lines.append(line)
+    lines.sort(key=lambda x: (-x.total, x.player.last_name, x.player.first_name))
+    previous: Fraction | None = None
+    for index, line in enumerate(lines, start=1):
+        line.rank = index if line.total != previous else lines[index - 2].rank
+        previous = line.total
+    return Season(club, start, end, method, tournaments, updating, lines)
+
+
+@dataclass(frozen=True)
+class HistoryEntry:
+    tournament: Tournament
+    rank: int | None
+    field_size: int
+    total: Fraction | None
+    donnes_played: int
+    penalty_points: int
+    is_current: bool
+
+    @property
+    def is_matchpoints(self) -> bool:
+        return self.tournament.method == "matchpoints"
+
+
+def player_history(player: Player, tournaments: list[Tournament]) -> list[HistoryEntry]:
+    """A player's place in each of the given tournaments (those the reader may see), read
+    from their latest snapshots: one query for all of them."""
+    key = f"p{player.pk}"
+    latest: dict[int, tuple[int, list[Any] | None, int, bool]] = {}
+    by_id = {t.pk: t for t in tournaments}
+    rows = (
+        RankingSnapshot.objects.filter(
+            tournament_id__in=list(by_id),
+            method=F("tournament__method"),
+            matchpoint_penalty_rate=F("tournament__matchpoint_penalty_rate"),
+        )
+        .annotate(
+            row=KeyTransform(key, KeyTransform("rows", "data")),
+            size=KeyTransform("players", "data"),
+        )
+        .order_by("tournament_id", "-results_version")
+        .values_list("tournament_id", "results_version", "row", "size")
+    )
+    for tournament_id, version, row, size in rows:
+        if tournament_id not in latest:
+            current = version >= by_id[tournament_id].results_version
+            latest[tournament_id] = (version, row, int(size or 0), current)
+    entries = []
+    for tournament in tournaments:
+        _version, row, size, current = latest.get(tournament.pk, (0, None, 0, False))
+        entries.append(
+            HistoryEntry(
+                tournament=tournament,
+                rank=row[0] if row else None,
+                field_size=size,
+                total=Fraction(row[1]) if row else None,
+                donnes_played=row[4] if row else 0,
+                penalty_points=row[3] if row else 0,
+                is_current=current,
+            )
+        )
+    return entries

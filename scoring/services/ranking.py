@@ -1,0 +1,355 @@
+"""Computing and storing a tournament's ranking (issue 6), and the bookkeeping that lets the
+web processes and the workers coalesce computations through the database.
+
+`ranking_recompute` reads everything in a fixed number of queries, whatever the size of the
+tournament, inside one consistent read (REPEATABLE READ on PostgreSQL), runs the pure
+`scoring.ranking.compute_ranking` and stores a RankingSnapshot tagged with the results
+version it read. It is idempotent: a snapshot that exists for (version, method, rate) is not
+computed again.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any
+
+from django.conf import settings
+from django.db import IntegrityError, connection, transaction
+from django.db.models import Case, Exists, F, Q, Value, When
+from django.utils import timezone
+
+from scoring.models import RankingSnapshot, RankingState
+from scoring.ranking import DonneLine, Penalty, Play, Ranking, compute_ranking
+from tournaments.models import Penalty as PenaltyRow
+from tournaments.models import Result, Seat, Tournament
+
+logger = logging.getLogger(__name__)
+
+IN_PROCESS = "in-process"
+SNAPSHOT_FORMAT = 1
+# Snapshots older than this many results versions are deleted when a new one is stored.
+KEEP_VERSIONS = 20
+# A queued task that has not started after this long is presumed lost: a new one may be queued.
+QUEUE_CLAIM_TIMEOUT = timedelta(seconds=30)
+
+
+class RankingDataError(ValueError):
+    """A stored result cannot be turned into ranking input (a bug or a hand-edited row).
+    Not transient: the task does not retry it."""
+
+
+@dataclass(frozen=True)
+class RankingInputs:
+    """What one computation reads, consistently, from the database."""
+
+    tournament_id: int
+    results_version: int
+    method: str
+    rate: Decimal
+    exists: bool
+    plays: list[Play]
+    annulled: list[tuple[int, int]]
+    sit_outs: list[tuple[int, int]]
+    penalties: list[Penalty]
+
+
+def min_interval() -> float:
+    """Seconds between the starts of two computations of one tournament (coalescing)."""
+    return float(getattr(settings, "RANKING_MIN_INTERVAL", 1.0))
+
+
+def stale_after() -> float:
+    """Seconds a page waits for the workers before computing the ranking in-process."""
+    return float(getattr(settings, "RANKING_STALE_AFTER", 15.0))
+
+
+# --- the computation ---------------------------------------------------------------------------
+
+
+@contextmanager
+def _consistent_read() -> Iterator[None]:
+    """One transaction for all the reads, so the version and the rows agree.
+
+    PostgreSQL: REPEATABLE READ (one snapshot for every statement). SQLite: a read
+    transaction holds one consistent view. Inside an outer transaction (tests, callers) the
+    reads share it; the version is read first, so a snapshot never claims a version whose
+    changes it did not see (it may see later ones, which is harmless: a later snapshot
+    recomputes them).
+    """
+    if connection.in_atomic_block:
+        yield
+        return
+    with transaction.atomic():
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        yield
+
+
+def ranking_inputs(*, tournament_id: int) -> RankingInputs | None:
+    """Read a tournament's results as ranking input (None if the tournament is gone).
+
+    Five queries whatever the size: tournament, existing snapshot, results, penalties,
+    seated players (these last ones appear in the ranking before their first result).
+    """
+    with _consistent_read():
+        head = (
+            Tournament.objects.filter(pk=tournament_id)
+            .values_list("results_version", "method", "matchpoint_penalty_rate")
+            .first()
+        )
+        if head is None:
+            return None
+        version, method, rate = head
+        exists = RankingSnapshot.objects.filter(
+            tournament_id=tournament_id,
+            results_version=version,
+            method=method,
+            matchpoint_penalty_rate=rate,
+        ).exists()
+        if exists:
+            return RankingInputs(tournament_id, version, method, rate, True, [], [], [], [])
+        results = list(
+            Result.objects.filter(tournament_id=tournament_id)
+            .order_by()
+            .values_list("pk", "status", "donne_id", "table_id", "holders", "scores", "sitter_id")
+        )
+        penalty_rows = list(
+            PenaltyRow.objects.filter(tournament_id=tournament_id, withdrawn_at__isnull=True)
+            .order_by()
+            .values_list("player_id", "points", "donne_id")
+        )
+        seated = set(
+            Seat.objects.filter(round__tournament_id=tournament_id)
+            .order_by()
+            .values_list("player_id", flat=True)
+            .distinct()
+        )
+
+    plays: list[Play] = []
+    annulled: list[tuple[int, int]] = []
+    sit_outs: list[tuple[int, int]] = []
+    played_status = Result.Status.PLAYED
+    annulled_status = Result.Status.ANNULLED
+    for pk, status, donne, table, holders, scores, sitter in results:
+        if sitter is not None:
+            sit_outs.append((sitter, donne))
+        if status == annulled_status:
+            annulled.append((donne, table))
+        for position, player in (holders or {}).items():
+            if status == played_status:
+                try:
+                    score = int(scores[position])
+                except (KeyError, TypeError, ValueError):
+                    raise RankingDataError(
+                        f"result {pk}: no valid score for position {position!r} in {scores!r}"
+                    ) from None
+            else:  # all passed: a real 0 that is compared; annulled: left out of the group
+                score = 0
+            plays.append(Play(int(player), donne, position, table, score))
+    penalties = [Penalty(player, points, donne) for player, points, donne in penalty_rows]
+    # Seated players without any result yet still appear (with 0): a 0-point entry adds the
+    # player to the ranking without changing anyone's total.
+    ranked = {p.player for p in plays} | {p for p, _ in sit_outs} | {p.player for p in penalties}
+    penalties.extend(Penalty(player, 0) for player in sorted(seated - ranked))
+    return RankingInputs(
+        tournament_id, version, method, rate, False, plays, annulled, sit_outs, penalties
+    )
+
+
+def _num(value: Fraction | int | None) -> int | str | None:
+    """Exact number for JSON: an int when whole, else a Fraction string ("45/2")."""
+    if value is None:
+        return None
+    if isinstance(value, int):
+        return int(value)
+    return value.numerator if value.denominator == 1 else str(value)
+
+
+def _card_line(donne: Any, line: DonneLine) -> list[Any]:
+    return [
+        donne,
+        line.position,
+        line.table,
+        _num(line.score),
+        _num(line.differential),
+        _num(line.percentage),
+        str(line.status),
+        line.group_size,
+    ]
+
+
+def ranking_encode(ranking: Ranking) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The ranking as the snapshot's `data` and `cards` JSON (see RankingSnapshot)."""
+    rows: dict[str, Any] = {}
+    cards: dict[str, Any] = {}
+    for row in ranking.rows:
+        key = f"p{row.player}"
+        rows[key] = [
+            row.rank,
+            _num(row.total),
+            _num(row.differential_total),
+            row.penalty_points,
+            row.donnes_played,
+            row.donnes_compared,
+        ]
+        cards[key] = [_card_line(donne, line) for donne, line in row.per_donne.items()]
+    data = {
+        "format": SNAPSHOT_FORMAT,
+        "method": str(ranking.method),
+        "rate": _num(ranking.matchpoint_penalty_rate),
+        "players": len(ranking.rows),
+        "rows": rows,
+    }
+    return data, cards
+
+
+def ranking_recompute(*, tournament_id: int, where: str = IN_PROCESS) -> int:
+    """Compute and store the tournament's ranking; return the results version it reflects.
+
+    Idempotent: when a snapshot exists for the current version, method and rate, nothing is
+    computed. Two computations racing on one version store one snapshot (unique constraint).
+    """
+    started = time.perf_counter()
+    inputs = ranking_inputs(tournament_id=tournament_id)
+    if inputs is None:
+        logger.info("ranking of tournament %s not computed: it no longer exists", tournament_id)
+        return 0
+    if inputs.exists:
+        _state_after(inputs, computed=False)
+        return inputs.results_version
+    ranking = compute_ranking(
+        inputs.plays,
+        method=inputs.method,
+        annulled=inputs.annulled,
+        sit_outs=inputs.sit_outs,
+        penalties=inputs.penalties,
+        matchpoint_penalty_rate=Fraction(inputs.rate),
+    )
+    data, cards = ranking_encode(ranking)
+    duration = int((time.perf_counter() - started) * 1000)
+    with transaction.atomic():
+        try:
+            with transaction.atomic():
+                RankingSnapshot.objects.create(
+                    tournament_id=tournament_id,
+                    results_version=inputs.results_version,
+                    method=inputs.method,
+                    matchpoint_penalty_rate=inputs.rate,
+                    computed_in=where[:200],
+                    duration_ms=duration,
+                    data=data,
+                    cards=cards,
+                )
+            created = True
+        except IntegrityError:  # another computation stored this version meanwhile
+            created = False
+        _state_after(inputs, computed=created)
+        RankingSnapshot.objects.filter(
+            tournament_id=tournament_id,
+            results_version__lt=inputs.results_version - KEEP_VERSIONS,
+        ).delete()
+    logger.info(
+        "ranking of tournament %s v%s (%s) computed in %s ms by %s",
+        tournament_id,
+        inputs.results_version,
+        inputs.method,
+        duration,
+        where,
+    )
+    return inputs.results_version
+
+
+def _state_after(inputs: RankingInputs, *, computed: bool) -> None:
+    """Count the computation; clear `stale_since` unless the tournament moved on meanwhile
+    (decided by the database in the same UPDATE, so no change can slip between)."""
+    moved_on = Tournament.objects.filter(pk=inputs.tournament_id).filter(
+        Q(results_version__gt=inputs.results_version)
+        | ~Q(method=inputs.method)
+        | ~Q(matchpoint_penalty_rate=inputs.rate)
+    )
+    changes: dict[str, Any] = {
+        "stale_since": Case(When(Exists(moved_on), then=F("stale_since")), default=Value(None)),
+        "last_error": "",
+    }
+    if computed:
+        changes["computations"] = F("computations") + 1
+    updated = RankingState.objects.filter(pk=inputs.tournament_id).update(**changes)
+    if not updated:
+        RankingState.objects.bulk_create(
+            [RankingState(tournament_id=inputs.tournament_id, computations=int(computed))],
+            ignore_conflicts=True,
+        )
+
+
+# --- bookkeeping shared by the scheduler (scoring.tasks) and the pages (scoring.selectors) ----
+
+
+def ranking_mark_stale(*, tournament_id: int, now: datetime) -> tuple[datetime | None, bool]:
+    """Note that the tournament has a change not yet ranked; return (started_at of the last
+    computation, whether a queued task already holds the claim)."""
+    updated = RankingState.objects.filter(pk=tournament_id, stale_since__isnull=True).update(
+        stale_since=now
+    )
+    if not updated:  # already stale, or no row yet
+        RankingState.objects.bulk_create(
+            [RankingState(tournament_id=tournament_id, stale_since=now)], ignore_conflicts=True
+        )
+    started_at, queued_at = RankingState.objects.values_list("started_at", "queued_at").get(
+        pk=tournament_id
+    )
+    return started_at, queued_at is not None and queued_at >= now - QUEUE_CLAIM_TIMEOUT
+
+
+def ranking_claim_queue(*, tournament_id: int, now: datetime) -> bool:
+    """Claim the right to queue a task (one queued task per tournament at a time)."""
+    free = Q(queued_at__isnull=True) | Q(queued_at__lt=now - QUEUE_CLAIM_TIMEOUT)
+    return RankingState.objects.filter(free, pk=tournament_id).update(queued_at=now) == 1
+
+
+def ranking_release_queue(*, tournament_id: int, claimed_at: datetime) -> None:
+    """Give the claim back when the task could not be queued (broker down)."""
+    RankingState.objects.filter(pk=tournament_id, queued_at=claimed_at).update(queued_at=None)
+
+
+def ranking_task_started(*, tournament_id: int) -> None:
+    """A computation starts: changes from now on need a new task (the claim is released)."""
+    RankingState.objects.filter(pk=tournament_id).update(queued_at=None, started_at=timezone.now())
+
+
+def ranking_claim_in_process(*, tournament_id: int, window: float) -> bool:
+    """Claim an in-process computation unless one started less than `window` seconds ago
+    (many phones polling a stale ranking must not all compute it)."""
+    now = timezone.now()
+    _state_ensure(tournament_id)
+    free = Q(started_at__isnull=True) | Q(started_at__lte=now - timedelta(seconds=window))
+    return RankingState.objects.filter(free, pk=tournament_id).update(started_at=now) == 1
+
+
+def _state_ensure(tournament_id: int) -> None:
+    RankingState.objects.bulk_create(
+        [RankingState(tournament_id=tournament_id)], ignore_conflicts=True
+    )
+
+
+def ranking_note_error(*, tournament_id: int, error: BaseException) -> None:
+    """Keep the last failure's message where the arbiter's pages can show it."""
+    RankingState.objects.filter(pk=tournament_id).update(last_error=str(error)[:300])
+
+
+def ranking_method_changed(*, tournament_id: int) -> None:
+    """Call when a tournament's comparison method or match-point rate changes: schedules a new
+    ranking once committed. (Snapshots are keyed on method and rate, so the pages also notice
+    on their own and say "being updated" until the new one is stored.)"""
+    from functools import partial
+
+    from scoring.tasks import schedule_ranking
+
+    transaction.on_commit(partial(schedule_ranking, tournament_id))

@@ -1,0 +1,226 @@
+"""Pages of the rankings (issue 6): the live ranking, a player's score card, a donne's
+traveller, the donnes' index, a club's season ranking and a player's results.
+
+Who sees what is decided by tournaments.permissions: results are public once the tournament
+is published, and visible to its players, arbiters and organisers while it runs. A traveller
+stays hidden from everyone but the arbiters and organisers until every table scheduled to
+play the donne has a result or an annulment.
+"""
+
+from __future__ import annotations
+
+import datetime
+
+from django import forms
+from django.conf import settings
+from django.contrib.auth.views import redirect_to_login
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, render
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+from django.views.decorators.http import require_GET
+
+from scoring.selectors import (
+    club_season,
+    donne_index,
+    donne_is_complete,
+    player_history,
+    ranking_snapshot,
+    ranking_view,
+    score_card,
+    traveller,
+)
+from scoring.svg import running_total_chart
+from tournaments.models import Club, Donne, Method, Player, Tournament
+from tournaments.permissions import can_manage_tournament, can_see_results
+
+
+def _results_tournament(request: HttpRequest, pk: int) -> tuple[Tournament, HttpResponse | None]:
+    """The tournament, or the answer for a reader who may not see its results: the login
+    page for an anonymous visitor, 403 for a logged-in one."""
+    tournament = get_object_or_404(Tournament.objects.select_related("club"), pk=pk)
+    if can_see_results(request.user, tournament):
+        return tournament, None
+    if not request.user.is_authenticated:
+        return tournament, redirect_to_login(request.get_full_path())
+    raise PermissionDenied
+
+
+def poll_seconds(updating: bool) -> int:
+    """How often the ranking page asks for news (faster while it is being updated)."""
+    base = int(getattr(settings, "RANKING_POLL_SECONDS", 5))
+    return max(1, min(base, 2)) if updating else base
+
+
+@require_GET
+def ranking(request: HttpRequest, pk: int) -> HttpResponse:
+    """The live ranking. htmx polls the same URL: 204 when nothing changed, else the table."""
+    tournament, denied = _results_tournament(request, pk)
+    if denied:
+        return denied
+    snapshot, current = ranking_snapshot(tournament)
+    if request.htmx:
+        since, cur = request.GET.get("since", ""), request.GET.get("cur", "")
+        if since == str(snapshot.pk if snapshot else "") and cur == ("1" if current else "0"):
+            return HttpResponse(status=204)
+    view = ranking_view(tournament, snapshot, current)
+    final = tournament.status == Tournament.Status.PUBLISHED and current
+    context = {
+        "tournament": tournament,
+        "view": view,
+        "poll": None if final else poll_seconds(view.updating),
+        "has_penalties": any(line.penalty_points for line in view.rows),
+        "me": _my_player_id(request),
+    }
+    template = "scoring/_ranking_live.html" if request.htmx else "scoring/ranking.html"
+    return render(request, template, context)
+
+
+def _my_player_id(request: HttpRequest) -> int | None:
+    player = getattr(request.user, "player", None) if request.user.is_authenticated else None
+    return player.pk if player is not None else None
+
+
+@require_GET
+def player_score_card(request: HttpRequest, pk: int, player_pk: int) -> HttpResponse:
+    """A player's score card with the chart of his running total."""
+    tournament, denied = _results_tournament(request, pk)
+    if denied:
+        return denied
+    player = get_object_or_404(Player.objects.select_related("club"), pk=player_pk)
+    can_manage = can_manage_tournament(request.user, tournament)
+    card = score_card(tournament, player, can_manage=can_manage)
+    if card is None:
+        return render(
+            request,
+            "scoring/not_in_tournament.html",
+            {"tournament": tournament, "player": player},
+            status=404,
+        )
+    chart = None
+    if card.chart:
+        title = _("Running total of %(player)s, donne by donne") % {"player": player.full_name}
+        chart = running_total_chart(
+            card.chart,
+            title=str(title),
+            value_format="{:.1f} %" if card.is_matchpoints else "{:+.1f}",
+        )
+    return render(
+        request,
+        "scoring/score_card.html",
+        {"tournament": tournament, "card": card, "chart": chart, "can_manage": can_manage},
+    )
+
+
+@require_GET
+def donne_list(request: HttpRequest, pk: int) -> HttpResponse:
+    """The donnes of the tournament, with a link to each traveller that may be opened."""
+    tournament, denied = _results_tournament(request, pk)
+    if denied:
+        return denied
+    can_manage = can_manage_tournament(request.user, tournament)
+    return render(
+        request,
+        "scoring/donne_list.html",
+        {
+            "tournament": tournament,
+            "donnes": donne_index(tournament, can_manage=can_manage),
+            "can_manage": can_manage,
+        },
+    )
+
+
+@require_GET
+def donne_traveller(request: HttpRequest, pk: int, number: int) -> HttpResponse:
+    """Every table's result on one donne; hidden until every table has played it, except
+    from the arbiters and organisers."""
+    tournament, denied = _results_tournament(request, pk)
+    if denied:
+        return denied
+    donne = get_object_or_404(Donne, tournament=tournament, number=number)
+    can_manage = can_manage_tournament(request.user, tournament)
+    if not can_manage and not donne_is_complete(donne):
+        return render(
+            request,
+            "scoring/traveller_hidden.html",
+            {"tournament": tournament, "donne": donne},
+            status=403,
+        )
+    return render(
+        request,
+        "scoring/traveller.html",
+        {
+            "tournament": tournament,
+            "traveller": traveller(tournament, donne),
+            "can_manage": can_manage,
+        },
+    )
+
+
+def default_season(today: datetime.date) -> tuple[datetime.date, datetime.date]:
+    """The club season containing `today`: 1 September to 31 August."""
+    first_year = today.year if today.month >= 9 else today.year - 1
+    return datetime.date(first_year, 9, 1), datetime.date(first_year + 1, 8, 31)
+
+
+class SeasonForm(forms.Form):
+    start = forms.DateField(label=_("From"), widget=forms.DateInput(attrs={"type": "date"}))
+    end = forms.DateField(label=_("To"), widget=forms.DateInput(attrs={"type": "date"}))
+    method = forms.ChoiceField(label=_("Comparison method"), choices=Method.choices)
+
+    def clean(self) -> dict:
+        data = super().clean()
+        start, end = data.get("start"), data.get("end")
+        if start and end and end < start:
+            raise forms.ValidationError(
+                _("The end date must be on or after the start date: swap the two dates.")
+            )
+        if start and end and (end - start).days > 3 * 366:
+            raise forms.ValidationError(
+                _("Choose a period of at most three years: the season ranking adds them all up.")
+            )
+        return data
+
+
+@require_GET
+def club_season_ranking(request: HttpRequest, pk: int) -> HttpResponse:
+    """A club's season ranking over a date range (published tournaments only)."""
+    club = get_object_or_404(Club, pk=pk)
+    start, end = default_season(timezone.localdate())
+    initial = {"start": start, "end": end, "method": Method.AVERAGE}
+    form = SeasonForm(request.GET if request.GET else None, initial=initial)
+    season = None
+    if form.is_bound:
+        if form.is_valid():
+            data = form.cleaned_data
+            season = club_season(
+                club=club, start=data["start"], end=data["end"], method=data["method"]
+            )
+    else:
+        season = club_season(club=club, start=start, end=end, method=Method.AVERAGE)
+        form = SeasonForm(initial=initial)
+    return render(
+        request,
+        "scoring/club_season.html",
+        {"club": club, "form": form, "season": season},
+        status=200 if season is not None else 400,
+    )
+
+
+@require_GET
+def player_results(request: HttpRequest, pk: int) -> HttpResponse:
+    """A player's tournaments and results (those the reader may see)."""
+    player = get_object_or_404(Player.objects.select_related("club"), pk=pk)
+    tournaments = [
+        r.tournament
+        for r in player.registrations.select_related("tournament__club").order_by(
+            "-tournament__date", "tournament__name"
+        )
+        if can_see_results(request.user, r.tournament)
+    ]
+    return render(
+        request,
+        "scoring/player_results.html",
+        {"player": player, "entries": player_history(player, tournaments)},
+    )
