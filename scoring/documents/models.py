@@ -9,7 +9,10 @@ from django.utils.translation import gettext_lazy as _
 
 class Document(models.Model):
     """One PDF of a tournament, built by a task. `results_version` says which results it shows:
-    a document older than the tournament's results is out of date and can be rebuilt."""
+    a document older than the tournament's results is out of date and can be rebuilt.
+
+    `part` narrows a document: for hand records and étui sheets the étui set's number, for
+    score cards the player's id (a player downloads his own); 0 is the whole tournament."""
 
     class Kind(models.TextChoices):
         HAND_RECORDS = "hand_records", _("Hand records")
@@ -30,12 +33,14 @@ class Document(models.Model):
         "tournaments.Tournament", on_delete=models.CASCADE, related_name="documents"
     )
     kind = models.CharField(_("document"), max_length=16, choices=Kind.choices)
-    # 0: the whole tournament; n: only étui set n (hand records and étui sheets of one relais).
-    part = models.PositiveSmallIntegerField(_("étui set"), default=0)
+    part = models.PositiveBigIntegerField(_("part"), default=0)
     language = models.CharField(_("language"), max_length=8, default="fr")
     status = models.CharField(_("status"), max_length=8, choices=Status.choices, default="pending")
     progress = models.PositiveSmallIntegerField(_("progress"), default=0)  # percent
     results_version = models.PositiveBigIntegerField(default=0)
+    # Fingerprint of the seating and donnes it was built from: re-seating (a late arrival)
+    # makes every document printed before it out of date, like a correction of the results.
+    seating_key = models.CharField(max_length=64, blank=True)
     file = models.FileField(upload_to="documents/%Y/%m/", blank=True)
     pages = models.PositiveIntegerField(default=0)
     error = models.TextField(blank=True)

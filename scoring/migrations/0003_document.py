@@ -19,11 +19,12 @@ class Migration(migrations.Migration):
             fields=[
                 ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
                 ('kind', models.CharField(choices=[('hand_records', 'Hand records'), ('etui_sets', 'Étui sets'), ('score_sheets', 'Table score sheets'), ('route_cards', 'Route cards'), ('score_cards', 'Score cards'), ('ranking', 'Ranking'), ('donne_results', 'Donne results')], max_length=16, verbose_name='document')),
-                ('part', models.PositiveSmallIntegerField(default=0, verbose_name='étui set')),
+                ('part', models.PositiveBigIntegerField(default=0, verbose_name='part')),
                 ('language', models.CharField(default='fr', max_length=8, verbose_name='language')),
                 ('status', models.CharField(choices=[('pending', 'Waiting'), ('running', 'Being built'), ('done', 'Ready'), ('failed', 'Failed')], default='pending', max_length=8, verbose_name='status')),
                 ('progress', models.PositiveSmallIntegerField(default=0, verbose_name='progress')),
                 ('results_version', models.PositiveBigIntegerField(default=0)),
+                ('seating_key', models.CharField(blank=True, max_length=64)),
                 ('file', models.FileField(blank=True, upload_to='documents/%Y/%m/')),
                 ('pages', models.PositiveIntegerField(default=0)),
                 ('error', models.TextField(blank=True)),
