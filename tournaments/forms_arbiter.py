@@ -59,7 +59,7 @@ class ResultForm(forms.Form):
         choices=[(n, str(n)) for n in range(4)],
         widget=forms.RadioSelect,
     )
-    points = forms.CharField(label=_("Attack's points"), required=False, max_length=8)
+    points = forms.CharField(label=_("Attack's points"), required=False, max_length=20)
     petit_au_bout = forms.ChoiceField(
         label=_("Petit au bout"),
         required=False,

@@ -139,7 +139,7 @@ def dashboard_build(*, tournament: Tournament) -> Dashboard:
     rounds = list(Round.objects.filter(tournament=tournament).order_by("number"))
     table_rounds = list(
         TableRound.objects.filter(round__tournament=tournament)
-        .select_related("table")
+        .select_related("table", "etui_set")
         .order_by("round__number", "table__number")
     )
     donnes_by_set: dict[int, list[Donne]] = defaultdict(list)
