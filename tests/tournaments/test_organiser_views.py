@@ -306,7 +306,7 @@ def test_import_reports_counts_or_every_bad_line(organiser_client, scene):
         "j.csv", "\ufefflicence,nom,prénom\n0999010,Roux,Zoé\n".encode("utf-8")
     )
     response = organiser_client.post(url, {"file": good}, follow=True, **EN)
-    assert "1 players added, 0 updated, 0 unchanged" in response.content.decode()
+    assert "Added: 1; updated: 0; unchanged: 0." in response.content.decode()
     assert Player.objects.get(licence="0999010").first_name == "Zoé"
 
 

@@ -195,8 +195,8 @@ def players_import_view(request: HttpRequest, club_pk: int) -> HttpResponse:
             messages.success(
                 request,
                 _(
-                    "Import done: %(created)d players added, %(updated)d updated, "
-                    "%(unchanged)d unchanged."
+                    "Import done. Added: %(created)d; updated: %(updated)d; "
+                    "unchanged: %(unchanged)d."
                 )
                 % {
                     "created": report.created,
