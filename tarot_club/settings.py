@@ -96,7 +96,9 @@ DATABASES = {
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # A file (not memory) so that a worker process started by a test sees the test database.
     DATABASES["default"]["TEST"] = {"NAME": str(BASE_DIR / "test_db.sqlite3")}
-    DATABASES["default"]["OPTIONS"] = {"timeout": 20}
+    # IMMEDIATE: a transaction takes the write lock as it begins, so the site and a worker wait
+    # for each other instead of failing with "database is locked" (read-then-write deadlock).
+    DATABASES["default"]["OPTIONS"] = {"timeout": 20, "transaction_mode": "IMMEDIATE"}
     DATABASES["default"]["CONN_MAX_AGE"] = 0
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -161,6 +163,15 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
     "PAGE_SIZE": 100,
+    # Every API error as {"code", "message", "details"} (tournaments/api/exceptions.py).
+    "EXCEPTION_HANDLER": "tournaments.api.exceptions.api_exception_handler",
+    # Read on each request by tournaments/api/throttling.py (so tests can lower them): login
+    # attempts per address and user name, per address, and API writes per user.
+    "DEFAULT_THROTTLE_RATES": {
+        "login": env_str("API_LOGIN_RATE", "10/min"),
+        "login_ip": env_str("API_LOGIN_IP_RATE", "60/min"),
+        "write": env_str("API_WRITE_RATE", "600/min"),
+    },
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "tarot_club API",
@@ -171,6 +182,17 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    "SCHEMA_PATH_PREFIX": r"/api/v1",
+    "COMPONENT_SPLIT_REQUEST": True,
+    "PATH_CONVERTER_OVERRIDES": {"id": {"type": "integer", "minimum": 0, "maximum": 999999999}},
+    "ENUM_NAME_OVERRIDES": {
+        "TournamentStatusEnum": "tournaments.models.Tournament.Status",
+        "ResultStatusEnum": "tournaments.models.Result.Status",
+        "EntryStatusEnum": "tournaments.api.serializers.ENTRY_STATUSES",
+        "ScoreCardLineStatusEnum": "tournaments.api.serializers.CARD_LINE_STATUSES",
+        "PositionEnum": "tournaments.models.Position",
+        "SeatPositionEnum": "tournaments.models.SeatPosition",
+    },
 }
 
 LOGGING = {

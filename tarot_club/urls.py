@@ -6,6 +6,8 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
+from tournaments.api.throttling import throttled_login
+
 from . import views
 
 urlpatterns = [
@@ -13,8 +15,9 @@ urlpatterns = [
     path("healthz", views.healthz, name="healthz"),
     path("i18n/", include("django.conf.urls.i18n")),
     path("admin/", admin.site.urls),
-    path("login/", auth_views.LoginView.as_view(), name="login"),
+    path("login/", throttled_login(auth_views.LoginView.as_view()), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("", include("tournaments.urls")),
     path("", include("scoring.urls")),
+    path("api/", include("tournaments.api.urls")),
 ]

@@ -1,0 +1,80 @@
+"""The API's access rules: each one is a function of tournaments.permissions, the module the
+screens ask too, so a reader or writer has the same rights in both.
+
+An anonymous caller refused gets 401 (log in, or send a token); a logged-in one gets 403.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from django.utils.translation import gettext_lazy as _
+from rest_framework import exceptions
+
+from tournaments import permissions as rules
+
+if TYPE_CHECKING:
+    from tournaments.models import Club, Tournament
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A named check on (user, tournament) and what a refused caller is told."""
+
+    name: str
+    check: Callable[[Any, Tournament], bool]
+    message: Any
+
+
+SEE_TOURNAMENT = Rule(
+    "see_tournament",
+    rules.can_see_tournament,
+    _("This tournament is still a draft: only its organisers and arbiters can see it."),
+)
+SEE_RESULTS = Rule(
+    "see_results",
+    rules.can_see_results,
+    _(
+        "The results of this tournament are shown to its registered players while it runs, "
+        "and to everyone once it is published."
+    ),
+)
+MANAGE = Rule(
+    "manage",
+    rules.can_manage_tournament,
+    _("Only the club's organisers and the tournament's arbiters may do this."),
+)
+WRITE_RESULTS = Rule(
+    "write_results",
+    rules.can_write_results,
+    _("Only the tournament's arbiters and the club's organisers may change results."),
+)
+
+
+def deny(user: Any, message: Any) -> exceptions.APIException:
+    """401 for an anonymous caller (who may log in), 403 for a logged-in one."""
+    if not user.is_authenticated:
+        return exceptions.NotAuthenticated(
+            _(
+                "Log in, or send your API token in the Authorization header "
+                "(Authorization: Token <key>)."
+            )
+        )
+    return exceptions.PermissionDenied(message)
+
+
+def require(user: Any, tournament: Tournament, rule: Rule) -> None:
+    if not rule.check(user, tournament):
+        raise deny(user, rule.message)
+
+
+def require_club_organiser(user: Any, club: Club) -> None:
+    if not rules.is_club_organiser(user, club):
+        raise deny(user, _("Only the club's organisers may do this."))
+
+
+def require_login(user: Any) -> None:
+    if not user.is_authenticated:
+        raise deny(user, "")

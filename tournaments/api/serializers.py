@@ -1,0 +1,674 @@
+"""What the API reads and writes. Output serializers describe rows; input serializers only
+check types and shapes: the rules (contracts, points, cards, statuses) are the services', so
+the API and the screens refuse the same things with the same messages."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.utils.translation import gettext_lazy as _
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from tournaments.models import (
+    POSITIONS,
+    Chelem,
+    Club,
+    Contract,
+    Donne,
+    EtuiSet,
+    LedgerEntry,
+    Method,
+    Penalty,
+    PetitAuBout,
+    Player,
+    PoigneeSize,
+    Position,
+    Registration,
+    Result,
+    Round,
+    Seat,
+    SeatPosition,
+    Table,
+    Tournament,
+)
+from tournaments.services.checks import WARNING_CODES
+
+MAX_INT = 2_147_483_647
+# Choice sets named in SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"] (one schema enum each).
+ENTRY_STATUSES = [("played", _("Played")), ("all_passed", _("All passed"))]
+CARD_LINE_STATUSES = [
+    ("played", _("Played")),
+    ("annulled", _("Annulled")),
+    ("sat_out", _("Sat out")),
+    ("pending", _("Not played yet")),
+]
+
+# --- shared shapes ---------------------------------------------------------------------------
+
+
+def fraction_text(value: Fraction | int | None) -> str | None:
+    """An exact number as "n/d" (or "n"): what the ranking computed, not rounded."""
+    if value is None:
+        return None
+    value = Fraction(value)
+    return (
+        str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
+    )
+
+
+def fraction_float(value: Fraction | int | None, digits: int = 2) -> float | None:
+    return None if value is None else round(float(value), digits)
+
+
+class ErrorSerializer(serializers.Serializer):
+    """Every error: a code, a translated message and per-field messages."""
+
+    code = serializers.CharField(help_text="Stable machine-readable code, e.g. `invalid`.")
+    message = serializers.CharField(help_text="What went wrong and what to do, translated.")
+    details = serializers.DictField(
+        child=serializers.ListField(child=serializers.CharField()),
+        help_text='Per-field messages; "__all__" for the request as a whole.',
+    )
+
+
+class NeedsConfirmationSerializer(ErrorSerializer):
+    warnings = serializers.DictField(
+        child=serializers.CharField(),
+        help_text="Warning code → message. Send the codes you confirm in `confirm`.",
+    )
+
+
+class ThrottledSerializer(ErrorSerializer):
+    retry_after = serializers.IntegerField(required=False, help_text="Seconds to wait.")
+
+
+class PersonSerializer(serializers.ModelSerializer):
+    """A player, short."""
+
+    name = serializers.CharField(source="full_name", read_only=True)
+
+    class Meta:
+        model = Player
+        fields = ["id", "name", "licence", "club"]
+
+
+# --- clubs and players -----------------------------------------------------------------------
+
+
+class ClubSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Club
+        fields = ["id", "name", "federation_number", "city"]
+
+
+class PlayerSerializer(serializers.ModelSerializer):
+    club_name = serializers.CharField(source="club.name", read_only=True)
+
+    class Meta:
+        model = Player
+        fields = ["id", "first_name", "last_name", "licence", "club", "club_name"]
+
+
+class PlayerWriteSerializer(serializers.Serializer):
+    club = serializers.PrimaryKeyRelatedField(queryset=Club.objects.all())
+    licence = serializers.CharField(max_length=20, help_text="7 digits, e.g. 0123456.")
+    last_name = serializers.CharField(max_length=80)
+    first_name = serializers.CharField(max_length=80)
+
+
+class PlayerUpdateSerializer(serializers.Serializer):
+    licence = serializers.CharField(max_length=20, required=False)
+    last_name = serializers.CharField(max_length=80, required=False)
+    first_name = serializers.CharField(max_length=80, required=False)
+
+
+class PlayersImportSerializer(serializers.Serializer):
+    csv = serializers.CharField(
+        max_length=2_000_000,
+        trim_whitespace=False,
+        help_text="The CSV text: header `licence,last_name,first_name` (or `licence,nom,prenom`), "
+        "`,` or `;` separated.",
+    )
+
+
+class ImportReportSerializer(serializers.Serializer):
+    created = serializers.IntegerField()
+    updated = serializers.IntegerField()
+    unchanged = serializers.IntegerField()
+
+
+# --- tournaments -----------------------------------------------------------------------------
+
+
+class TournamentSerializer(serializers.ModelSerializer):
+    club_name = serializers.CharField(source="club.name", read_only=True)
+    arbiters = serializers.SerializerMethodField()
+    seed = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Tournament
+        fields = [
+            "id",
+            "club",
+            "club_name",
+            "name",
+            "date",
+            "venue",
+            "rounds",
+            "donnes_per_relais",
+            "method",
+            "matchpoint_penalty_rate",
+            "status",
+            "arbiters",
+            "commitment",
+            "seed",
+            "seed_revealed_at",
+            "results_version",
+            "created_at",
+        ]
+
+    @extend_schema_field(serializers.ListField(child=serializers.CharField()))
+    def get_arbiters(self, obj: Tournament) -> list[str]:
+        return sorted(u.get_username() for u in obj.arbiters.all())
+
+    @extend_schema_field(serializers.CharField(allow_null=True))
+    def get_seed(self, obj: Tournament) -> str | None:
+        """The seed is secret until revealed after the event (RULES.md §2)."""
+        return obj.seed if obj.seed_revealed_at is not None else None
+
+
+class TournamentWriteSerializer(serializers.Serializer):
+    club = serializers.PrimaryKeyRelatedField(queryset=Club.objects.all())
+    name = serializers.CharField(max_length=160)
+    date = serializers.DateField()
+    venue = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
+    rounds = serializers.IntegerField(min_value=1, max_value=30, default=4)
+    donnes_per_relais = serializers.IntegerField(min_value=1, max_value=8, default=4)
+    method = serializers.ChoiceField(choices=Method.choices, default=Method.AVERAGE)
+    matchpoint_penalty_rate = serializers.DecimalField(
+        max_digits=6, decimal_places=3, min_value=Decimal(0), default=Decimal("0.1")
+    )
+    arbiters = serializers.SlugRelatedField(
+        slug_field="username",
+        queryset=get_user_model().objects.all(),
+        many=True,
+        required=False,
+        help_text="User names of the tournament's arbiters.",
+    )
+
+
+class TournamentUpdateSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=160, required=False)
+    date = serializers.DateField(required=False)
+    venue = serializers.CharField(max_length=200, required=False, allow_blank=True)
+    rounds = serializers.IntegerField(min_value=1, max_value=30, required=False)
+    donnes_per_relais = serializers.IntegerField(min_value=1, max_value=8, required=False)
+    method = serializers.ChoiceField(choices=Method.choices, required=False)
+    matchpoint_penalty_rate = serializers.DecimalField(
+        max_digits=6, decimal_places=3, min_value=Decimal(0), required=False
+    )
+    arbiters = serializers.SlugRelatedField(
+        slug_field="username",
+        queryset=get_user_model().objects.all(),
+        many=True,
+        required=False,
+    )
+
+
+class TournamentStatusSerializer(serializers.Serializer):
+    status = serializers.ChoiceField(choices=Tournament.Status.choices)
+
+
+class GenerateSerializer(serializers.Serializer):
+    seed = serializers.CharField(
+        max_length=128,
+        required=False,
+        allow_blank=True,
+        help_text="Optional: 64 hex digits. Without it a secret seed is drawn (or kept).",
+    )
+
+
+# --- registrations ---------------------------------------------------------------------------
+
+
+class RegistrationSerializer(serializers.ModelSerializer):
+    player = PersonSerializer(read_only=True)
+    checked_in = serializers.BooleanField(read_only=True)
+
+    class Meta:
+        model = Registration
+        fields = ["player", "registered_at", "checked_in", "checked_in_at"]
+
+
+class RegistrationWriteSerializer(serializers.Serializer):
+    player = serializers.PrimaryKeyRelatedField(queryset=Player.objects.all())
+    checked_in = serializers.BooleanField(default=False)
+
+
+class CountSerializer(serializers.Serializer):
+    count = serializers.IntegerField()
+
+
+# --- structure: rounds, tables, seats, étuis, donnes ----------------------------------------
+
+
+class RoundSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Round
+        fields = ["number", "state"]
+
+
+class TableSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Table
+        fields = ["number", "size"]
+
+
+class SeatSerializer(serializers.ModelSerializer):
+    round = serializers.IntegerField(source="round.number", read_only=True)
+    table = serializers.IntegerField(source="table_round.table.number", read_only=True)
+    etui_set = serializers.IntegerField(source="table_round.etui_set.number", read_only=True)
+    position = serializers.ChoiceField(choices=SeatPosition.choices, read_only=True)
+    player = PersonSerializer(read_only=True)
+
+    class Meta:
+        model = Seat
+        fields = ["round", "table", "etui_set", "position", "player"]
+
+
+class EtuiSetSerializer(serializers.ModelSerializer):
+    donnes = serializers.SerializerMethodField()
+
+    class Meta:
+        model = EtuiSet
+        fields = ["number", "donnes"]
+
+    @extend_schema_field(serializers.ListField(child=serializers.IntegerField()))
+    def get_donnes(self, obj: EtuiSet) -> list[int]:
+        return sorted(d.number for d in obj.donnes.all())
+
+
+class HandsSerializer(serializers.Serializer):
+    N = serializers.CharField()
+    E = serializers.CharField()
+    S = serializers.CharField()
+    W = serializers.CharField()
+    chien = serializers.CharField()
+
+
+class DonneSerializer(serializers.ModelSerializer):
+    """A donne; its hands only for those who may see them (see ``hands_visible``)."""
+
+    etui_set = serializers.IntegerField(source="etui_set.number", read_only=True)
+    complete = serializers.SerializerMethodField(
+        help_text="Every table scheduled to play it has a result or an annulment."
+    )
+    hands_visible = serializers.SerializerMethodField()
+    hands = serializers.SerializerMethodField(
+        help_text="Hands in the notation of docs/formats.md; null while hidden from you: until "
+        "every table has played the donne, only arbiters and organisers see them."
+    )
+
+    class Meta:
+        model = Donne
+        fields = ["number", "etui_set", "dealer", "complete", "hands_visible", "hands"]
+
+    def _complete(self, obj: Donne) -> bool:
+        return obj.pk in self.context.get("complete_ids", set())
+
+    def get_complete(self, obj: Donne) -> bool:
+        return self._complete(obj)
+
+    def get_hands_visible(self, obj: Donne) -> bool:
+        return bool(self.context.get("can_manage")) or self._complete(obj)
+
+    @extend_schema_field(HandsSerializer(allow_null=True))
+    def get_hands(self, obj: Donne) -> dict[str, str] | None:
+        if not self.get_hands_visible(obj):
+            return None
+        return {**{p: obj.hand(p) for p in POSITIONS}, "chien": obj.chien}
+
+
+# --- results -----------------------------------------------------------------------------------
+
+POSITION_CHOICES = Position.choices
+POIGNEE_CHOICES = PoigneeSize.choices
+
+
+class ScoresSerializer(serializers.Serializer):
+    N = serializers.IntegerField()
+    E = serializers.IntegerField()
+    S = serializers.IntegerField()
+    W = serializers.IntegerField()
+
+
+class ResultSerializer(serializers.ModelSerializer):
+    """A table's result on a donne, with the scores the service computed."""
+
+    table = serializers.IntegerField(source="table.number", read_only=True)
+    donne = serializers.IntegerField(source="donne.number", read_only=True)
+    round = serializers.IntegerField(source="table_round.round.number", read_only=True)
+    points = serializers.DecimalField(
+        max_digits=3, decimal_places=1, coerce_to_string=False, allow_null=True, read_only=True
+    )
+    poignees = serializers.DictField(
+        child=serializers.ChoiceField(choices=POIGNEE_CHOICES),
+        help_text="Position → poignée size shown by that player.",
+    )
+    scores = serializers.DictField(
+        child=serializers.IntegerField(),
+        help_text="Position → score (empty when annulled; 0 for all when all passed).",
+    )
+    holders = serializers.DictField(
+        child=serializers.IntegerField(), help_text="Position → id of the player who held it."
+    )
+    confirmed_warnings = serializers.ListField(child=serializers.CharField())
+    updated_by = serializers.CharField(source="updated_by.username", read_only=True)
+
+    class Meta:
+        model = Result
+        fields = [
+            "id",
+            "table",
+            "donne",
+            "round",
+            "status",
+            "taker",
+            "contract",
+            "bouts",
+            "points",
+            "petit_au_bout",
+            "poignees",
+            "chelem",
+            "scores",
+            "holders",
+            "sitter",
+            "confirmed_warnings",
+            "annul_reason",
+            "version",
+            "updated_by",
+            "created_at",
+            "updated_at",
+        ]
+
+
+class ResultEntrySerializer(serializers.Serializer):
+    """What the score sheet says. Only types are checked here; the rules and the cards are
+    checked by the same service as the arbiter's form."""
+
+    status = serializers.ChoiceField(choices=ENTRY_STATUSES, default="played")
+    taker = serializers.ChoiceField(choices=POSITION_CHOICES, required=False, allow_blank=True)
+    contract = serializers.ChoiceField(choices=Contract.choices, required=False, allow_blank=True)
+    bouts = serializers.IntegerField(min_value=0, max_value=3, required=False, allow_null=True)
+    points = serializers.DecimalField(
+        max_digits=4,
+        decimal_places=1,
+        required=False,
+        allow_null=True,
+        coerce_to_string=False,
+        help_text="The attack's points, 0 to 91, halves allowed (40.5).",
+    )
+    petit_au_bout = serializers.ChoiceField(
+        choices=PetitAuBout.choices, required=False, allow_blank=True
+    )
+    poignees = serializers.DictField(
+        child=serializers.ChoiceField(choices=POIGNEE_CHOICES, allow_blank=True),
+        required=False,
+        help_text='Position → size, e.g. {"N": "simple"}.',
+    )
+    chelem = serializers.ChoiceField(choices=Chelem.choices, required=False, allow_blank=True)
+    confirm = serializers.ListField(
+        child=serializers.ChoiceField(choices=[(c, c) for c in WARNING_CODES]),
+        required=False,
+        help_text="Codes of the warnings you confirm (see the 422 answer's `warnings`).",
+    )
+    reason = serializers.CharField(
+        max_length=300, required=False, allow_blank=True, help_text="Required to correct."
+    )
+
+    def validate_poignees(self, value: dict[str, str]) -> dict[str, str]:
+        unknown = [p for p in value if p not in POSITIONS]
+        if unknown:
+            raise serializers.ValidationError(
+                _("A poignée belongs to N, E, S or W (not %(value)s).")
+                % {"value": ", ".join(sorted(unknown))}
+            )
+        return value
+
+    def to_input(self) -> Any:
+        from tournaments.services.results import ResultInput
+
+        data = self.validated_data
+        if data.get("status") == "all_passed":
+            return ResultInput(
+                status="all_passed",
+                taker=data.get("taker") or "",
+                contract=data.get("contract") or "",
+                bouts=data.get("bouts"),
+                points=data.get("points"),
+                petit_au_bout=data.get("petit_au_bout") or "",
+                poignees={p: s for p, s in (data.get("poignees") or {}).items() if s},
+                chelem=data.get("chelem") or "",
+            )
+        return ResultInput(
+            status="played",
+            taker=data.get("taker") or "",
+            contract=data.get("contract") or "",
+            bouts=data.get("bouts"),
+            points=data.get("points"),
+            petit_au_bout=data.get("petit_au_bout") or "",
+            poignees={p: s for p, s in (data.get("poignees") or {}).items() if s},
+            chelem=data.get("chelem") or "",
+        )
+
+
+class ResultWriteSerializer(ResultEntrySerializer):
+    version = serializers.IntegerField(
+        min_value=1,
+        max_value=MAX_INT,
+        required=False,
+        allow_null=True,
+        help_text="The version you are correcting (or send If-Match). Absent for a new result.",
+    )
+
+
+class ResultCreateSerializer(ResultWriteSerializer):
+    table = serializers.IntegerField(min_value=1, max_value=MAX_INT)
+    donne = serializers.IntegerField(min_value=1, max_value=MAX_INT)
+
+
+class ResultPreviewRequestSerializer(ResultEntrySerializer):
+    table = serializers.IntegerField(min_value=1, max_value=MAX_INT)
+    donne = serializers.IntegerField(min_value=1, max_value=MAX_INT)
+
+
+class ResultPreviewSerializer(serializers.Serializer):
+    ok = serializers.BooleanField()
+    scores = serializers.DictField(child=serializers.IntegerField())
+    parts = serializers.DictField(child=serializers.IntegerField())
+    won = serializers.BooleanField(allow_null=True)
+    errors = serializers.DictField(child=serializers.ListField(child=serializers.CharField()))
+    missing = serializers.ListField(child=serializers.CharField())
+    warnings = serializers.DictField(child=serializers.CharField())
+
+
+class AnnulSerializer(serializers.Serializer):
+    reason = serializers.CharField(max_length=300, allow_blank=True)
+    version = serializers.IntegerField(
+        min_value=1, max_value=MAX_INT, required=False, allow_null=True
+    )
+
+
+# --- penalties and ledger ----------------------------------------------------------------------
+
+
+class PenaltySerializer(serializers.ModelSerializer):
+    player = PersonSerializer(read_only=True)
+    donne = serializers.IntegerField(source="donne.number", read_only=True, allow_null=True)
+    given_by = serializers.CharField(source="given_by.username", read_only=True)
+    withdrawn_by = serializers.CharField(
+        source="withdrawn_by.username", read_only=True, allow_null=True
+    )
+    active = serializers.BooleanField(read_only=True)
+
+    class Meta:
+        model = Penalty
+        fields = [
+            "id",
+            "player",
+            "donne",
+            "kind",
+            "points",
+            "reason",
+            "active",
+            "given_by",
+            "given_at",
+            "withdrawn_at",
+            "withdrawn_by",
+            "withdrawal_reason",
+        ]
+
+
+class PenaltyWriteSerializer(serializers.Serializer):
+    player = serializers.IntegerField(min_value=1, max_value=MAX_INT, help_text="Player id.")
+    kind = serializers.ChoiceField(choices=Penalty.Kind.choices)
+    points = serializers.IntegerField(
+        min_value=0, max_value=MAX_INT, required=False, allow_null=True
+    )
+    reason = serializers.CharField(max_length=300, required=False, allow_blank=True, default="")
+    donne = serializers.IntegerField(
+        min_value=1, max_value=MAX_INT, required=False, allow_null=True, help_text="Donne number."
+    )
+
+
+class WithdrawSerializer(serializers.Serializer):
+    reason = serializers.CharField(max_length=300, allow_blank=True)
+
+
+class LedgerEntrySerializer(serializers.ModelSerializer):
+    actor = serializers.CharField(source="actor.username", read_only=True)
+    before = serializers.JSONField(allow_null=True)
+    after = serializers.JSONField(allow_null=True)
+
+    class Meta:
+        model = LedgerEntry
+        fields = ["id", "at", "action", "actor", "reason", "result", "penalty", "before", "after"]
+
+
+# --- rankings, score cards, travellers -------------------------------------------------------
+
+
+class RankingRowSerializer(serializers.Serializer):
+    rank = serializers.IntegerField()
+    tied = serializers.BooleanField()
+    player = PersonSerializer()
+    total = serializers.FloatField(help_text="Rounded to 2 decimals; see total_exact.")
+    total_exact = serializers.CharField(help_text='Exact, as a fraction "n/d".')
+    differential_total = serializers.CharField(help_text='Exact, as a fraction "n/d".')
+    penalty_points = serializers.IntegerField()
+    donnes_played = serializers.IntegerField()
+    donnes_compared = serializers.IntegerField()
+
+
+class RankingSerializer(serializers.Serializer):
+    method = serializers.ChoiceField(choices=Method.choices)
+    matchpoint_penalty_rate = serializers.CharField()
+    version = serializers.IntegerField(
+        allow_null=True, help_text="The results version this ranking was computed from."
+    )
+    results_version = serializers.IntegerField(help_text="The tournament's results version now.")
+    is_current = serializers.BooleanField(
+        help_text="False while a saved change is not in the ranking yet (being updated)."
+    )
+    computed_at = serializers.DateTimeField(allow_null=True)
+    rows = RankingRowSerializer(many=True)
+
+
+class ScoreCardLineSerializer(serializers.Serializer):
+    round = serializers.IntegerField()
+    donne = serializers.IntegerField()
+    table = serializers.IntegerField(allow_null=True)
+    position = serializers.CharField(allow_null=True)
+    status = serializers.ChoiceField(choices=CARD_LINE_STATUSES)
+    taker = serializers.CharField(allow_blank=True)
+    contract = serializers.CharField(allow_blank=True)
+    all_passed = serializers.BooleanField()
+    scores = serializers.DictField(child=serializers.IntegerField(allow_null=True))
+    score = serializers.CharField(allow_null=True)
+    differential = serializers.CharField(allow_null=True, help_text='Exact, "n/d".')
+    percentage = serializers.CharField(allow_null=True)
+    group_size = serializers.IntegerField()
+    running_total = serializers.CharField(allow_null=True)
+    traveller_visible = serializers.BooleanField()
+
+
+class ScoreCardSerializer(serializers.Serializer):
+    player = PersonSerializer()
+    method = serializers.ChoiceField(choices=Method.choices)
+    is_current = serializers.BooleanField()
+    computed_at = serializers.DateTimeField(allow_null=True)
+    rank = serializers.IntegerField(allow_null=True)
+    field_size = serializers.IntegerField()
+    total = serializers.CharField(allow_null=True)
+    penalty_points = serializers.IntegerField()
+    lines = ScoreCardLineSerializer(many=True)
+
+
+class TravellerValueSerializer(serializers.Serializer):
+    position = serializers.ChoiceField(choices=POSITION_CHOICES)
+    player = PersonSerializer(allow_null=True)
+    score = serializers.IntegerField(allow_null=True)
+    differential = serializers.CharField(allow_null=True)
+    percentage = serializers.CharField(allow_null=True)
+
+
+class TravellerRowSerializer(serializers.Serializer):
+    table = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=Result.Status.choices)
+    taker = serializers.CharField(allow_blank=True)
+    contract = serializers.CharField(allow_blank=True)
+    sitter = PersonSerializer(allow_null=True)
+    cells = TravellerValueSerializer(many=True)
+
+
+class OutcomeSerializer(serializers.Serializer):
+    label = serializers.CharField()
+    scores = serializers.DictField(child=serializers.IntegerField())
+    tables = serializers.IntegerField()
+    share = serializers.IntegerField()
+
+
+class TravellerSerializer(serializers.Serializer):
+    donne = serializers.IntegerField()
+    method = serializers.ChoiceField(choices=Method.choices)
+    complete = serializers.BooleanField()
+    missing_tables = serializers.ListField(child=serializers.IntegerField())
+    hands = HandsSerializer()
+    rows = TravellerRowSerializer(many=True)
+    distribution = OutcomeSerializer(many=True)
+
+
+# --- authentication ----------------------------------------------------------------------------
+
+
+class TokenRequestSerializer(serializers.Serializer):
+    username = serializers.CharField(max_length=150)
+    password = serializers.CharField(max_length=4096, trim_whitespace=False)
+
+
+class TokenSerializer(serializers.Serializer):
+    token = serializers.CharField()
+    created = serializers.DateTimeField()
+
+
+class MeSerializer(serializers.Serializer):
+    username = serializers.CharField(allow_null=True)
+    authenticated = serializers.BooleanField()
+    player = serializers.IntegerField(allow_null=True)
+    organised_clubs = serializers.ListField(child=serializers.IntegerField())
+    arbitrated_tournaments = serializers.ListField(child=serializers.IntegerField())
+    has_token = serializers.BooleanField()

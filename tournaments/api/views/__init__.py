@@ -1,0 +1,1 @@
+"""API views, one module per group of resources; all thin over the services."""

@@ -1,0 +1,146 @@
+"""What every API view shares: authentication (token first, so an anonymous caller is told
+how to authenticate with a 401), throttled writes, idempotent retries, the tournament from
+the URL with its access rule, versions from If-Match, JSON errors and pagination."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from django.conf import settings
+from django.shortcuts import get_object_or_404
+from django.utils.functional import cached_property
+from django.utils.translation import gettext as _
+from rest_framework import authentication, generics
+from rest_framework.pagination import LimitOffsetPagination
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from tournaments.models import Tournament
+
+from .. import permissions as api_permissions
+from ..exceptions import ApiError, server_error_response
+from ..idempotency import request_key, run_idempotent
+from ..throttling import WriteRateThrottle
+
+MAX_OFFSET = 10**9
+_ETAG = re.compile(r'^\s*(?:W/)?"?(\d{1,9})"?\s*$')
+
+
+class Pagination(LimitOffsetPagination):
+    """``?limit=&offset=``; 100 rows by default, at most 1000."""
+
+    default_limit = 100
+    max_limit = 1000
+
+    def get_offset(self, request: Request) -> int:
+        return min(super().get_offset(request), MAX_OFFSET)
+
+
+class ApiView(generics.GenericAPIView):
+    """Base of every API view."""
+
+    authentication_classes = [
+        authentication.TokenAuthentication,
+        authentication.SessionAuthentication,
+    ]
+    permission_classes: list[Any] = []
+    throttle_classes = [WriteRateThrottle]
+    pagination_class = Pagination
+
+    def dispatch(self, request: Any, *args: Any, **kwargs: Any) -> Any:
+        """DRF's dispatch, with the write run once per Idempotency-Key (idempotency.py)."""
+        self.args = args
+        self.kwargs = kwargs
+        request = self.initialize_request(request, *args, **kwargs)
+        self.request = request
+        self.headers = self.default_response_headers
+        try:
+            self.initial(request, *args, **kwargs)
+            method = request.method.lower()
+            handler = (
+                getattr(self, method, self.http_method_not_allowed)
+                if method in self.http_method_names
+                else self.http_method_not_allowed
+            )
+            key = request_key(request) if request.user.is_authenticated else None
+            if key is not None and hasattr(self, method):
+                response = run_idempotent(
+                    request, key, lambda: handler(request, *args, **kwargs), self.handle_exception
+                )
+            else:
+                response = handler(request, *args, **kwargs)
+        except Exception as exc:
+            response = self.handle_exception(exc)
+        self.response = self.finalize_response(request, response, *args, **kwargs)
+        return self.response
+
+    def handle_exception(self, exc: Exception) -> Response:
+        try:
+            return super().handle_exception(exc)
+        except Exception as unhandled:
+            if settings.DEBUG:
+                raise
+            return server_error_response(unhandled)
+
+    # --- helpers for the views -------------------------------------------------------------
+
+    def paginated(self, queryset: Any, serializer_class: Any, **context: Any) -> Response:
+        page = self.paginate_queryset(queryset)
+        ctx = {**self.get_serializer_context(), **context}
+        data = serializer_class(page, many=True, context=ctx).data
+        return self.get_paginated_response(data)
+
+    def valid(self, serializer_class: Any, **kwargs: Any) -> Any:
+        """The request body checked by an input serializer (400 with details otherwise)."""
+        serializer = serializer_class(
+            data=self.request.data, context=self.get_serializer_context(), **kwargs
+        )
+        serializer.is_valid(raise_exception=True)
+        return serializer
+
+    def if_match(self) -> int | None:
+        """The version in If-Match (``"3"``), remembered so a conflict answers 412."""
+        header = self.request.META.get("HTTP_IF_MATCH")
+        if header is None:
+            return None
+        match = _ETAG.match(header)
+        if not match:
+            raise ApiError(
+                status_code=400,
+                code="invalid_if_match",
+                message=_(
+                    "If-Match must hold the version of the result you are changing, for "
+                    'example If-Match: "3" (the ETag of the result you read).'
+                ),
+                details={"If-Match": [_("Not a version: %(value)s") % {"value": header[:40]}]},
+            )
+        self.request.api_if_match = int(match.group(1))  # type: ignore[attr-defined]
+        return int(match.group(1))
+
+
+class TournamentView(ApiView):
+    """A view under /tournaments/<id>/: loads the tournament and checks the rule of the
+    method (``read_rule`` for GET, ``write_rule`` for the others)."""
+
+    read_rule: api_permissions.Rule = api_permissions.SEE_TOURNAMENT
+    write_rule: api_permissions.Rule = api_permissions.MANAGE
+
+    @cached_property
+    def tournament(self) -> Tournament:
+        tournament = get_object_or_404(
+            Tournament.objects.select_related("club"), pk=self.kwargs["tournament"]
+        )
+        safe = self.request.method in ("GET", "HEAD", "OPTIONS")
+        api_permissions.require(
+            self.request.user, tournament, self.read_rule if safe else self.write_rule
+        )
+        return tournament
+
+    def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
+        super().initial(request, *args, **kwargs)
+        self.tournament  # noqa: B018 — check access before anything else
+
+    @cached_property
+    def can_manage(self) -> bool:
+        return api_permissions.MANAGE.check(self.request.user, self.tournament)

@@ -1,0 +1,307 @@
+"""What the computations produce: the ranking (with its snapshot's version and whether it is
+current), score cards and travellers — read through scoring.selectors, as the pages do."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from django.shortcuts import get_object_or_404
+from django.utils.translation import gettext as _
+from drf_spectacular.utils import OpenApiExample, extend_schema
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from scoring.selectors import donne_is_complete, ranking_current, score_card, traveller
+from tournaments.models import POSITIONS, Donne, Player
+
+from .. import permissions as rules
+from ..exceptions import ApiError
+from ..schema import READ, errors
+from ..serializers import (
+    RankingSerializer,
+    ScoreCardSerializer,
+    TravellerSerializer,
+    fraction_float,
+    fraction_text,
+)
+from .base import TournamentView
+
+
+def person(player: Player | None) -> dict[str, Any] | None:
+    if player is None:
+        return None
+    return {
+        "id": player.pk,
+        "name": player.full_name,
+        "licence": player.licence,
+        "club": player.club_id,
+    }
+
+
+PERSON_EXAMPLE = {"id": 12, "name": "Camille Arnaud", "licence": "0100012", "club": 1}
+
+
+class RankingView(TournamentView):
+    read_rule = rules.SEE_RESULTS
+    serializer_class = RankingSerializer
+
+    @extend_schema(
+        operation_id="ranking_retrieve",
+        summary="The tournament's ranking",
+        description="The latest ranking snapshot, with the results version it was computed "
+        "from. `is_current` is false while a saved change is not in it yet (the ranking is "
+        "being updated): poll again. Totals are exact fractions (`total_exact`); `total` is "
+        "rounded for display.",
+        responses={200: RankingSerializer, **errors(*READ)},
+        tags=["rankings"],
+        examples=[
+            OpenApiExample(
+                "Current",
+                value={
+                    "method": "average",
+                    "matchpoint_penalty_rate": "0.100",
+                    "version": 12,
+                    "results_version": 12,
+                    "is_current": True,
+                    "computed_at": "2026-12-05T16:00:02+01:00",
+                    "rows": [
+                        {
+                            "rank": 1,
+                            "tied": False,
+                            "player": PERSON_EXAMPLE,
+                            "total": 136.5,
+                            "total_exact": "273/2",
+                            "differential_total": "273/2",
+                            "penalty_points": 0,
+                            "donnes_played": 8,
+                            "donnes_compared": 8,
+                        }
+                    ],
+                },
+                response_only=True,
+            )
+        ],
+    )
+    def get(self, request: Request, tournament: int) -> Response:
+        view = ranking_current(self.tournament)
+        rows = [
+            {
+                "rank": line.rank,
+                "tied": line.tied,
+                "player": person(line.player),
+                "total": fraction_float(line.total),
+                "total_exact": fraction_text(line.total),
+                "differential_total": fraction_text(line.differential_total),
+                "penalty_points": line.penalty_points,
+                "donnes_played": line.donnes_played,
+                "donnes_compared": line.donnes_compared,
+            }
+            for line in view.rows
+        ]
+        return Response(
+            {
+                "method": view.method,
+                "matchpoint_penalty_rate": f"{view.rate:.3f}",
+                "version": view.version,
+                "results_version": view.results_version,
+                "is_current": view.is_current,
+                "computed_at": view.computed_at,
+                "rows": rows,
+            }
+        )
+
+
+def _text(value: Fraction | int | None) -> str | None:
+    return fraction_text(value)
+
+
+class ScoreCardView(TournamentView):
+    read_rule = rules.SEE_RESULTS
+    serializer_class = ScoreCardSerializer
+
+    @extend_schema(
+        operation_id="score_cards_retrieve",
+        summary="A player's score card",
+        description="Every donne the player is scheduled for, in the order he plays them: his "
+        "position, the result at his table, his differential and the running total (exact "
+        "fractions as text). 404 if the player is not in this tournament.",
+        responses={200: ScoreCardSerializer, **errors(*READ)},
+        tags=["rankings"],
+        examples=[
+            OpenApiExample(
+                "Card",
+                value={
+                    "player": PERSON_EXAMPLE,
+                    "method": "average",
+                    "is_current": True,
+                    "computed_at": "2026-12-05T16:00:02+01:00",
+                    "rank": 1,
+                    "field_size": 8,
+                    "total": "273/2",
+                    "penalty_points": 0,
+                    "lines": [
+                        {
+                            "round": 1,
+                            "donne": 1,
+                            "table": 1,
+                            "position": "N",
+                            "status": "played",
+                            "taker": "N",
+                            "contract": "garde",
+                            "all_passed": False,
+                            "scores": {"N": 204, "E": -68, "S": -68, "W": -68},
+                            "score": "204",
+                            "differential": "68",
+                            "percentage": None,
+                            "group_size": 2,
+                            "running_total": "68",
+                            "traveller_visible": True,
+                        }
+                    ],
+                },
+                response_only=True,
+            )
+        ],
+    )
+    def get(self, request: Request, tournament: int, player: int) -> Response:
+        player_obj = get_object_or_404(Player.objects.select_related("club"), pk=player)
+        card = score_card(self.tournament, player_obj, can_manage=self.can_manage)
+        if card is None:
+            raise ApiError(
+                status_code=404,
+                code="not_found",
+                message=_("%(player)s does not play in this tournament.")
+                % {"player": player_obj.full_name},
+            )
+        lines = [
+            {
+                "round": line.round_number,
+                "donne": line.donne_number,
+                "table": line.table_number,
+                "position": line.position,
+                "status": line.status,
+                "taker": line.taker,
+                "contract": line.contract,
+                "all_passed": line.all_passed,
+                "scores": {s.position: s.score for s in line.scores},
+                "score": _text(line.score),
+                "differential": _text(line.differential),
+                "percentage": _text(line.percentage),
+                "group_size": line.group_size,
+                "running_total": _text(line.running_total),
+                "traveller_visible": line.traveller_visible,
+            }
+            for line in card.lines
+        ]
+        return Response(
+            {
+                "player": person(player_obj),
+                "method": card.method,
+                "is_current": card.is_current,
+                "computed_at": card.computed_at,
+                "rank": card.row.rank if card.row else None,
+                "field_size": card.field_size,
+                "total": _text(card.row.total) if card.row else None,
+                "penalty_points": card.row.penalty_points if card.row else 0,
+                "lines": lines,
+            }
+        )
+
+
+class TravellerView(TournamentView):
+    read_rule = rules.SEE_RESULTS
+    serializer_class = TravellerSerializer
+
+    @extend_schema(
+        operation_id="travellers_retrieve",
+        summary="A donne's traveller",
+        description="Every table's result on the donne side by side with each position's "
+        "differential, the hands and the distribution of outcomes. Players get 403 until every "
+        "table scheduled to play the donne has a result or an annulment (those still to play "
+        "it must not see it); arbiters and organisers always see it.",
+        responses={200: TravellerSerializer, **errors(*READ)},
+        tags=["rankings"],
+        examples=[
+            OpenApiExample(
+                "Two tables",
+                value={
+                    "donne": 1,
+                    "method": "average",
+                    "complete": True,
+                    "missing_tables": [],
+                    "hands": {"N": "…", "E": "…", "S": "…", "W": "…", "chien": "…"},
+                    "rows": [
+                        {
+                            "table": 1,
+                            "status": "played",
+                            "taker": "N",
+                            "contract": "garde",
+                            "sitter": None,
+                            "cells": [
+                                {
+                                    "position": "N",
+                                    "player": PERSON_EXAMPLE,
+                                    "score": 204,
+                                    "differential": "68",
+                                    "percentage": None,
+                                }
+                            ],
+                        }
+                    ],
+                    "distribution": [
+                        {
+                            "label": "Garde by North",
+                            "scores": {"N": 204, "E": -68, "S": -68, "W": -68},
+                            "tables": 1,
+                            "share": 50,
+                        }
+                    ],
+                },
+                response_only=True,
+            )
+        ],
+    )
+    def get(self, request: Request, tournament: int, number: int) -> Response:
+        donne = get_object_or_404(Donne, tournament=self.tournament, number=number)
+        if not self.can_manage and not donne_is_complete(donne):
+            raise ApiError(
+                status_code=403,
+                code="permission_denied",
+                message=_("This donne's results are shown once every table has played it."),
+            )
+        trav = traveller(self.tournament, donne)
+        rows = [
+            {
+                "table": row.table_number,
+                "status": row.status,
+                "taker": row.result.taker,
+                "contract": row.result.contract,
+                "sitter": person(row.sitter),
+                "cells": [
+                    {
+                        "position": position,
+                        "player": person(player),
+                        "score": score,
+                        "differential": _text(diff),
+                        "percentage": _text(pct),
+                    }
+                    for position, player, score, diff, pct in row.cells
+                ],
+            }
+            for row in trav.rows
+        ]
+        return Response(
+            {
+                "donne": donne.number,
+                "method": trav.method,
+                "complete": trav.complete,
+                "missing_tables": trav.missing_tables,
+                "hands": {**{p: donne.hand(p) for p in POSITIONS}, "chien": donne.chien},
+                "rows": rows,
+                "distribution": [
+                    {"label": o.label, "scores": o.scores, "tables": o.tables, "share": o.share}
+                    for o in trav.distribution
+                ],
+            }
+        )
