@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 import socket
 
+import kombu.exceptions
 import redis.exceptions
 from celery import shared_task
 from django.db import InterfaceError, OperationalError
@@ -82,6 +83,8 @@ def schedule_ranking(tournament_id: int) -> None:
     catch up (see scoring.selectors)."""
     try:
         _schedule(tournament_id)
+    except (kombu.exceptions.OperationalError, *TRANSIENT_ERRORS) as exc:
+        logger.warning("could not schedule the ranking of tournament %s: %s", tournament_id, exc)
     except Exception:
         logger.exception("could not schedule the ranking of tournament %s", tournament_id)
 
@@ -115,3 +118,6 @@ def _schedule(tournament_id: int) -> None:
     except Exception:
         ranking_release_queue(tournament_id=tournament_id, claimed_at=now)
         raise
+
+
+from scoring.documents.tasks import build_document  # noqa: E402, F401  (discovered with these)

@@ -321,7 +321,11 @@ def ranking_release_queue(*, tournament_id: int, claimed_at: datetime) -> None:
 
 def ranking_task_started(*, tournament_id: int) -> None:
     """A computation starts: changes from now on need a new task (the claim is released)."""
-    RankingState.objects.filter(pk=tournament_id).update(queued_at=None, started_at=timezone.now())
+    now = timezone.now()
+    if not RankingState.objects.filter(pk=tournament_id).update(queued_at=None, started_at=now):
+        RankingState.objects.bulk_create(
+            [RankingState(tournament_id=tournament_id, started_at=now)], ignore_conflicts=True
+        )
 
 
 def ranking_claim_in_process(*, tournament_id: int, window: float) -> bool:
@@ -341,6 +345,7 @@ def _state_ensure(tournament_id: int) -> None:
 
 def ranking_note_error(*, tournament_id: int, error: BaseException) -> None:
     """Keep the last failure's message where the arbiter's pages can show it."""
+    _state_ensure(tournament_id)
     RankingState.objects.filter(pk=tournament_id).update(last_error=str(error)[:300])
 
 

@@ -1,0 +1,86 @@
+"""Entering results through the real result service, for the rankings tests."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from tournaments.models import Donne, Player, Result, Table, TableRound, Tournament
+from tournaments.services.results import (
+    ResultInput,
+    ResultNeedsConfirmation,
+    result_annul,
+    result_save,
+)
+
+
+def schedule(tournament: Tournament) -> list[tuple[int, int, int]]:
+    """(round, table number, donne number) for every donne each table is to play."""
+    out = []
+    for tr in TableRound.objects.filter(round__tournament=tournament).select_related(
+        "round", "table"
+    ):
+        for donne in Donne.objects.filter(etui_set_id=tr.etui_set_id).order_by("number"):
+            out.append((tr.round.number, tr.table.number, donne.number))
+    return sorted(out)
+
+
+def tables_playing(tournament: Tournament, donne_number: int) -> list[int]:
+    return sorted(t for _r, t, d in schedule(tournament) if d == donne_number)
+
+
+def enter(
+    tournament: Tournament,
+    table_number: int,
+    donne_number: int,
+    user: Any,
+    *,
+    status: str = "played",
+    taker: str = "N",
+    contract: str = "garde",
+    bouts: int = 2,
+    points: int = 50,
+) -> Result:
+    """Save a result as an arbiter would, confirming any warning about the cards."""
+    table = Table.objects.get(tournament=tournament, number=table_number)
+    donne = Donne.objects.get(tournament=tournament, number=donne_number)
+    current = Result.objects.filter(table=table, donne=donne).first()
+    version = current.version if current else None
+    reason = "correction" if current else ""
+    if status == "annulled":
+        return result_annul(
+            tournament=tournament,
+            table=table,
+            donne=donne,
+            user=user,
+            reason="étui mélangé",
+            expected_version=version,
+        )
+    if status == "all_passed":
+        data = ResultInput(status="all_passed")
+    else:
+        data = ResultInput(
+            status="played", taker=taker, contract=contract, bouts=bouts, points=Decimal(points)
+        )
+    kwargs = {
+        "tournament": tournament,
+        "table": table,
+        "donne": donne,
+        "data": data,
+        "user": user,
+        "expected_version": version,
+        "reason": reason,
+    }
+    try:
+        return result_save(**kwargs)
+    except ResultNeedsConfirmation as exc:
+        return result_save(**kwargs, confirmed=list(exc.warnings))
+
+
+def player_at(
+    tournament: Tournament, round_number: int, table_number: int, position: str
+) -> Player:
+    tr = TableRound.objects.get(
+        round__tournament=tournament, round__number=round_number, table__number=table_number
+    )
+    return tr.seats.get(position=position).player

@@ -1,0 +1,300 @@
+"""The rankings pages: who may see them, what they show, htmx polling, travellers kept hidden
+until a donne is finished everywhere, the season ranking and a player's results."""
+
+from __future__ import annotations
+
+import datetime
+import re
+from fractions import Fraction
+
+import pytest
+from django.urls import reverse
+from django.utils import translation
+
+from scoring.models import RankingSnapshot
+from scoring.services.ranking import ranking_recompute
+from scoring.templatetags.rankings import signed
+from tests.fixtures.tournaments import stage_tournament
+from tests.rankings.builders import build_tournament, fill_results
+from tests.rankings.helpers import enter, schedule, tables_playing
+from tournaments.models import Club, Donne, Player, Result, Seat, Tournament
+
+pytestmark = pytest.mark.django_db
+
+EN = {"HTTP_ACCEPT_LANGUAGE": "en"}
+
+
+def get(client, url, user=None, **extra):
+    client.logout()
+    if user is not None:
+        client.force_login(user)
+    return client.get(url, **EN, **extra)
+
+
+def player_of(user) -> Player:
+    return Player.objects.get(user=user)
+
+
+def urls(tournament: Tournament, player: Player) -> list[str]:
+    return [
+        reverse("ranking", args=[tournament.pk]),
+        reverse("score_card", args=[tournament.pk, player.pk]),
+        reverse("donne_list", args=[tournament.pk]),
+    ]
+
+
+def test_permission_matrix_while_running(client, running_tournament, personas):
+    player = player_of(personas.player_user)
+    for url in urls(running_tournament, player):
+        assert get(client, url).status_code == 302, url  # anonymous: log in first
+        assert "/login/" in get(client, url)["Location"]
+        for user in (personas.stranger, personas.other_arbiter):
+            assert get(client, url, user).status_code == 403, (url, user)
+        for user in (personas.player_user, personas.arbiter, personas.organiser):
+            assert get(client, url, user).status_code == 200, (url, user)
+
+
+def test_published_results_are_public_and_registration_ones_are_not(client, personas):
+    published = stage_tournament(personas=personas, status="published", name="Publié")
+    player = Seat.objects.filter(round__tournament=published).first().player
+    for url in urls(published, player):
+        assert get(client, url).status_code == 200, url
+    Tournament.objects.filter(pk=published.pk).update(status="registration")
+    for url in urls(published, player):
+        assert get(client, url, personas.player_user).status_code == 403, url
+        assert get(client, url, personas.arbiter).status_code == 200, url
+
+
+def test_ranking_page_shows_the_saved_results_and_when(client, running_tournament, personas):
+    t = running_tournament
+    first = tables_playing(t, 1)
+    for table in first:
+        enter(t, table, 1, personas.arbiter, points=40 + 10 * table)
+    response = get(client, reverse("ranking", args=[t.pk]), personas.player_user)
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert "Last update:" in html
+    assert "being updated" not in html
+    assert 'hx-trigger="every' in html  # live while running
+    t.refresh_from_db()
+    assert RankingSnapshot.objects.get(tournament=t, results_version=t.results_version)
+    rows = re.findall(r'<tr(?: class="me")?>\s*<td class="rank num">(\d+)=?</td>', html)
+    assert len(rows) == 8  # every seated player, ranked
+    # the taker who made 60 points leads; his differential is shown signed
+    winner = Result.objects.get(table__number=first[-1], donne__number=1)
+    leader = Player.objects.get(pk=winner.holders["N"])
+    assert html.index(leader.full_name) < html.index("</tbody>")
+    assert rows[0] == "1"
+    assert 'class="me"' in html  # the reader's own line stands out
+
+
+def test_stale_ranking_says_being_updated_and_poll_answers_204_when_unchanged(
+    client, running_tournament, personas, settings
+):
+    t = running_tournament
+    table = tables_playing(t, 1)[0]
+    enter(t, table, 1, personas.arbiter)
+    url = reverse("ranking", args=[t.pk])
+    html = get(client, url, personas.arbiter).content.decode()
+    snapshot = RankingSnapshot.objects.filter(tournament=t).latest("pk")
+    since = re.search(r"since=(\d+)&amp;cur=1", html)
+    assert since and int(since.group(1)) == snapshot.pk
+
+    poll = get(client, f"{url}?since={snapshot.pk}&cur=1", personas.arbiter, HTTP_HX_REQUEST="true")
+    assert poll.status_code == 204  # nothing new: htmx keeps the table
+
+    # A result the ranking does not have yet: with a worker that has not answered, the page
+    # must say so rather than show the old ranking as current.
+    from tarot_club.celery import app
+
+    settings.RANKING_STALE_AFTER = 3600
+    app.conf.task_always_eager = False
+    app.conf.broker_url = "redis://127.0.0.1:1/0"
+    from tests.fixtures.services import reset_connections
+
+    reset_connections(app)
+    try:
+        enter(t, table, 2, personas.arbiter)
+        poll = get(
+            client, f"{url}?since={snapshot.pk}&cur=1", personas.arbiter, HTTP_HX_REQUEST="true"
+        )
+        fragment = poll.content.decode()
+        assert poll.status_code == 200
+        assert "being updated" in fragment
+        assert "<html" not in fragment  # a fragment for htmx, not a full page
+        assert 'cur=0"' in fragment or "cur=0&" in fragment
+    finally:
+        app.conf.task_always_eager = True
+        app.conf.broker_url = settings.CELERY_BROKER_URL
+        reset_connections(app)
+    # in-process again (as without a broker): the next read catches up
+    settings.RANKING_MIN_INTERVAL = 0
+    fragment = get(client, url, personas.arbiter, HTTP_HX_REQUEST="true").content.decode()
+    assert "being updated" not in fragment
+
+
+def test_ranking_page_query_count_does_not_grow_with_the_field(
+    client, django_assert_max_num_queries
+):
+    for players in (8, 40):
+        built = build_tournament(players=players, rounds=2, status="published", seed=players)
+        fill_results(built)
+        ranking_recompute(tournament_id=built.tournament.pk)
+        url = reverse("ranking", args=[built.tournament.pk])
+        with django_assert_max_num_queries(4):
+            response = client.get(url, **EN)
+        assert response.status_code == 200
+        assert response.content.decode().count('class="rank num"') == players
+
+
+def test_score_card_shows_scores_differentials_running_total_and_chart(
+    client, running_tournament, personas, django_assert_max_num_queries
+):
+    t = running_tournament
+    player = player_of(personas.player_user)
+    for round_no, table, donne in schedule(t):
+        if round_no == 1:
+            enter(t, table, donne, personas.arbiter, points=35 + 3 * donne + 5 * table)
+    url = reverse("score_card", args=[t.pk, player.pk])
+    get(client, url, personas.player_user)  # the ranking catches up in-process
+    with django_assert_max_num_queries(16):
+        response = client.get(url, **EN)
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert f"Score card of {player.full_name}" in html
+    assert "<svg" in html and "<polyline" in html and "Running total" in html
+    assert html.count('data-status="played"') == 4
+    assert html.count('data-status="pending"') == 4
+    assert html.count('class="mine"') == 4  # his own score among the four, per donne
+    snapshot = RankingSnapshot.objects.filter(tournament=t).latest("pk")
+    total = snapshot.data["rows"][f"p{player.pk}"][2]
+    with translation.override("en"):
+        assert signed(total) in html
+
+
+def test_score_card_of_someone_not_in_the_tournament_is_404(client, running_tournament, personas):
+    outsider = Player.objects.create(
+        first_name="Paul", last_name="Ailleurs", licence="0999999", club=Club.objects.first()
+    )
+    response = get(
+        client, reverse("score_card", args=[running_tournament.pk, outsider.pk]), personas.arbiter
+    )
+    assert response.status_code == 404
+    assert "does not play in" in response.content.decode()
+
+
+def test_traveller_hidden_until_every_scheduled_table_has_played_it(
+    client, running_tournament, personas
+):
+    t = running_tournament
+    tables = tables_playing(t, 1)
+    assert len(tables) >= 2
+    url = reverse("traveller", args=[t.pk, 1])
+    enter(t, tables[0], 1, personas.arbiter)
+
+    # players (those who played it and those still to play it) must not see it yet
+    hidden = get(client, url, personas.player_user)
+    assert hidden.status_code == 403
+    assert "opens once every table" in hidden.content.decode()
+    assert "hand-N" not in hidden.content.decode()
+    listing = get(client, reverse("donne_list", args=[t.pk]), personas.player_user)
+    assert url not in listing.content.decode()
+    # arbiters see it, with a warning that it is not finished everywhere
+    early = get(client, url, personas.arbiter).content.decode()
+    assert "Not finished everywhere" in early and "hand-N" in early
+
+    for table in tables[1:-1]:
+        enter(t, table, 1, personas.arbiter)
+    enter(t, tables[-1], 1, personas.arbiter, status="annulled")  # an annulment counts as done
+    shown = get(client, url, personas.player_user)
+    html = shown.content.decode()
+    assert shown.status_code == 200
+    for suit in ("♠", "♥", "♦", "♣"):
+        assert suit in html
+    assert 'class="sym suit-H"' in html  # red suits are coloured
+    assert "Distribution of scores" in html and "Annulled" in html
+    donne = Donne.objects.get(tournament=t, number=1)
+    assert all(f'class="hand hand-{p}"' in html for p in "NESW")
+    assert donne.hand_n.split()[0]  # the diagram comes from the stored hands
+    listing = get(client, reverse("donne_list", args=[t.pk]), personas.player_user)
+    assert url in listing.content.decode()
+
+
+def test_club_season_ranking_over_a_date_range(client, personas):
+    club = Club.objects.create(name="Club saison", federation_number="4242")
+    built = []
+    for day, status in ((10, "published"), (20, "published"), (25, "running")):
+        b = build_tournament(
+            players=8,
+            rounds=2,
+            club=club,
+            status=status,
+            date=datetime.date(2026, 10, day),
+            seed=day,
+        )
+        fill_results(b, seed=day)
+        built.append(b)
+    outside = build_tournament(
+        players=8, rounds=2, club=club, status="published", date=datetime.date(2025, 1, 5), seed=99
+    )
+    fill_results(outside)
+    url = reverse("club_season", args=[club.pk])
+    response = get(client, f"{url}?start=2026-09-01&end=2027-08-31&method=average")
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert "2 published tournaments" in html
+    # each player of the first two tournaments, with the sum of his two totals
+    for b in built[:2]:
+        ranking_recompute(tournament_id=b.tournament.pk)
+    expected = {}
+    for b in built[:2]:
+        b.tournament.refresh_from_db()
+        snap = RankingSnapshot.objects.get(
+            tournament=b.tournament, results_version=b.tournament.results_version
+        )
+        for key, values in snap.data["rows"].items():
+            expected[int(key[1:])] = values[1]
+    assert html.count('class="rank num"') == len(expected) == 16
+    best = max(expected, key=lambda pid: Fraction(expected[pid]))
+    best_player = Player.objects.get(pk=best)
+    line = re.search(rf"{re.escape(best_player.full_name)}</a>.*?</tr>", html, re.S).group(0)
+    with translation.override("en"):
+        assert signed(expected[best]) in line
+    assert built[2].players[0].full_name not in html  # running: not in the season
+    assert outside.players[0].full_name not in html
+
+    bad = get(client, f"{url}?start=2027-01-01&end=2026-01-01&method=average")
+    assert bad.status_code == 400
+    assert "The end date must be on or after the start date" in bad.content.decode()
+
+
+def test_player_results_page_lists_visible_tournaments_with_rank(client, personas):
+    published = stage_tournament(personas=personas, status="published", name="Coupe publiée")
+    player = player_of(personas.player_user)
+    for round_no, table, donne in schedule(published):
+        if round_no == 1:
+            Tournament.objects.filter(pk=published.pk).update(status="running")
+            published.refresh_from_db()
+            enter(published, table, donne, personas.arbiter)
+    Tournament.objects.filter(pk=published.pk).update(status="published")
+    published.refresh_from_db()
+    ranking_recompute(tournament_id=published.pk)
+    html = get(client, reverse("player_results", args=[player.pk])).content.decode()
+    assert "Coupe publiée" in html
+    assert re.search(r"\d+ of 8", html)
+    assert reverse("score_card", args=[published.pk, player.pk]) in html
+
+
+def test_tournament_page_links_to_the_results_for_its_players(client, running_tournament, personas):
+    url = running_tournament.get_absolute_url()
+    html = get(client, url, personas.player_user).content.decode()
+    assert reverse("ranking", args=[running_tournament.pk]) in html
+    assert "My score card" in html
+    html = get(client, url, personas.stranger).content.decode()
+    assert reverse("ranking", args=[running_tournament.pk]) not in html
+
+
+def test_pages_speak_french_by_default(client, running_tournament, personas):
+    client.force_login(personas.player_user)
+    html = client.get(reverse("ranking", args=[running_tournament.pk])).content.decode()
+    assert '<html lang="fr"' in html

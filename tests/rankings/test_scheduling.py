@@ -1,0 +1,191 @@
+"""Scheduling the ranking: bursts coalesce, transient failures are retried and others not, a
+broker that is down never loses a result, and the pages catch up (in-process runner)."""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+
+import pytest
+from django.db import OperationalError
+from django.utils import timezone
+
+from scoring import tasks
+from scoring.models import RankingSnapshot, RankingState
+from scoring.selectors import ranking_current
+from scoring.services import ranking as ranking_service
+from scoring.services.ranking import RankingDataError
+from tests.fixtures.services import reset_connections
+from tests.rankings.builders import build_tournament, save_result
+from tournaments.models import Result
+
+pytestmark = pytest.mark.django_db
+
+CLOSED_PORT = "redis://127.0.0.1:1/0"
+
+
+@pytest.fixture
+def broker_down(settings):
+    """A configured broker that does not answer (the app pointed at a closed port)."""
+    from tarot_club.celery import app
+
+    saved = (app.conf.task_always_eager, app.conf.broker_url)
+    app.conf.task_always_eager = False
+    app.conf.broker_url = CLOSED_PORT
+    reset_connections(app)
+    try:
+        yield
+    finally:
+        app.conf.task_always_eager, app.conf.broker_url = saved
+        reset_connections(app)
+
+
+def cells(built):
+    return [(r, t, i) for r, t, i, _d in built.schedule()]
+
+
+def save_committed(built, capture, *args, **kwargs) -> Result:
+    """Save in its own transaction and run what happens on commit (the scheduling)."""
+    with capture(execute=True):
+        return save_result(built, *args, **kwargs)
+
+
+def test_a_burst_of_twenty_results_is_one_computation_then_one_on_the_next_read(
+    settings, django_capture_on_commit_callbacks
+):
+    settings.RANKING_MIN_INTERVAL = 30  # the burst is well inside the interval
+    built = build_tournament(players=12, rounds=2)
+    for round_no, table, index in cells(built)[:20]:
+        save_committed(built, django_capture_on_commit_callbacks, round_no, table, index)
+    built.tournament.refresh_from_db()
+    assert built.tournament.results_version == 20
+    state = RankingState.objects.get(pk=built.tournament.pk)
+    assert state.computations == 1  # the first save; the 19 others were coalesced
+    assert state.stale_since is not None
+    assert RankingSnapshot.objects.get(tournament=built.tournament).results_version == 1
+
+    settings.RANKING_MIN_INTERVAL = 0  # later: the page's next read computes the rest
+    view = ranking_current(built.tournament)
+    assert view.is_current and view.version == 20
+    state.refresh_from_db()
+    assert state.computations == 2
+    assert state.stale_since is None
+
+
+def test_results_saved_in_one_transaction_give_one_computation(
+    django_capture_on_commit_callbacks,
+):
+    built = build_tournament(players=8, rounds=2)
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        for round_no, table, index in cells(built)[:6]:
+            save_result(built, round_no, table, index)
+    assert len(callbacks) == 6
+    assert RankingState.objects.get(pk=built.tournament.pk).computations == 1
+    assert RankingSnapshot.objects.get(tournament=built.tournament).results_version == 6
+
+
+def test_transient_database_failure_is_retried(monkeypatch):
+    built = build_tournament(players=8, rounds=2)
+    save_result(built, 1, 1, 0)
+    real = ranking_service.ranking_recompute
+    calls = []
+
+    def flaky(**kwargs):
+        calls.append(kwargs)
+        if len(calls) == 1:
+            raise OperationalError("server closed the connection unexpectedly")
+        return real(**kwargs)
+
+    monkeypatch.setattr(ranking_service, "ranking_recompute", flaky)
+    # as schedule_ranking runs it without a broker: the retry happens in-process
+    result = tasks.recompute_ranking.apply(args=(built.tournament.pk,), throw=False)
+    assert result.successful() and result.get() == 1
+    assert len(calls) == 2
+    assert RankingSnapshot.objects.filter(tournament=built.tournament).count() == 1
+
+
+def test_programming_errors_are_not_retried(monkeypatch):
+    built = build_tournament(players=8, rounds=2)
+    save_result(built, 1, 1, 0)
+    calls = []
+
+    def broken(**kwargs):
+        calls.append(kwargs)
+        raise RankingDataError("result 1: no valid score for position 'N'")
+
+    monkeypatch.setattr(ranking_service, "ranking_recompute", broken)
+    result = tasks.recompute_ranking.apply(args=(built.tournament.pk,), throw=False)
+    assert result.failed()
+    assert len(calls) == 1
+    assert "no valid score" in RankingState.objects.get(pk=built.tournament.pk).last_error
+    assert OperationalError in tasks.recompute_ranking.autoretry_for
+    assert Exception not in tasks.recompute_ranking.autoretry_for
+    assert ValueError not in tasks.recompute_ranking.autoretry_for
+
+
+def test_a_result_with_a_missing_score_is_reported_not_ranked_wrongly():
+    built = build_tournament(players=8, rounds=2)
+    result = save_result(built, 1, 1, 0)
+    Result.objects.filter(pk=result.pk).update(scores={"N": 204})
+    with pytest.raises(RankingDataError, match="no valid score for position"):
+        ranking_service.ranking_recompute(tournament_id=built.tournament.pk)
+    built.tournament.refresh_from_db()
+    assert not ranking_current(built.tournament).is_current  # never shown as current
+
+
+def test_broker_down_the_result_is_saved_and_the_page_says_being_updated(
+    broker_down, settings, django_capture_on_commit_callbacks, caplog
+):
+    settings.RANKING_STALE_AFTER = 3600
+    built = build_tournament(players=8, rounds=2)
+    with caplog.at_level(logging.WARNING, logger="scoring.tasks"):
+        result = save_committed(built, django_capture_on_commit_callbacks, 1, 1, 0)
+    assert Result.objects.filter(pk=result.pk).exists()  # acknowledged and kept
+    assert "could not schedule the ranking" in caplog.text
+    state = RankingState.objects.get(pk=built.tournament.pk)
+    assert state.stale_since is not None
+    assert state.queued_at is None  # the claim was given back: the next change retries
+
+    built.tournament.refresh_from_db()
+    view = ranking_current(built.tournament)
+    assert not view.is_current and view.updating
+    assert not RankingSnapshot.objects.filter(tournament=built.tournament).exists()
+
+
+def test_pages_compute_in_process_when_the_workers_do_not_catch_up(
+    broker_down, settings, django_capture_on_commit_callbacks
+):
+    settings.RANKING_STALE_AFTER = 10
+    built = build_tournament(players=8, rounds=2)
+    save_committed(built, django_capture_on_commit_callbacks, 1, 1, 0)
+    built.tournament.refresh_from_db()
+    assert not ranking_current(built.tournament).is_current
+    # ten seconds later, still no worker: the page computes it itself
+    RankingState.objects.filter(pk=built.tournament.pk).update(
+        stale_since=timezone.now() - timedelta(seconds=11)
+    )
+    view = ranking_current(built.tournament)
+    assert view.is_current and view.version == 1
+    snapshot = RankingSnapshot.objects.get(tournament=built.tournament)
+    assert snapshot.computed_in == "in-process"
+
+
+def test_a_queued_task_holds_the_claim_so_no_second_one_is_sent(
+    broker_down, django_capture_on_commit_callbacks, caplog
+):
+    built = build_tournament(players=8, rounds=2)
+    save_committed(built, django_capture_on_commit_callbacks, 1, 1, 0)
+    held = timezone.now()
+    RankingState.objects.filter(pk=built.tournament.pk).update(queued_at=held)
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="scoring.tasks"):
+        save_committed(built, django_capture_on_commit_callbacks, 1, 1, 1)
+    assert "could not schedule" not in caplog.text  # nothing was sent
+    assert RankingState.objects.get(pk=built.tournament.pk).queued_at == held
+    # a claim older than the timeout is void: the next change sends a task again
+    RankingState.objects.filter(pk=built.tournament.pk).update(
+        queued_at=held - timedelta(minutes=5)
+    )
+    with caplog.at_level(logging.WARNING, logger="scoring.tasks"):
+        save_committed(built, django_capture_on_commit_callbacks, 1, 1, 2)
+    assert "could not schedule" in caplog.text
