@@ -525,6 +525,7 @@ def test_seed_is_revealed_only_after_the_event(organiser_client, scene):
     response = organiser_client.post(reveal, follow=True, **EN)
     page = response.content.decode()
     assert tournament.seed in page
+    assert reverse("tournament_verify", args=[tournament.pk]) in page
     assert Tournament.objects.get(pk=tournament.pk).seed_revealed_at is not None
 
 
@@ -573,3 +574,22 @@ def test_organiser_home_lists_clubs_and_managed_tournaments(client, scene):
     page = client.get(reverse("organiser_home"), **EN).content.decode()
     assert "Autre tournoi" in page and "Tournoi du samedi" not in page
     assert "New tournament" not in page
+
+
+@pytest.mark.parametrize("name", ["organiser_registrations", "organiser_prepare"])
+def test_registration_and_preparation_pages_queries_do_not_grow(
+    client, personas, django_assert_max_num_queries, name
+):
+    client.force_login(personas.organiser)
+    small = stage_tournament(players=8, personas=personas, status=Status.REGISTRATION)
+    big = stage_tournament(players=23, rounds=4, name="Grand", status=Status.REGISTRATION)
+    big.club.organisers.add(personas.organiser)
+    late = make_players(big.club, 2, start=900)
+    Registration.objects.bulk_create(
+        Registration(tournament=big, player=p, checked_in_at=timezone.now()) for p in late
+    )
+    for tournament in (small, big):
+        with django_assert_max_num_queries(13):
+            response = client.get(reverse(name, args=[tournament.pk]), {"q": "a"}, **EN)
+        assert response.status_code == 200
+    assert 'data-state="outdated"' in response.content.decode()
