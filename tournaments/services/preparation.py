@@ -51,13 +51,18 @@ def tournament_identity(tournament: Tournament) -> str:
 def tournament_generate(*, tournament: Tournament, seed: str | None = None) -> Movement:
     """(Re)build the tables, rounds, étui sets, donnes and seats from the checked-in players.
 
-    Refused once a result or penalty exists: a re-seating would orphan them. The seed is kept
+    Refused once a result, or a penalty tied to a donne, exists: a re-seating would orphan
+    them. The seed is kept
     once chosen, so regenerating (a late arrival) deals the same donnes under each number.
     """
     locked = Tournament.objects.select_for_update().select_related("club").get(pk=tournament.pk)
     if Result.objects.filter(tournament=locked).exists():
         raise PreparationError(
             _("Results have been entered: the seating can no longer be regenerated.")
+        )
+    if Penalty.objects.filter(tournament=locked, donne__isnull=False).exists():
+        raise PreparationError(
+            _("Penalties tied to a donne exist: the seating can no longer be regenerated.")
         )
     if locked.status in (Tournament.Status.FINISHED, Tournament.Status.PUBLISHED):
         raise PreparationError(_("The tournament is over: its seating can no longer change."))
@@ -91,7 +96,6 @@ def tournament_generate(*, tournament: Tournament, seed: str | None = None) -> M
 
 
 def _clear_seating(tournament: Tournament) -> None:
-    Penalty.objects.filter(tournament=tournament, donne__isnull=False).update(donne=None)
     Seat.objects.filter(round__tournament=tournament).delete()
     TableRound.objects.filter(round__tournament=tournament).delete()
     Round.objects.filter(tournament=tournament).delete()
