@@ -9,7 +9,12 @@ from typing import Any
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse
 
-from .serializers import ErrorSerializer, NeedsConfirmationSerializer, ThrottledSerializer
+from .serializers import (
+    ConflictSerializer,
+    ErrorSerializer,
+    NeedsConfirmationSerializer,
+    ThrottledSerializer,
+)
 
 DESCRIPTIONS = {
     400: "Invalid request: `details` says what to fix in each field.",
@@ -88,6 +93,8 @@ def errors(*codes: int) -> dict[int, OpenApiResponse]:
             serializer = NeedsConfirmationSerializer
         elif code == 429:
             serializer = ThrottledSerializer
+        elif code in (409, 412):
+            serializer = ConflictSerializer
         out[code] = OpenApiResponse(serializer, description=DESCRIPTIONS[code])
     return out
 

@@ -78,7 +78,9 @@ class ErrorSerializer(serializers.Serializer):
 class NeedsConfirmationSerializer(ErrorSerializer):
     warnings = serializers.DictField(
         child=serializers.CharField(),
-        help_text="Warning code → message. Send the codes you confirm in `confirm`.",
+        required=False,
+        help_text="Warning code → message (when a confirmation is needed). Send the codes you "
+        "confirm in `confirm`.",
     )
 
 
@@ -394,6 +396,13 @@ class ResultSerializer(serializers.ModelSerializer):
             "created_at",
             "updated_at",
         ]
+
+
+class ConflictSerializer(ErrorSerializer):
+    """409/412: someone changed the result first; nothing was saved."""
+
+    version = serializers.IntegerField(help_text="The current version.")
+    current = ResultSerializer(help_text="The current result: compare, then send again.")
 
 
 class ResultEntrySerializer(serializers.Serializer):

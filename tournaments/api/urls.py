@@ -128,6 +128,10 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("v1/", include(v1)),
     path("schema/", SpectacularAPIView.as_view(), name="api_schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api_schema"), name="api_docs"),
-    path("redoc/", SpectacularRedocView.as_view(url_name="api_schema"), name="api_redoc"),
+    path(
+        "redoc/",
+        SpectacularRedocView.as_view(url_name="api_schema", template_name="api/redoc.html"),
+        name="api_redoc",
+    ),
     re_path(r"^(?P<rest>.*)$", not_found),
 ]

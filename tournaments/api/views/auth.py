@@ -38,7 +38,7 @@ class TokenView(ApiView):
         "account page shows). Send it afterwards as `Authorization: Token <key>`. Attempts are "
         "throttled per address and user name (429 with Retry-After).",
         request=TokenRequestSerializer,
-        responses={200: TokenSerializer, **errors(400, 429)},
+        responses={200: TokenSerializer, **errors(400, 401, 429)},
         auth=[],
         tags=["authentication"],
         examples=[
@@ -77,7 +77,7 @@ class TokenView(ApiView):
         description="Deletes the caller's token: clients using it get 401 from now on. A new "
         "one can be created from the account page or with POST.",
         request=None,
-        responses={204: None, **errors(401)},
+        responses={204: None, **errors(400, 401, 429)},
         tags=["authentication"],
     )
     def delete(self, request: Request) -> Response:
@@ -94,7 +94,7 @@ class MeView(ApiView):
         summary="Who you are",
         description="The authenticated user (or anonymous), his player, the clubs he organises "
         "and the tournaments he arbitrates.",
-        responses={200: MeSerializer},
+        responses={200: MeSerializer, **errors(401)},
         tags=["authentication"],
         examples=[
             OpenApiExample(

@@ -13,6 +13,7 @@ from django.utils.functional import cached_property
 from django.utils.translation import gettext as _
 from rest_framework import authentication, generics
 from rest_framework.pagination import LimitOffsetPagination
+from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -47,6 +48,7 @@ class ApiView(generics.GenericAPIView):
     permission_classes: list[Any] = []
     throttle_classes = [WriteRateThrottle]
     pagination_class = Pagination
+    parser_classes = [JSONParser]
 
     def dispatch(self, request: Any, *args: Any, **kwargs: Any) -> Any:
         """DRF's dispatch, with the write run once per Idempotency-Key (idempotency.py)."""
