@@ -1,0 +1,366 @@
+"""What every document shares: A4 page with the club and the tournament in the header, "page x
+of y" in the footer, the fonts and styles, card and number formatting, progress reporting.
+
+A renderer (one module per document) subclasses `Renderer`, builds a platypus story from the
+database and returns `(filename, mimetype, bytes)` like pretix's invoice renderers. It runs
+inside `translation.override(document.language)` (see scoring.documents.services).
+"""
+
+from __future__ import annotations
+
+import io
+import time
+from collections.abc import Callable, Iterable, Sequence
+from fractions import Fraction
+from typing import Any, ClassVar
+
+from django.utils import timezone
+from django.utils.formats import date_format
+from django.utils.text import slugify
+from django.utils.translation import gettext as _
+from reportlab.lib import colors
+from reportlab.lib.enums import TA_CENTER, TA_RIGHT
+from reportlab.lib.pagesizes import A4, landscape
+from reportlab.lib.styles import ParagraphStyle
+from reportlab.lib.units import mm
+from reportlab.pdfgen.canvas import Canvas
+from reportlab.platypus import BaseDocTemplate, Flowable, Frame, PageTemplate, Paragraph
+from reportlab.platypus.tables import TableStyle
+
+from scoring.cards import Card, parse_hand
+from scoring.templatetags.rankings import number, signed
+from tournaments.models import Position, Tournament
+
+from .fonts import Fonts, register_fonts
+
+PDF = "application/pdf"
+RED = colors.HexColor("#c0161d")
+INK = colors.HexColor("#1d2330")
+MUTED = colors.HexColor("#5b6475")
+LINE = colors.HexColor("#9aa6b6")
+LIGHT = colors.HexColor("#eef1f6")
+GOOD = colors.HexColor("#1e7a3c")
+
+MARGIN = 14 * mm
+HEADER_H = 15 * mm
+FOOTER_H = 9 * mm
+PAGE_W, PAGE_H = A4
+FRAME_W = PAGE_W - 2 * MARGIN
+
+ProgressCallback = Callable[[float], None]
+
+_FACE = {14: "R", 13: "D", 12: "C", 11: "V"}
+
+
+def esc(text: Any) -> str:
+    """Text made safe for a platypus Paragraph (its markup is XML-like)."""
+    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def fmt_number(value: Fraction | int | float | None) -> str:
+    """An exact number rounded for display, localised like the pages (12,5 in French)."""
+    return number(value)
+
+
+def fmt_signed(value: Fraction | int | float | None) -> str:
+    return signed(value)
+
+
+def position_label(position: str) -> str:
+    return str(dict(Position.choices).get(position, position))
+
+
+class Styles:
+    """Paragraph and table styles in the registered fonts."""
+
+    def __init__(self, fonts: Fonts) -> None:
+        f = fonts
+        self.fonts = f
+        self.body = ParagraphStyle("body", fontName=f.regular, fontSize=9, leading=11.5)
+        self.small = ParagraphStyle("small", parent=self.body, fontSize=7.5, leading=9.5)
+        self.muted = ParagraphStyle("muted", parent=self.small, textColor=MUTED)
+        self.title = ParagraphStyle(
+            "title", fontName=f.bold, fontSize=15, leading=19, spaceAfter=3 * mm
+        )
+        self.h2 = ParagraphStyle(
+            "h2", fontName=f.bold, fontSize=11.5, leading=14, spaceBefore=2 * mm, spaceAfter=2 * mm
+        )
+        self.h3 = ParagraphStyle(
+            "h3", fontName=f.bold, fontSize=10, leading=12.5, spaceAfter=1 * mm
+        )
+        self.cell = ParagraphStyle("cell", fontName=f.condensed, fontSize=8.5, leading=10)
+        self.cell_bold = ParagraphStyle("cellb", parent=self.cell, fontName=f.condensed_bold)
+        self.head_cell = ParagraphStyle(
+            "headc", parent=self.cell_bold, fontSize=8, leading=9.5, alignment=TA_CENTER
+        )
+        self.cell_right = ParagraphStyle("cellr", parent=self.cell, alignment=TA_RIGHT)
+        self.cell_center = ParagraphStyle("cellc", parent=self.cell, alignment=TA_CENTER)
+        self.hand = ParagraphStyle("hand", fontName=f.regular, fontSize=9.5, leading=12.5)
+        self.hand_title = ParagraphStyle("handt", fontName=f.bold, fontSize=9.5, leading=12.5)
+        self.center = ParagraphStyle("center", parent=self.body, alignment=TA_CENTER)
+        self.big_center = ParagraphStyle(
+            "bigc", fontName=f.bold, fontSize=14, leading=17, alignment=TA_CENTER
+        )
+
+    def grid(self, *extra: tuple[Any, ...], header: bool = True, size: float = 8.5) -> TableStyle:
+        """A ruled table: thin lines, a shaded bold header row, condensed font."""
+        commands: list[tuple[Any, ...]] = [
+            ("FONTNAME", (0, 0), (-1, -1), self.fonts.condensed),
+            ("FONTSIZE", (0, 0), (-1, -1), size),
+            ("LEADING", (0, 0), (-1, -1), size + 1.5),
+            ("GRID", (0, 0), (-1, -1), 0.4, LINE),
+            ("VALIGN", (0, 0), (-1, -1), "MIDDLE"),
+            ("TOPPADDING", (0, 0), (-1, -1), 1.6),
+            ("BOTTOMPADDING", (0, 0), (-1, -1), 2),
+            ("LEFTPADDING", (0, 0), (-1, -1), 3),
+            ("RIGHTPADDING", (0, 0), (-1, -1), 3),
+            ("TEXTCOLOR", (0, 0), (-1, -1), INK),
+        ]
+        if header:
+            commands += [
+                ("FONTNAME", (0, 0), (-1, 0), self.fonts.condensed_bold),
+                ("BACKGROUND", (0, 0), (-1, 0), LIGHT),
+            ]
+        return TableStyle([*commands, *extra])
+
+
+# --- cards ------------------------------------------------------------------------------------
+
+
+def hand_groups(text: str) -> tuple[dict[str, list[str]], list[str]]:
+    """A stored hand grouped for display: ranks per suit high to low, then the trumps 21…1 and
+    the Excuse (the cards are sorted by scoring.cards' display order)."""
+    suits: dict[str, list[str]] = {s: [] for s in ("S", "H", "D", "C")}
+    trumps: list[str] = []
+    for card in parse_hand(text):
+        if card.suit is not None:
+            suits[card.suit].append(_FACE.get(card.rank, str(card.rank)))
+        else:
+            trumps.append(card_trump_label(card))
+    return suits, trumps
+
+
+def card_trump_label(card: Card) -> str:
+    return str(card.rank) if card.is_trump else _("Exc")
+
+
+def suit_markup(fonts: Fonts, suit: str) -> str:
+    """The suit symbol as Paragraph markup, hearts and diamonds in red."""
+    symbol = fonts.suit(suit)
+    if suit in ("H", "D"):
+        return f'<font color="#c0161d">{symbol}</font>'
+    return symbol
+
+
+def hand_markup(fonts: Fonts, text: str, *, trumps_label: str | None = None) -> str:
+    """A hand as Paragraph markup: one line per suit (symbol and ranks), then the trumps with
+    their count (what a poignée needs, the Excuse counted)."""
+    suits, trumps = hand_groups(text)
+    lines = []
+    for suit in ("S", "H", "D", "C"):
+        ranks = " ".join(suits[suit]) or "—"
+        lines.append(f"{suit_markup(fonts, suit)} {ranks}")
+    label = trumps_label or _("Trumps")
+    lines.append(f"<b>{esc(label)} ({len(trumps)})</b> {' '.join(trumps) or '—'}")
+    return "<br/>".join(lines)
+
+
+# --- the page --------------------------------------------------------------------------------
+
+
+def numbered_canvas(draw_footer: Callable[[Canvas, int, int], None]) -> type[Canvas]:
+    """A canvas that holds its pages until the end, to write "page x of y" on each."""
+
+    class NumberedCanvas(Canvas):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self._held: list[dict[str, Any]] = []
+
+        def showPage(self) -> None:
+            self._held.append(dict(self.__dict__))
+            self._startPage()
+
+        def save(self) -> None:
+            total = len(self._held)
+            for index, state in enumerate(self._held, start=1):
+                self.__dict__.update(state)
+                draw_footer(self, index, total)
+                Canvas.showPage(self)
+            self.page_total = total
+            Canvas.save(self)
+
+    return NumberedCanvas
+
+
+class Renderer:
+    """Base of the document renderers. Subclasses set `kind` and implement `title()` and
+    `story()`; `render()` returns (filename, mimetype, bytes) and sets `pages` and
+    `results_version` (the results the document shows)."""
+
+    kind: ClassVar[str]
+    landscape: ClassVar[bool] = False
+    # Share of the progress bar taken by reading the data (the rest: laying out pages).
+    data_share: ClassVar[float] = 0.3
+    # Seconds between two progress reports (each is a database write).
+    report_interval: ClassVar[float] = 0.25
+
+    def __init__(
+        self, tournament: Tournament, *, part: int = 0, progress: ProgressCallback | None = None
+    ) -> None:
+        self.tournament = tournament
+        self.part = part
+        self._progress = progress
+        self.fonts = register_fonts()
+        self.styles = Styles(self.fonts)
+        self.pages = 0
+        self.results_version = tournament.results_version
+        self._last_report = 0.0
+        self.page_w, self.page_h = landscape(A4) if self.landscape else A4
+        self.frame_w = self.page_w - 2 * MARGIN
+
+    # subclasses ---------------------------------------------------------------------------
+
+    def title(self) -> str:
+        raise NotImplementedError
+
+    def subtitle(self) -> str:
+        """A second header line (e.g. the étui set); empty by default."""
+        return ""
+
+    def story(self) -> list[Flowable]:
+        raise NotImplementedError
+
+    def filename_stem(self) -> str:
+        stem = slugify(f"{self.title()} {self.subtitle()}") or self.kind
+        return f"{slugify(self.tournament.name) or 'tournament'}-{stem}"
+
+    # progress ------------------------------------------------------------------------------
+
+    def report(self, fraction: float) -> None:
+        """Tell the caller how far we are (0…1), at most a few times a second."""
+        if self._progress is None:
+            return
+        now = time.monotonic()
+        if fraction < 1 and now - self._last_report < self.report_interval:
+            return
+        self._last_report = now
+        self._progress(max(0.0, min(1.0, fraction)))
+
+    def data_step(self, done: int, total: int) -> None:
+        """Progress while reading the data: `done` of `total` items."""
+        if total:
+            self.report(self.data_share * done / total)
+
+    def steps(self, items: Sequence[Any]) -> Iterable[Any]:
+        """Iterate over items, reporting data progress."""
+        total = len(items)
+        for index, item in enumerate(items):
+            self.data_step(index, total)
+            yield item
+
+    # building ------------------------------------------------------------------------------
+
+    def header_lines(self) -> tuple[str, str]:
+        t = self.tournament
+        left = f"{t.club.name} — {t.name}"
+        where = date_format(t.date, "DATE_FORMAT")
+        if t.venue:
+            where = f"{where} · {t.venue}"
+        return left, where
+
+    def draw_page(self, canvas: Canvas, doc: BaseDocTemplate) -> None:
+        f = self.fonts
+        left, where = self.header_lines()
+        top = self.page_h - MARGIN
+        canvas.saveState()
+        canvas.setFillColor(INK)
+        canvas.setFont(f.bold, 10)
+        canvas.drawString(MARGIN, top - 4 * mm, left)
+        canvas.setFont(f.regular, 8.5)
+        canvas.setFillColor(MUTED)
+        canvas.drawString(MARGIN, top - 8.5 * mm, where)
+        canvas.setFillColor(INK)
+        canvas.setFont(f.bold, 10)
+        canvas.drawRightString(self.page_w - MARGIN, top - 4 * mm, self.title())
+        subtitle = self.subtitle()
+        if subtitle:
+            canvas.setFont(f.regular, 8.5)
+            canvas.setFillColor(MUTED)
+            canvas.drawRightString(self.page_w - MARGIN, top - 8.5 * mm, subtitle)
+        canvas.setStrokeColor(LINE)
+        canvas.setLineWidth(0.6)
+        canvas.line(MARGIN, top - 11 * mm, self.page_w - MARGIN, top - 11 * mm)
+        canvas.restoreState()
+
+    def footer_note(self) -> str:
+        printed = date_format(timezone.localtime(), "SHORT_DATETIME_FORMAT")
+        return _("tarot_club · printed %(when)s") % {"when": printed}
+
+    def render(self) -> tuple[str, str, bytes]:
+        story = self.story()
+        self.report(self.data_share)
+        buffer = io.BytesIO()
+        frame = Frame(
+            MARGIN,
+            MARGIN + FOOTER_H,
+            self.frame_w,
+            self.page_h - 2 * MARGIN - HEADER_H - FOOTER_H,
+            leftPadding=0,
+            rightPadding=0,
+            topPadding=0,
+            bottomPadding=0,
+            id="body",
+        )
+        title = self.title()
+        doc = BaseDocTemplate(
+            buffer,
+            pagesize=(self.page_w, self.page_h),
+            title=f"{title} — {self.tournament.name}",
+            author=self.tournament.club.name,
+            creator="tarot_club",
+            lang=self._language(),
+            leftMargin=MARGIN,
+            rightMargin=MARGIN,
+            topMargin=MARGIN + HEADER_H,
+            bottomMargin=MARGIN + FOOTER_H,
+        )
+        doc.addPageTemplates([PageTemplate(id="page", frames=[frame], onPage=self.draw_page)])
+        size = {"n": 1}
+
+        def on_progress(kind: str, value: int) -> None:
+            if kind == "SIZE_EST":
+                size["n"] = max(1, value)
+            elif kind == "PROGRESS":
+                self.report(self.data_share + (0.98 - self.data_share) * value / size["n"])
+
+        doc.setProgressCallBack(on_progress)
+        page_text = _("Page %(page)s of %(pages)s")
+        note = self.footer_note()
+        fonts = self.fonts
+        right = self.page_w - MARGIN
+        pages = {"total": 0}
+
+        def draw_footer(canvas: Canvas, page: int, total: int) -> None:
+            pages["total"] = total
+            canvas.saveState()
+            canvas.setFont(fonts.regular, 7.5)
+            canvas.setFillColor(MUTED)
+            canvas.drawString(MARGIN, MARGIN, note)
+            canvas.setFont(fonts.regular, 8.5)
+            canvas.setFillColor(INK)
+            canvas.drawRightString(right, MARGIN, page_text % {"page": page, "pages": total})
+            canvas.restoreState()
+
+        doc.build(story, canvasmaker=numbered_canvas(draw_footer))
+        self.pages = pages["total"]
+        return f"{self.filename_stem()}.pdf", PDF, buffer.getvalue()
+
+    def _language(self) -> str:
+        from django.utils.translation import get_language
+
+        return get_language() or "fr"
+
+    # helpers for subclasses ---------------------------------------------------------------
+
+    def para(self, text: str, style: ParagraphStyle | None = None) -> Paragraph:
+        return Paragraph(text, style or self.styles.body)

@@ -1,0 +1,490 @@
+"""Asking for a document, building it, and who may do which.
+
+- `document_request` records the wish (a pending Document) and dispatches the build on commit.
+  Asking again while a build is pending or running returns that build: the database's partial
+  unique constraint decides (IntegrityError → the existing row), not a process lock. A finished
+  document that still matches the results and the seating is returned as it is.
+- `document_build` (run by the Celery task, or in-process without a broker) renders the PDF
+  inside `translation.override(document.language)`, reports progress on the row, stores the
+  file and records the results version and seating it shows; a later correction or re-seating
+  marks it out of date (`document_is_out_of_date`) and the next request builds it again.
+- A build whose worker died stops updating its heartbeat; after DOCUMENT_STALE_SECONDS a new
+  request replaces it instead of waiting for it forever.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import timedelta
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+from django.conf import settings
+from django.core.exceptions import PermissionDenied
+from django.core.files.base import ContentFile
+from django.db import IntegrityError, InterfaceError, OperationalError, transaction
+from django.db.models import Count, Max
+from django.utils import timezone, translation
+from django.utils.translation import gettext as _
+
+from tournaments.models import Donne, EtuiSet, Seat, Tournament
+from tournaments.permissions import can_manage_tournament, can_see_results
+
+from .models import Document
+
+if TYPE_CHECKING:
+    from .base import Renderer
+
+logger = logging.getLogger(__name__)
+
+Kind = Document.Kind
+Status = Document.Status
+IN_PROGRESS = (Status.PENDING, Status.RUNNING)
+
+# Documents that show results: out of date when the results change after they were built.
+RESULT_KINDS = frozenset({Kind.SCORE_CARDS, Kind.RANKING, Kind.DONNE_RESULTS})
+# Downloadable by anyone once the tournament is published.
+PUBLIC_KINDS = RESULT_KINDS
+# The documents "build everything" makes, in the order an organiser needs them.
+WHOLE_SET = (
+    Kind.HAND_RECORDS,
+    Kind.ETUI_SETS,
+    Kind.SCORE_SHEETS,
+    Kind.ROUTE_CARDS,
+    Kind.SCORE_CARDS,
+    Kind.RANKING,
+    Kind.DONNE_RESULTS,
+)
+# What `part` means per kind (0 is always the whole tournament).
+PART_IS_SET = frozenset({Kind.HAND_RECORDS, Kind.ETUI_SETS})
+PART_IS_PLAYER = frozenset({Kind.SCORE_CARDS})
+
+PUBLISH_RETRY_POLICY = {"max_retries": 1, "interval_start": 0, "interval_step": 0.2}
+
+
+class DocumentError(ValueError):
+    """A request that cannot be honoured; the message (translated) says what to do."""
+
+
+def renderer_class(kind: str) -> type[Renderer]:
+    from .donne_results import DonneResultsRenderer
+    from .etui_sets import EtuiSetsRenderer
+    from .hand_records import HandRecordsRenderer
+    from .ranking import RankingRenderer
+    from .route_cards import RouteCardsRenderer
+    from .score_cards import ScoreCardsRenderer
+    from .score_sheets import ScoreSheetsRenderer
+
+    classes: dict[str, type[Renderer]] = {
+        Kind.HAND_RECORDS: HandRecordsRenderer,
+        Kind.ETUI_SETS: EtuiSetsRenderer,
+        Kind.SCORE_SHEETS: ScoreSheetsRenderer,
+        Kind.ROUTE_CARDS: RouteCardsRenderer,
+        Kind.SCORE_CARDS: ScoreCardsRenderer,
+        Kind.RANKING: RankingRenderer,
+        Kind.DONNE_RESULTS: DonneResultsRenderer,
+    }
+    return classes[kind]
+
+
+def stale_after() -> timedelta:
+    return timedelta(seconds=float(getattr(settings, "DOCUMENT_STALE_SECONDS", 300)))
+
+
+def languages() -> dict[str, str]:
+    return {code: str(name) for code, name in settings.LANGUAGES}
+
+
+# --- freshness ------------------------------------------------------------------------------
+
+
+def seating_key(tournament: Tournament) -> str:
+    """A fingerprint of the seating and the donnes (two queries). Generating the seating again
+    recreates every seat and donne row, so their ids change, and so does the key."""
+    seats = Seat.objects.filter(round__tournament=tournament).aggregate(n=Count("id"), m=Max("id"))
+    donnes = Donne.objects.filter(tournament=tournament).aggregate(n=Count("id"), m=Max("id"))
+    raw = f"{seats['n']}:{seats['m']}:{donnes['n']}:{donnes['m']}"
+    return hashlib.sha256(raw.encode()).hexdigest()[:32]
+
+
+def document_is_out_of_date(
+    document: Document, *, tournament: Tournament, current_seating: str
+) -> bool:
+    """A finished document older than a later correction (its kind shows results) or than a
+    re-seating."""
+    if document.status != Status.DONE:
+        return False
+    if document.seating_key != current_seating:
+        return True
+    return document.kind in RESULT_KINDS and document.results_version < tournament.results_version
+
+
+# --- who may do what -------------------------------------------------------------------------
+
+
+def _own_player_id(user: Any) -> int | None:
+    if not user.is_authenticated:
+        return None
+    player = getattr(user, "player", None)
+    return player.pk if player is not None else None
+
+
+def can_request_document(user: Any, tournament: Tournament, kind: str, part: int = 0) -> bool:
+    """Arbiters and organisers build everything; a player builds his own score card."""
+    if can_manage_tournament(user, tournament):
+        return True
+    own = _own_player_id(user)
+    return (
+        kind in PART_IS_PLAYER
+        and own is not None
+        and part == own
+        and can_see_results(user, tournament)
+    )
+
+
+def can_download_document(user: Any, document: Document, tournament: Tournament) -> bool:
+    """Arbiters and organisers: everything. Anyone: the ranking, donne results and score cards
+    once published. A player of the tournament: his own score card."""
+    if can_manage_tournament(user, tournament):
+        return True
+    if document.kind in PUBLIC_KINDS and tournament.is_public:
+        return True
+    own = _own_player_id(user)
+    return (
+        document.kind in PART_IS_PLAYER
+        and own is not None
+        and document.part == own
+        and can_see_results(user, tournament)
+    )
+
+
+# --- asking ----------------------------------------------------------------------------------
+
+
+def _check_request(tournament: Tournament, kind: str, language: str, part: int) -> None:
+    if kind not in Kind.values:
+        raise DocumentError(
+            _("Unknown document %(kind)s. Choose one of the documents listed.") % {"kind": kind}
+        )
+    if language not in languages():
+        raise DocumentError(
+            _("Documents are printed in %(languages)s; %(language)s is not available.")
+            % {"languages": ", ".join(languages().values()), "language": language}
+        )
+    if not Donne.objects.filter(tournament=tournament).exists():
+        raise DocumentError(
+            _(
+                "The seating and the donnes have not been generated yet: generate them on the "
+                "preparation page first."
+            )
+        )
+    if not part:
+        return
+    if kind in PART_IS_SET:
+        if not EtuiSet.objects.filter(tournament=tournament, number=part).exists():
+            raise DocumentError(_("This tournament has no étui set %(number)s.") % {"number": part})
+    elif kind in PART_IS_PLAYER:
+        if not Seat.objects.filter(round__tournament=tournament, player_id=part).exists():
+            raise DocumentError(_("This player does not play in this tournament."))
+    else:
+        raise DocumentError(_("This document is printed for the whole tournament only."))
+
+
+def _latest_done(tournament: Tournament, kind: str, language: str, part: int) -> Document | None:
+    return (
+        Document.objects.filter(
+            tournament=tournament, kind=kind, language=language, part=part, status=Status.DONE
+        )
+        .order_by("-finished_at", "-pk")
+        .first()
+    )
+
+
+def _in_progress(tournament: Tournament, kind: str, language: str, part: int) -> Document | None:
+    return Document.objects.filter(
+        tournament=tournament, kind=kind, language=language, part=part, status__in=IN_PROGRESS
+    ).first()
+
+
+def _is_stale(document: Document, now: Any) -> bool:
+    last = document.heartbeat_at or document.created_at
+    return now - last > stale_after()
+
+
+def document_request(
+    *, tournament: Tournament, kind: str, language: str, user: Any, part: int = 0
+) -> Document:
+    """Ask for a document; returns the build in progress, the finished document if it is still
+    up to date, or a new pending build (dispatched once the transaction commits).
+
+    Raises PermissionDenied for a user who may not ask for it and DocumentError (translated
+    message) for a request that cannot be honoured.
+    """
+    if not can_request_document(user, tournament, kind, part):
+        raise PermissionDenied(_("You may not print this document."))
+    _check_request(tournament, kind, language, part)
+    done = _latest_done(tournament, kind, language, part)
+    if done is not None and not document_is_out_of_date(
+        done, tournament=tournament, current_seating=seating_key(tournament)
+    ):
+        return done
+    requester = user if user.is_authenticated else None
+    for _attempt in range(2):
+        try:
+            with transaction.atomic():
+                document = Document.objects.create(
+                    tournament=tournament,
+                    kind=kind,
+                    language=language,
+                    part=part,
+                    status=Status.PENDING,
+                    requested_by=requester,
+                    heartbeat_at=timezone.now(),
+                )
+        except IntegrityError:
+            current = _in_progress(tournament, kind, language, part)
+            if current is None:
+                continue  # it finished in between: try again
+            if not _is_stale(current, timezone.now()):
+                return current
+            Document.objects.filter(pk=current.pk, status__in=IN_PROGRESS).update(
+                status=Status.FAILED,
+                error=_("The build stopped without finishing (its worker was lost)."),
+                finished_at=timezone.now(),
+            )
+            continue
+        transaction.on_commit(partial(dispatch_build, document.pk))
+        return document
+    current = _in_progress(tournament, kind, language, part)
+    if current is not None:
+        return current
+    raise DocumentError(_("The document could not be queued. Please try again."))
+
+
+def document_request_all(*, tournament: Tournament, language: str, user: Any) -> list[Document]:
+    """Ask for the whole set of the tournament's documents (each for the whole tournament)."""
+    if not can_manage_tournament(user, tournament):
+        raise PermissionDenied(_("You may not print this document."))
+    return [
+        document_request(tournament=tournament, kind=kind, language=language, user=user)
+        for kind in WHOLE_SET
+    ]
+
+
+def dispatch_build(document_id: int) -> None:
+    """Queue the build; with no broker (or when it does not answer) build it in-process, so
+    the document is made either way."""
+    from .tasks import build_document
+
+    try:
+        if build_document.app.conf.task_always_eager:
+            build_document.apply(args=(document_id,), throw=False)
+        else:
+            build_document.apply_async(
+                (document_id,), retry=True, retry_policy=PUBLISH_RETRY_POLICY
+            )
+    except Exception:
+        logger.warning("could not queue document %s; building it in-process", document_id)
+        build_document.apply(args=(document_id,), throw=False)
+
+
+# --- building --------------------------------------------------------------------------------
+
+
+def _claim(document_id: int) -> Document | None:
+    """Take the document for building: pending, or running with a dead worker."""
+    now = timezone.now()
+    with transaction.atomic():
+        document = (
+            Document.objects.select_for_update()
+            .select_related("tournament", "tournament__club")
+            .filter(pk=document_id)
+            .first()
+        )
+        if document is None or document.status in (Status.DONE, Status.FAILED):
+            return None
+        if document.status == Status.RUNNING and not _is_stale(document, now):
+            return None  # another worker is on it
+        document.status = Status.RUNNING
+        document.progress = 0
+        document.heartbeat_at = now
+        document.save(update_fields=["status", "progress", "heartbeat_at"])
+    return document
+
+
+def _progress(document_id: int, fraction: float) -> None:
+    Document.objects.filter(pk=document_id, status=Status.RUNNING).update(
+        progress=min(99, int(fraction * 100)), heartbeat_at=timezone.now()
+    )
+
+
+def document_render(
+    document: Document, *, progress: Any = None
+) -> tuple[tuple[str, str, bytes], Renderer]:
+    """Render a document's PDF in its language (no database writes)."""
+    renderer = renderer_class(document.kind)(
+        document.tournament, part=document.part, progress=progress
+    )
+    with translation.override(document.language):
+        return renderer.render(), renderer
+
+
+def document_build(*, document_id: int) -> Document | None:
+    """Build a requested document and store its file. Idempotent: a document already built,
+    failed, or being built by a live worker is left alone (returns None)."""
+    document = _claim(document_id)
+    if document is None:
+        return None
+    tournament = document.tournament
+    try:
+        key = seating_key(tournament)
+        (filename, _mimetype, content), renderer = document_render(
+            document, progress=partial(_progress, document.pk)
+        )
+    except (OperationalError, InterfaceError):
+        # Transient: give it back so that the task's retry builds it.
+        Document.objects.filter(pk=document.pk).update(status=Status.PENDING)
+        raise
+    except Exception as exc:
+        logger.exception("document %s (%s) failed", document.pk, document.kind)
+        Document.objects.filter(pk=document.pk).update(
+            status=Status.FAILED,
+            error=f"{type(exc).__name__}: {exc}"[:2000],
+            finished_at=timezone.now(),
+        )
+        return Document.objects.get(pk=document.pk)
+    document.file.save(filename, ContentFile(content), save=False)
+    document.status = Status.DONE
+    document.progress = 100
+    document.pages = renderer.pages
+    document.results_version = renderer.results_version
+    document.seating_key = key
+    document.finished_at = timezone.now()
+    document.error = ""
+    document.save(
+        update_fields=[
+            "file",
+            "status",
+            "progress",
+            "pages",
+            "results_version",
+            "seating_key",
+            "finished_at",
+            "error",
+        ]
+    )
+    _remove_older(document)
+    return document
+
+
+def _remove_older(document: Document) -> None:
+    """Keep only the newest finished document of its kind, language and part (and its file)."""
+    older = Document.objects.filter(
+        tournament_id=document.tournament_id,
+        kind=document.kind,
+        language=document.language,
+        part=document.part,
+        status__in=(Status.DONE, Status.FAILED),
+        created_at__lte=document.created_at,
+    ).exclude(pk=document.pk)
+    for old in older:
+        if old.file:
+            old.file.delete(save=False)
+        old.delete()
+
+
+def document_filename(document: Document) -> str:
+    """The name a download is saved under: tournament, document and part, in its language."""
+    from django.utils.text import slugify
+
+    with translation.override(document.language):
+        parts = [document.tournament.name, str(document.get_kind_display())]
+        if document.part and document.kind in PART_IS_SET:
+            parts.append(_("Étui set %(number)s") % {"number": document.part})
+        elif document.part:
+            parts.append(str(document.part))
+    return f"{slugify(' '.join(parts)) or 'document'}-{document.language}.pdf"
+
+
+# --- what a page shows -----------------------------------------------------------------------
+
+
+@dataclass
+class DocumentRow:
+    """One line of the documents page: a kind (and part) with its latest build."""
+
+    kind: str
+    part: int
+    label: str
+    part_label: str
+    document: Document | None  # the latest finished build
+    building: Document | None  # a build pending or running
+    failed: Document | None  # the last build, if it failed after the finished one
+    out_of_date: bool
+    can_request: bool
+    can_download: bool
+
+    @property
+    def key(self) -> str:
+        return f"{self.kind}-{self.part}"
+
+
+def document_rows(
+    *,
+    tournament: Tournament,
+    user: Any,
+    language: str,
+    wanted: Sequence[tuple[str, int]],
+    part_labels: dict[tuple[str, int], str] | None = None,
+) -> list[DocumentRow]:
+    """The state of each wanted (kind, part) in a language, filtered by what the user may see:
+    two queries for the documents plus two for the seating key."""
+    labels = dict(Kind.choices)
+    docs = Document.objects.filter(
+        tournament=tournament,
+        language=language,
+        kind__in={kind for kind, _part in wanted},
+        part__in={part for _kind, part in wanted},
+    ).order_by("-created_at", "-pk")
+    done: dict[tuple[str, int], Document] = {}
+    failed: dict[tuple[str, int], Document] = {}
+    building: dict[tuple[str, int], Document] = {}
+    for doc in docs:  # newest first
+        key = (doc.kind, doc.part)
+        if doc.status in IN_PROGRESS:
+            building.setdefault(key, doc)
+        elif doc.status == Status.DONE:
+            done.setdefault(key, doc)
+        else:
+            failed.setdefault(key, doc)
+    current = seating_key(tournament)
+    rows = []
+    for kind, part in wanted:
+        doc = done.get((kind, part))
+        failure = failed.get((kind, part))
+        if failure is not None and doc is not None and failure.created_at < doc.created_at:
+            failure = None
+        may_request = can_request_document(user, tournament, kind, part)
+        probe = doc or Document(tournament=tournament, kind=kind, part=part)
+        may_download = can_download_document(user, probe, tournament)
+        if not (may_request or may_download):
+            continue
+        rows.append(
+            DocumentRow(
+                kind=kind,
+                part=part,
+                label=str(labels[kind]),
+                part_label=(part_labels or {}).get((kind, part), ""),
+                document=doc,
+                building=building.get((kind, part)),
+                failed=failure,
+                out_of_date=bool(doc)
+                and document_is_out_of_date(doc, tournament=tournament, current_seating=current),
+                can_request=may_request,
+                can_download=may_download and doc is not None and doc.status == Status.DONE,
+            )
+        )
+    return rows
