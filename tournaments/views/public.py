@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.db.models import Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
+from ..api.account import account  # noqa: F401 — the account page, with the API token
 from ..models import Club, Player, Tournament
 from ..permissions import can_manage_tournament, can_see_results, can_see_tournament
 from ..services.preparation import PreparationError, tournament_verify
@@ -85,8 +85,3 @@ def tournament_verify_page(request: HttpRequest, pk: int) -> HttpResponse:
             error = str(err)
     context = {"tournament": tournament, "report": report, "error": error}
     return render(request, "tournaments/verify.html", context)
-
-
-@login_required
-def account(request: HttpRequest) -> HttpResponse:
-    return render(request, "tournaments/account.html", {})
