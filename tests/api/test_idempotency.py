@@ -1,0 +1,153 @@
+"""Safe retries: the same write with the same Idempotency-Key is answered once."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import pytest
+from django.db import connection
+from django.test import override_settings
+
+from tests.api.conftest import client_for
+from tournaments.models import IdempotencyRecord, LedgerEntry, Penalty, Result, Tournament
+from tournaments.services.checks import WARNING_CODES
+
+ENTRY = {
+    "table": 1,
+    "donne": 1,
+    "taker": "N",
+    "contract": "garde",
+    "bouts": 2,
+    "points": 50,
+    "confirm": list(WARNING_CODES),
+}
+
+
+def results_url(t: Tournament) -> str:
+    return f"/api/v1/tournaments/{t.pk}/results/"
+
+
+def post(client: Any, path: str, body: Any, key: str | None = None) -> Any:
+    headers = {"HTTP_IDEMPOTENCY_KEY": key} if key is not None else {}
+    return client.post(path, body, format="json", **headers)
+
+
+@pytest.mark.django_db
+def test_a_repeated_write_returns_the_first_answer_and_changes_nothing(
+    running_tournament, personas
+) -> None:
+    t = running_tournament
+    arbiter = client_for(personas.arbiter)
+    first = post(arbiter, results_url(t), ENTRY, key="tablet-7-donne-1")
+    assert first.status_code == 201
+    version = Tournament.objects.get(pk=t.pk).results_version
+    # the same request again, keys of the body in another order
+    again = post(arbiter, results_url(t), dict(reversed(list(ENTRY.items()))), "tablet-7-donne-1")
+    assert again.status_code == 201
+    assert again.json() == first.json()
+    assert again.headers["Idempotent-Replayed"] == "true"
+    assert again.headers["ETag"] == first.headers["ETag"]
+    assert Result.objects.count() == 1 and LedgerEntry.objects.count() == 1
+    assert Tournament.objects.get(pk=t.pk).results_version == version
+    # without the key, the same request is a new one (and conflicts)
+    assert post(arbiter, results_url(t), ENTRY).status_code == 409
+
+
+@pytest.mark.django_db
+def test_the_same_key_with_another_request_is_refused(running_tournament, personas) -> None:
+    t = running_tournament
+    arbiter = client_for(personas.arbiter)
+    assert post(arbiter, results_url(t), ENTRY, key="k1").status_code == 201
+    other = post(arbiter, results_url(t), {**ENTRY, "donne": 2}, key="k1")
+    assert other.status_code == 422
+    assert other.json()["code"] == "idempotency_key_reused"
+    assert Result.objects.count() == 1
+    elsewhere = arbiter.post(
+        f"/api/v1/tournaments/{t.pk}/penalties/",
+        {"player": personas.player_user.player.pk, "kind": "warning"},
+        format="json",
+        HTTP_IDEMPOTENCY_KEY="k1",
+    )
+    assert elsewhere.status_code == 422 and not Penalty.objects.exists()
+
+
+@pytest.mark.django_db
+def test_keys_belong_to_their_user(running_tournament, personas) -> None:
+    t = running_tournament
+    assert post(client_for(personas.arbiter), results_url(t), ENTRY, "shared").status_code == 201
+    organiser = post(client_for(personas.organiser), results_url(t), ENTRY, "shared")
+    assert organiser.status_code == 409  # his own request, run: the result exists
+    assert "Idempotent-Replayed" not in organiser.headers
+    assert IdempotencyRecord.objects.filter(key="shared").count() == 2
+
+
+@pytest.mark.django_db
+def test_a_refusal_is_replayed_too_and_a_fixed_request_needs_a_new_key(
+    running_tournament, personas
+) -> None:
+    t = running_tournament
+    arbiter = client_for(personas.arbiter)
+    bad = {**ENTRY, "points": 95}
+    first = post(arbiter, results_url(t), bad, "k-bad")
+    assert first.status_code == 400
+    again = post(arbiter, results_url(t), bad, "k-bad")
+    assert again.status_code == 400 and again.json() == first.json()
+    assert again.headers["Idempotent-Replayed"] == "true"
+    assert post(arbiter, results_url(t), ENTRY, "k-bad").status_code == 422
+    assert post(arbiter, results_url(t), ENTRY, "k-good").status_code == 201
+
+
+@pytest.mark.django_db
+def test_refused_callers_and_reads_store_nothing(running_tournament, personas) -> None:
+    t = running_tournament
+    assert post(client_for(None), results_url(t), ENTRY, "anon").status_code == 401
+    assert post(client_for(personas.stranger), results_url(t), ENTRY, "x").status_code == 403
+    arbiter = client_for(personas.arbiter)
+    assert arbiter.get(results_url(t), HTTP_IDEMPOTENCY_KEY="read").status_code == 200
+    assert not IdempotencyRecord.objects.exists()
+    too_long = post(arbiter, results_url(t), ENTRY, "k" * 300)
+    assert too_long.status_code == 400 and too_long.json()["code"] == "invalid_idempotency_key"
+    assert not Result.objects.exists()
+
+
+@pytest.mark.django_db
+def test_records_expire(running_tournament, personas) -> None:
+    t = running_tournament
+    arbiter = client_for(personas.arbiter)
+    assert post(arbiter, results_url(t), ENTRY, "old").status_code == 201
+    with override_settings(API_IDEMPOTENCY_TTL=-1):
+        # expired: the key is free again; the request runs and meets the existing result
+        assert post(arbiter, results_url(t), ENTRY, "old").status_code == 409
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_copies_sent_at_once_write_once(personas) -> None:
+    """A retry that overtakes the first attempt: both get the first answer, one write."""
+    if connection.vendor != "postgresql":
+        pytest.skip("SQLite serialises writers: the race needs PostgreSQL (run in CI)")
+    from tests.fixtures.tournaments import stage_tournament
+
+    t = stage_tournament(personas=personas)
+    barrier = threading.Barrier(4)
+    answers: list[Any] = []
+
+    clients = [client_for(personas.arbiter) for _ in range(4)]
+
+    def send(client: Any) -> None:
+        try:
+            barrier.wait()
+            answers.append(post(client, results_url(t), ENTRY, "same-instant"))
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=send, args=(c,)) for c in clients]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert len(answers) == 4
+    assert {a.status_code for a in answers} == {201}
+    assert len({a.json()["id"] for a in answers}) == 1
+    assert Result.objects.count() == 1 and LedgerEntry.objects.count() == 1
+    assert IdempotencyRecord.objects.count() == 1
