@@ -28,8 +28,8 @@ def running_total_chart(
     points: Sequence[tuple[str, Fraction | int | float]],
     *,
     title: str,
-    width: int = 640,
-    height: int = 220,
+    width: int = 360,
+    height: int = 190,
     value_format: str = "{:+.1f}",
 ) -> SafeString:
     """An accessible SVG line chart: one point per label, a zero line, grid lines with their

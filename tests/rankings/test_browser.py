@@ -1,0 +1,57 @@
+"""On a phone (390 px wide), in French, in real Chromium: a player follows the live ranking,
+which updates without a reload when the arbiter saves a result, and reads his score card
+with its chart."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.fixtures.people import PASSWORD
+from tests.fixtures.tournaments import stage_tournament
+from tests.rankings.helpers import enter, schedule
+from tournaments.models import Player, Seat
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+PHONE = {"width": 390, "height": 844}
+
+
+def no_horizontal_scroll(page) -> bool:
+    return page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+
+
+def test_player_follows_the_live_ranking_on_a_phone(page, personas, settings):
+    settings.RANKING_POLL_SECONDS = 1
+    tournament = stage_tournament(personas=personas)
+    me = Player.objects.get(user=personas.player_user)
+    my_table = Seat.objects.get(player=me, round__number=1).table_round.table.number
+    cells = [(t, d) for r, t, d in schedule(tournament) if (r, t) == (1, my_table)]
+    enter(tournament, *cells[0], personas.arbiter)
+
+    page.set_viewport_size(PHONE)
+    page.goto(f"/login/?next=/t/{tournament.pk}/ranking/")
+    page.fill("#id_username", personas.player_user.username)
+    page.fill("#id_password", PASSWORD)
+    page.locator("form.card button[type=submit]").click()
+    page.wait_for_url(f"**/t/{tournament.pk}/ranking/")
+
+    live = page.locator("#ranking-live")
+    assert page.locator("html").get_attribute("lang") == "fr"
+    assert live.get_attribute("data-version") == "1"
+    assert page.locator("table.ranking tbody tr").count() == 8
+    assert page.locator("table.ranking tr.me").count() == 1
+    assert no_horizontal_scroll(page)
+    page.evaluate("window.__sameDocument = 'yes'")
+
+    enter(tournament, *cells[1], personas.arbiter, points=60)  # the arbiter saves a result
+    page.wait_for_selector("#ranking-live[data-version='2']", timeout=10_000)
+    assert page.evaluate("window.__sameDocument") == "yes"  # updated in place, no reload
+    assert live.locator("[data-state=current]").count() == 1
+
+    page.locator("table.ranking tr.me a").click()
+    page.wait_for_url(f"**/t/{tournament.pk}/ranking/{me.pk}/")
+    chart = page.locator("#running-total svg")
+    assert chart.is_visible()
+    assert chart.bounding_box()["width"] <= PHONE["width"]
+    assert no_horizontal_scroll(page)
+    assert me.full_name in page.locator("h1").inner_text()
