@@ -293,7 +293,7 @@ class ScoreCardLine:
     donne_number: int
     table_number: int | None
     position: str | None
-    status: str  # played, annulled, sat_out, pending
+    status: str  # played, annulled, sat_out; unranked (entered, ranking being updated); pending
     taker: str
     contract: str
     all_passed: bool
@@ -416,7 +416,8 @@ def score_card(tournament: Tournament, player: Player, *, can_manage: bool) -> S
         if line is not None:
             _d, position, _t, score_v, diff_v, pct_v, status, group_size = line
             score, differential, percentage = frac(score_v), frac(diff_v), frac(pct_v)
-        if position is None and result is not None and status == "pending":
+        if line is None and result is not None:  # entered, not in the snapshot yet
+            status = "unranked"
             position = next((p for p, pid in result.holders.items() if int(pid) == player.pk), None)
         scores: list[CardScore] = []
         if result is not None and result.status != Result.Status.ANNULLED:

@@ -189,3 +189,21 @@ def test_a_queued_task_holds_the_claim_so_no_second_one_is_sent(
     with caplog.at_level(logging.WARNING, logger="scoring.tasks"):
         save_committed(built, django_capture_on_commit_callbacks, 1, 1, 2)
     assert "could not schedule" in caplog.text
+
+
+def test_score_card_while_updating_shows_the_entry_without_a_differential(
+    broker_down, settings, django_capture_on_commit_callbacks
+):
+    from scoring.selectors import score_card
+
+    settings.RANKING_STALE_AFTER = 3600
+    built = build_tournament(players=8, rounds=2)
+    result = save_committed(built, django_capture_on_commit_callbacks, 1, 1, 0)
+    built.tournament.refresh_from_db()
+    north = built.players[0]
+    assert result.holders["N"] == north.pk
+    card = score_card(built.tournament, north, can_manage=False)
+    assert card is not None and card.updating
+    line = next(line for line in card.lines if line.donne_id == result.donne_id)
+    assert line.status == "unranked" and line.differential is None
+    assert [s.score for s in line.scores if s.mine] == [result.scores["N"]]
