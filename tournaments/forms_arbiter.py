@@ -63,13 +63,13 @@ class ResultForm(forms.Form):
     petit_au_bout = forms.ChoiceField(
         label=_("Petit au bout"),
         required=False,
-        choices=[("", _("None")), *PetitAuBout.choices],
+        choices=[("", _("Nobody")), *PetitAuBout.choices],
         widget=forms.RadioSelect,
     )
     chelem = forms.ChoiceField(
         label=_("Chelem"),
         required=False,
-        choices=[("", _("None")), *Chelem.choices],
+        choices=[("", _("No chelem")), *Chelem.choices],
         widget=forms.RadioSelect,
     )
     reason = forms.CharField(label=_("Reason for the correction"), required=False, max_length=300)
@@ -83,7 +83,7 @@ class ResultForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.seats = dict(seats or {})
         poignee_choices = [
-            ("", _("None")),
+            ("", _("No poignée")),
             ("simple", _("Simple")),
             ("double", _("Double")),
             ("triple", _("Triple")),

@@ -252,6 +252,12 @@ def test_the_jump_box_goes_to_a_cell_or_says_what_is_wrong(client, t, personas):
     assert "Table 2 does not play donne 42" in response.content.decode()
     response = client.get(url("arbiter_jump", t), {"table": "x"}, follow=True, **EN)
     assert "Enter a table number and a donne number" in response.content.decode()
+    # Back where the box was, but never to another site.
+    back = reverse("arbiter_result", args=[t.pk, 1, 2])
+    response = client.get(url("arbiter_jump", t), {"table": 9, "donne": 1, "next": back})
+    assert response["Location"] == back
+    response = client.get(url("arbiter_jump", t), {"donne": 1, "next": "//evil.example/"})
+    assert response["Location"] == reverse("arbiter_dashboard", args=[t.pk])
 
 
 # --- entering a result ------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -115,8 +116,10 @@ def jump(request: HttpRequest, pk: int) -> HttpResponse:
     """The "go to table T, donne D" box: to the entry page, or back with what is wrong."""
     tournament = _tournament(request, pk)
     form = JumpForm(request.GET)
-    back = request.GET.get("next") or _dashboard_url(tournament)
-    if not back.startswith("/"):
+    back = request.GET.get("next") or ""
+    if not url_has_allowed_host_and_scheme(
+        back, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
         back = _dashboard_url(tournament)
     if not form.is_valid():
         messages.error(request, _("Enter a table number and a donne number, for example 2 and 5."))
