@@ -11,9 +11,11 @@ from typing import Any
 import pytest
 import schemathesis
 from django.core import signals
+from django.core.files.base import ContentFile
 from django.core.management import call_command
 from django.db import close_old_connections
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import HealthCheck, Phase, given
+from hypothesis import settings as hypothesis_settings
 from rest_framework.authtoken.models import Token
 from schemathesis import GenerationMode
 from schemathesis.checks import (
@@ -23,6 +25,7 @@ from schemathesis.checks import (
     status_code_conformance,
 )
 
+from scoring.documents.models import Document
 from tournaments.models import Player, Table
 from tournaments.services.penalties import penalty_give
 from tournaments.services.results import ResultInput, result_save
@@ -122,6 +125,10 @@ def _stage_rows(tournament: Any, personas: Any) -> None:
             user=personas.arbiter,
             expected_version=None,
         )
+    doc = Document.objects.create(
+        tournament=tournament, kind="ranking", language="fr", status="done", progress=100
+    )
+    doc.file.save("ranking.pdf", ContentFile(b"%PDF-1.4 test file"), save=True)
     penalty_give(
         tournament=tournament,
         player=personas.player_user.player,
@@ -153,8 +160,9 @@ def wsgi_keeps_test_connection() -> Any:
 
 @pytest.mark.django_db
 def test_generated_requests_get_no_server_error_and_match_the_schema(
-    running_tournament, personas, wsgi_keeps_test_connection
+    running_tournament, personas, wsgi_keeps_test_connection, settings, tmp_path
 ) -> None:
+    settings.MEDIA_ROOT = str(tmp_path)
     from tarot_club.wsgi import application
 
     tournament = running_tournament
@@ -167,6 +175,7 @@ def test_generated_requests_get_no_server_error_and_match_the_schema(
             Player.objects.filter(registrations__tournament=tournament).values_list("pk", flat=True)
         ),
         "penalty": list(tournament.penalties.values_list("pk", flat=True)),
+        "document": list(tournament.documents.values_list("pk", flat=True)),
     }
     failures: list[str] = []
     operations = 0
@@ -175,7 +184,7 @@ def test_generated_requests_get_no_server_error_and_match_the_schema(
         operations += 1
 
         @given(case=operation.as_strategy(generation_mode=GenerationMode.POSITIVE))
-        @settings(
+        @hypothesis_settings(
             max_examples=MAX_EXAMPLES,
             deadline=None,
             suppress_health_check=list(HealthCheck),

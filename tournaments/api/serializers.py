@@ -681,3 +681,63 @@ class MeSerializer(serializers.Serializer):
     organised_clubs = serializers.ListField(child=serializers.IntegerField())
     arbitrated_tournaments = serializers.ListField(child=serializers.IntegerField())
     has_token = serializers.BooleanField()
+
+
+# --- documents -------------------------------------------------------------------------------
+
+
+def _document_kinds() -> list[tuple[str, Any]]:
+    from scoring.documents.models import Document
+
+    return list(Document.Kind.choices)
+
+
+def _document_statuses() -> list[tuple[str, Any]]:
+    from scoring.documents.models import Document
+
+    return list(Document.Status.choices)
+
+
+def _languages() -> list[tuple[str, Any]]:
+    from django.conf import settings
+
+    return list(settings.LANGUAGES)
+
+
+DOCUMENT_KINDS = _document_kinds()
+DOCUMENT_STATUSES = _document_statuses()
+
+
+class DocumentSerializer(serializers.Serializer):
+    """A document's build: follow `status` and `progress`; download once `done`."""
+
+    id = serializers.IntegerField()
+    kind = serializers.ChoiceField(choices=DOCUMENT_KINDS)
+    part = serializers.IntegerField(
+        help_text="0: the whole tournament; hand records and étui sets: the set's number; "
+        "score cards: the player's id."
+    )
+    language = serializers.CharField()
+    status = serializers.ChoiceField(choices=DOCUMENT_STATUSES)
+    progress = serializers.IntegerField(help_text="Percent, while it is built.")
+    pages = serializers.IntegerField()
+    results_version = serializers.IntegerField(help_text="The results version the document shows.")
+    out_of_date = serializers.BooleanField(
+        help_text="Built before a later correction or re-seating: ask for it again."
+    )
+    error = serializers.CharField(allow_blank=True)
+    created_at = serializers.DateTimeField()
+    finished_at = serializers.DateTimeField(allow_null=True)
+    download = serializers.CharField(
+        allow_null=True, help_text="Where to download it, once done and if you may."
+    )
+
+
+class DocumentRequestSerializer(serializers.Serializer):
+    kind = serializers.ChoiceField(choices=DOCUMENT_KINDS)
+    language = serializers.ChoiceField(choices=_languages(), default="fr")
+    part = serializers.IntegerField(min_value=0, max_value=MAX_INT, default=0)
+
+
+class DocumentSetRequestSerializer(serializers.Serializer):
+    language = serializers.ChoiceField(choices=_languages(), default="fr")

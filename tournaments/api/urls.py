@@ -8,7 +8,7 @@ from django.urls import URLPattern, URLResolver, include, path, re_path, registe
 from django.utils.translation import gettext as _
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
-from .views import auth, clubs, outputs, results, tournaments
+from .views import auth, clubs, documents, outputs, results, tournaments
 
 
 class IdConverter:
@@ -109,6 +109,18 @@ v1: list[URLPattern | URLResolver] = [
     path(T + "ranking/", outputs.RankingView.as_view(), name="api_ranking"),
     path(T + "score-cards/<id:player>/", outputs.ScoreCardView.as_view(), name="api_score_card"),
     path(T + "travellers/<id:number>/", outputs.TravellerView.as_view(), name="api_traveller"),
+    path(T + "documents/", documents.DocumentListView.as_view(), name="api_documents"),
+    path(T + "documents/all/", documents.DocumentSetView.as_view(), name="api_documents_all"),
+    path(
+        T + "documents/<id:document>/",
+        documents.DocumentDetailView.as_view(),
+        name="api_document",
+    ),
+    path(
+        T + "documents/<id:document>/download/",
+        documents.DocumentDownloadView.as_view(),
+        name="api_document_download",
+    ),
 ]
 
 
