@@ -2,8 +2,8 @@
 page — rank, totals, penalties, every donne with the scores at his table, his differential
 (or match points) and the running total — with the chart of that running total.
 
-The chart is drawn with ReportLab graphics primitives (lines and dots), not a chart widget:
-a thousand cards must render in seconds.
+The chart is drawn straight on the canvas (lines and dots), not with a chart widget, and the
+cards' data is read once for all players: a thousand cards must render in seconds.
 """
 
 from __future__ import annotations
@@ -13,15 +13,28 @@ from collections.abc import Sequence
 from fractions import Fraction
 
 from django.utils.translation import gettext as _
-from reportlab.graphics.shapes import Circle, Drawing, Line, PolyLine, String
 from reportlab.lib.units import mm
+from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.platypus import Flowable, PageBreak, Paragraph, Spacer, Table
 
-from scoring.selectors import ScoreCard, score_card
+from scoring.selectors import ScoreCard
 from tournaments.models import Player
 
-from .base import GOOD, INK, LIGHT, LINE, MUTED, RED, Renderer, esc, fmt_number, fmt_signed
-from .data import ranking_up_to_date, tournament_players
+from .base import (
+    GOOD,
+    INK,
+    LIGHT,
+    LINE,
+    MUTED,
+    RED,
+    Cell,
+    FastTable,
+    Renderer,
+    esc,
+    fmt_number,
+    fmt_signed,
+)
+from .data import ranking_up_to_date, score_cards_bulk, tournament_players
 
 POSITIONS = ("N", "E", "S", "W")
 
@@ -35,81 +48,97 @@ def _nice_step(span: float) -> float:
     return next(base * factor for factor in (1, 2, 5, 10) if base * factor >= raw)
 
 
-def running_total_drawing(
-    points: Sequence[tuple[str, Fraction]],
-    *,
-    width: float,
-    height: float,
-    font: str,
-    percent: bool = False,
-) -> Drawing:
-    """Line chart of a running total: one point per donne, grid lines with their values, a
-    zero line (50 % under match points), positive points green and negative red."""
-    left, right, top, bottom = 14 * mm, 3 * mm, 3 * mm, 7 * mm
-    plot_w, plot_h = width - left - right, height - top - bottom
-    values = [float(v) for _, v in points]
-    base = 50.0 if percent else 0.0
-    low, high = min([base, *values]), max([base, *values])
-    if high == low:
-        high, low = high + 1, low - 1
-    step = _nice_step(high - low)
-    low, high = step * math.floor(low / step), step * math.ceil(high / step)
-    drawing = Drawing(width, height)
+class RunningTotalChart(Flowable):
+    """Line chart of a running total, drawn straight on the canvas: one point per donne, grid
+    lines with their values, the zero line (50 % under match points), points above it green
+    and below it red. (ReportLab's graphics tree costs several times more per chart, and a
+    thousand score cards each have one.)"""
 
-    def x(i: int) -> float:
-        return left + plot_w * (i + 0.5) / max(len(values), 1)
+    def __init__(
+        self,
+        points: Sequence[tuple[str, Fraction]],
+        *,
+        width: float,
+        height: float,
+        font: str,
+        percent: bool = False,
+    ) -> None:
+        super().__init__()
+        self.points = list(points)
+        self.width, self.height = width, height
+        self.font = font
+        self.base = 50.0 if percent else 0.0
 
-    def y(v: float) -> float:
-        return bottom + plot_h * (v - low) / (high - low)
+    def wrap(self, avail_width: float, avail_height: float) -> tuple[float, float]:
+        return self.width, self.height
 
-    grid = low
-    while grid <= high + step / 1000:
-        is_base = abs(grid - base) < step / 1000
-        drawing.add(
-            Line(
-                left,
-                y(grid),
-                width - right,
-                y(grid),
-                strokeColor=INK if is_base else LIGHT,
-                strokeWidth=0.8 if is_base else 0.5,
-            )
-        )
-        label = fmt_number(Fraction(grid).limit_denominator(100))
-        drawing.add(
-            String(
-                left - 2,
-                y(grid) - 2.5,
-                label,
-                fontName=font,
-                fontSize=7,
-                textAnchor="end",
-                fillColor=MUTED,
-            )
-        )
-        grid += step
-    if values:
-        coords: list[float] = []
-        for i, v in enumerate(values):
-            coords += [x(i), y(v)]
-        drawing.add(PolyLine(coords, strokeColor=LINE, strokeWidth=1.2))
-        every = max(1, math.ceil(len(values) / 24))
-        for i, ((label, _value), v) in enumerate(zip(points, values, strict=True)):
-            colour = GOOD if v > base else RED if v < base else INK
-            drawing.add(Circle(x(i), y(v), 1.6, fillColor=colour, strokeColor=colour))
-            if i % every == 0:
-                drawing.add(
-                    String(
-                        x(i),
-                        1.5,
-                        label,
-                        fontName=font,
-                        fontSize=6.5,
-                        textAnchor="middle",
-                        fillColor=MUTED,
-                    )
-                )
-    return drawing
+    def draw(self) -> None:
+        canvas = self.canv
+        left, right, top, bottom = 14 * mm, 3 * mm, 3 * mm, 7 * mm
+        plot_w, plot_h = self.width - left - right, self.height - top - bottom
+        values = [float(v) for _, v in self.points]
+        base = self.base
+        low, high = min([base, *values]), max([base, *values])
+        if high == low:
+            high, low = high + 1, low - 1
+        step = _nice_step(high - low)
+        low, high = step * math.floor(low / step), step * math.ceil(high / step)
+        count = max(len(values), 1)
+
+        def x(i: int) -> float:
+            return left + plot_w * (i + 0.5) / count
+
+        def y(v: float) -> float:
+            return bottom + plot_h * (v - low) / (high - low)
+
+        canvas.saveState()
+        labels = canvas.beginText()
+        labels.setFont(self.font, 7)
+        labels.setFillColor(MUTED)
+        grid_lines = canvas.beginPath()
+        grid = low
+        while grid <= high + step / 1000:
+            if abs(grid - base) >= step / 1000:
+                grid_lines.moveTo(left, y(grid))
+                grid_lines.lineTo(self.width - right, y(grid))
+            label = fmt_number(Fraction(grid).limit_denominator(100))
+            width = stringWidth(label, self.font, 7)
+            labels.setTextOrigin(left - 2 - width, y(grid) - 2.5)
+            labels._textOut(label)
+            grid += step
+        canvas.setStrokeColor(LIGHT)
+        canvas.setLineWidth(0.5)
+        canvas.drawPath(grid_lines, stroke=1, fill=0)
+        canvas.setStrokeColor(INK)
+        canvas.setLineWidth(0.8)
+        canvas.line(left, y(base), self.width - right, y(base))
+        if values:
+            canvas.setStrokeColor(LINE)
+            canvas.setLineWidth(1.2)
+            path = canvas.beginPath()
+            path.moveTo(x(0), y(values[0]))
+            for i, v in enumerate(values[1:], start=1):
+                path.lineTo(x(i), y(v))
+            canvas.drawPath(path, stroke=1, fill=0)
+            # Dots: zero-length strokes with round caps, one path per colour.
+            dots = {GOOD: canvas.beginPath(), RED: canvas.beginPath(), INK: canvas.beginPath()}
+            for i, v in enumerate(values):
+                dot = dots[GOOD if v > base else RED if v < base else INK]
+                dot.moveTo(x(i), y(v))
+                dot.lineTo(x(i), y(v))
+            canvas.setLineCap(1)
+            canvas.setLineWidth(3.2)
+            for colour, dot in dots.items():
+                canvas.setStrokeColor(colour)
+                canvas.drawPath(dot, stroke=1, fill=0)
+            every = max(1, math.ceil(len(values) / 24))
+            labels.setFont(self.font, 6.5)
+            for i, (label, _value) in enumerate(self.points):
+                if i % every == 0:
+                    labels.setTextOrigin(x(i) - stringWidth(label, self.font, 6.5) / 2, 1.5)
+                    labels._textOut(label)
+        canvas.drawText(labels)
+        canvas.restoreState()
 
 
 class ScoreCardsRenderer(Renderer):
@@ -164,76 +193,77 @@ class ScoreCardsRenderer(Renderer):
         )
         return table
 
-    def lines_table(self, card: ScoreCard) -> Table:
-        styles = self.styles
+    def lines_table(self, card: ScoreCard) -> FastTable:
         mp = card.is_matchpoints
+        words = self.words
         head = [
-            _("Donne"),
-            _("Round / table"),
-            _("Position"),
-            _("Contract"),
+            words["donne"],
+            words["round_table"],
+            words["position"],
+            words["contract"],
             *POSITIONS,
-            "%" if mp else _("Differential"),
-            _("Average") if mp else _("Running total"),
+            "%" if mp else words["differential"],
+            words["average"] if mp else words["running"],
         ]
-        rows: list[list[object]] = [[Paragraph(esc(h), styles.head_cell) for h in head]]
-        commands: list[tuple[object, ...]] = [
-            ("ALIGN", (0, 0), (1, -1), "CENTER"),
-            ("ALIGN", (4, 0), (-1, -1), "RIGHT"),
-        ]
+        rows: list[list[str | Cell]] = []
         for line in card.lines:
-            r = len(rows)
-            if line.status == "pending":
-                contract = _("Not played yet")
+            if line.status in ("pending", "unranked"):
+                contract = words["pending"] if line.status == "pending" else ""
             elif line.status == "annulled":
-                contract = _("Annulled")
+                contract = words["annulled"]
             elif line.all_passed:
-                contract = _("All passed")
+                contract = words["all_passed"]
             else:
-                contract = _("%(contract)s, taker %(taker)s") % {
+                contract = words["contract_by"] % {
                     "contract": line.contract_label,
                     "taker": line.taker_label,
                 }
             scores = {s.position: s for s in line.scores}
-            cells = []
-            for k, position in enumerate(POSITIONS):
+            cells: list[str | Cell] = []
+            for position in POSITIONS:
                 s = scores.get(position)
-                cells.append(fmt_signed(s.score) if s is not None and s.score is not None else "")
-                if s is not None and s.mine:
-                    commands.append(("FONTNAME", (4 + k, r), (4 + k, r), self.fonts.condensed_bold))
-                    commands.append(("BACKGROUND", (4 + k, r), (4 + k, r), LIGHT))
+                value = fmt_signed(s.score) if s is not None and s.score is not None else ""
+                mine = s is not None and s.mine
+                cells.append(Cell(value, bold=True, background=LIGHT) if mine else value)
+            differential: str | Cell = ""
             if line.status == "played":
                 if mp:
-                    value = fmt_number(line.percentage) if line.percentage is not None else "—"
+                    differential = (
+                        fmt_number(line.percentage) if line.percentage is not None else "—"
+                    )
+                elif line.differential:
+                    differential = Cell(
+                        fmt_signed(line.differential),
+                        colour=GOOD if line.differential > 0 else RED,
+                    )
                 else:
-                    value = fmt_signed(line.differential)
-            elif line.status != "pending":
-                value = "0"
-            else:
-                value = ""
+                    differential = fmt_signed(line.differential)
+            elif line.status in ("annulled", "sat_out"):
+                differential = "0"
             running = ""
             if line.running_total is not None:
                 running = fmt_number(line.running_total) if mp else fmt_signed(line.running_total)
-            if line.status == "played" and not mp and line.differential:
-                colour = GOOD if line.differential > 0 else RED
-                commands.append(("TEXTCOLOR", (8, r), (8, r), colour))
             rows.append(
                 [
                     str(line.donne_number),
                     f"{line.round_number} / {line.table_number or '—'}",
-                    _("Sat out") if line.status == "sat_out" else line.position_label,
+                    words["sat_out"] if line.status == "sat_out" else line.position_label,
                     contract,
                     *cells,
-                    value,
+                    differential,
                     running,
                 ]
             )
         widths = [12.5 * mm, 16 * mm, 17 * mm, 56.5 * mm]
         scores_w = 10.5 * mm
         rest = (self.frame_w - sum(widths) - 4 * scores_w) / 2
-        table = Table(rows, colWidths=[*widths, *[scores_w] * 4, rest, rest], repeatRows=1)
-        table.setStyle(styles.grid(*commands))
-        return table
+        return FastTable(
+            head,
+            rows,
+            widths=[*widths, *[scores_w] * 4, rest, rest],
+            align="cclrrrrrrr",
+            fonts=self.fonts,
+        )
 
     def card(self, card: ScoreCard) -> list[Flowable]:
         styles = self.styles
@@ -255,7 +285,7 @@ class ScoreCardsRenderer(Renderer):
             )
             story += [
                 Paragraph(esc(caption), styles.muted),
-                running_total_drawing(
+                RunningTotalChart(
                     card.chart,
                     width=self.frame_w,
                     height=48 * mm,
@@ -272,12 +302,28 @@ class ScoreCardsRenderer(Renderer):
         return story
 
     def story(self) -> list[Flowable]:
+        # Translated once: a thousand cards would look each of them up thousands of times.
+        self.words = {
+            "donne": _("Donne"),
+            "round_table": _("Round / table"),
+            "position": _("Position"),
+            "contract": _("Contract"),
+            "differential": _("Differential"),
+            "average": _("Average"),
+            "running": _("Running total"),
+            "pending": _("Not played yet"),
+            "annulled": _("Annulled"),
+            "all_passed": _("All passed"),
+            "contract_by": _("%(contract)s, taker %(taker)s"),
+            "sat_out": _("Sat out"),
+        }
         view = ranking_up_to_date(self.tournament)
         self.results_version = view.version or 0
         players = self.players()
+        cards = score_cards_bulk(self.tournament, players, snapshot_id=view.snapshot_id)
         story: list[Flowable] = []
         for player in self.steps(players):
-            card = score_card(self.tournament, player, can_manage=True)
+            card = cards.get(player.pk)
             if card is None:
                 continue
             if story:

@@ -8,12 +8,12 @@ reads back is unambiguous.
 
 from __future__ import annotations
 
+import qrcode
 from django.conf import settings
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import pgettext
-from reportlab.graphics.barcode.qr import QrCodeWidget
-from reportlab.graphics.shapes import Drawing
+from reportlab.lib import colors
 from reportlab.lib.units import mm
 from reportlab.platypus import Flowable, PageBreak, Paragraph, Spacer, Table
 
@@ -35,14 +35,46 @@ def entry_url(tournament: Tournament, table_number: int, donne_number: int) -> s
     return f"{site_url()}{path}"
 
 
-def qr_drawing(value: str, size: float = QR_SIZE) -> Drawing:
-    """A QR code of `value`, `size` points wide, with its quiet zone."""
-    widget = QrCodeWidget(value, barLevel="M")
-    x1, y1, x2, y2 = widget.getBounds()
-    width, height = x2 - x1, y2 - y1
-    drawing = Drawing(size, size, transform=[size / width, 0, 0, size / height, 0, 0])
-    drawing.add(widget)
-    return drawing
+class QrCode(Flowable):
+    """A QR code drawn as one filled path (dark runs of each row as rectangles), with its
+    quiet zone. Made by the `qrcode` package; ReportLab's widget draws each module as its own
+    shape and cost most of the time of a tournament's score sheets."""
+
+    def __init__(self, value: str, size: float = QR_SIZE) -> None:
+        super().__init__()
+        # A fixed mask: any of the eight is valid; searching the "best" one took 40 ms a code.
+        code = qrcode.QRCode(
+            error_correction=qrcode.constants.ERROR_CORRECT_M, border=4, mask_pattern=2
+        )
+        code.add_data(value)
+        code.make(fit=True)
+        self.value = value
+        self.matrix = code.get_matrix()
+        self.size = size
+
+    def wrap(self, avail_width: float, avail_height: float) -> tuple[float, float]:
+        return self.size, self.size
+
+    def draw(self) -> None:
+        canvas = self.canv
+        count = len(self.matrix)
+        module = self.size / count
+        path = canvas.beginPath()
+        for r, row in enumerate(self.matrix):
+            y = self.size - (r + 1) * module
+            c = 0
+            while c < count:
+                if not row[c]:
+                    c += 1
+                    continue
+                start = c
+                while c < count and row[c]:
+                    c += 1
+                path.rect(start * module, y, (c - start) * module, module)
+        canvas.saveState()
+        canvas.setFillColor(colors.black)
+        canvas.drawPath(path, stroke=0, fill=1)
+        canvas.restoreState()
 
 
 class ScoreSheetsRenderer(Renderer):
@@ -79,7 +111,6 @@ class ScoreSheetsRenderer(Renderer):
     def grid(self, sitting: Sitting) -> Table:
         """One row per donne of the relais; cells hold the choices to circle."""
         styles = self.styles
-        small = styles.small
         five = sitting.table_size == 5
         positions = [position_label(p)[:1] for p in ("N", "E", "S", "W")]
         head = [
@@ -95,41 +126,25 @@ class ScoreSheetsRenderer(Renderer):
             _("Chelem"),
             *positions,
         ]
-        header = [Paragraph(f"<b>{esc(h)}</b>", styles.cell_center) for h in head]
+        header = [Paragraph(esc(h), styles.head_cell) for h in head]
         rows: list[list[object]] = [header]
+        # Plain strings styled by the table (a Paragraph per cell is slow for 100+ sheets).
         contracts = pgettext("contract initials on the score sheet", "P  G  GS  GC")
         pab = pgettext("petit au bout choices: attack or defence", "Att.  Déf.")
+        choices = ["  ".join(positions), contracts, "0  1  2  3", "", pab]
         for index, donne in enumerate(sitting.donnes):
-            cells: list[object] = [
-                Paragraph(f"<b>{donne.number}</b>", styles.big_center),
-                position_label(donne.dealer),
-            ]
+            cells: list[object] = [str(donne.number), position_label(donne.dealer)]
             if five:
                 role = sitting.sitter(index)
                 sitter = sitting.seats.get(role) if role else None
-                cells.append(Paragraph(esc(sitter.full_name), styles.cell) if sitter else "")
-            cells += [
-                Paragraph(f'<font color="#5b6475">{"  ".join(positions)}</font>', small),
-                Paragraph(f'<font color="#5b6475">{esc(contracts)}</font>', small),
-                Paragraph('<font color="#5b6475">0  1  2  3</font>', small),
-                "",
-                Paragraph(f'<font color="#5b6475">{esc(pab)}</font>', small),
-                "",
-                "",
-                "",
-                "",
-                "",
-                "",
-            ]
-            rows.append(cells)
-        rows.append(
-            [Paragraph(f"<b>{esc(_('Total'))}</b>", styles.cell), *[""] * (len(head) - 5)]
-            + [""] * 4
-        )
+                cells.append(sitter.full_name if sitter else "")
+            rows.append([*cells, *choices, *[""] * 6])
+        rows.append([_("Total"), *[""] * (len(head) - 1)])
         fixed = [14 * mm, 16 * mm, *([30 * mm] if five else []), 22 * mm, 24 * mm, 17 * mm]
         fixed += [17 * mm, 17 * mm, 26 * mm, 20 * mm]
         score_w = (self.frame_w - sum(fixed)) / 4
         last = len(rows) - 1
+        first_choice = 3 if five else 2
         table = Table(
             rows,
             colWidths=[*fixed, *[score_w] * 4],
@@ -141,6 +156,12 @@ class ScoreSheetsRenderer(Renderer):
                 ("VALIGN", (0, 1), (-1, -1), "TOP"),
                 ("VALIGN", (0, 1), (1, -1), "MIDDLE"),
                 ("ALIGN", (0, 0), (1, -1), "CENTER"),
+                ("FONTNAME", (0, 1), (0, last - 1), self.fonts.bold),
+                ("FONTSIZE", (0, 1), (0, last - 1), 14),
+                ("FONTSIZE", (first_choice, 1), (first_choice + 4, last - 1), 7.5),
+                ("TEXTCOLOR", (first_choice, 1), (first_choice + 4, last - 1), MUTED),
+                ("FONTNAME", (0, last), (0, last), self.fonts.condensed_bold),
+                ("ALIGN", (0, last), (0, last), "LEFT"),
                 ("SPAN", (0, last), (len(head) - 5, last)),
                 ("BACKGROUND", (len(head) - 4, 1), (-1, last - 1), LIGHT),
                 ("LINEBEFORE", (len(head) - 4, 0), (len(head) - 4, -1), 1.2, MUTED),
@@ -177,7 +198,7 @@ class ScoreSheetsRenderer(Renderer):
         players = self.players_table(sitting)
         qr_w = QR_SIZE + 6 * mm
         top = Table(
-            [[intro, players, [qr_drawing(url), caption]]],
+            [[intro, players, [QrCode(url), caption]]],
             colWidths=[self.frame_w - 146 * mm - qr_w, 146 * mm, qr_w],
         )
         top.setStyle(

@@ -125,40 +125,57 @@ def document_is_out_of_date(
 # --- who may do what -------------------------------------------------------------------------
 
 
-def _own_player_id(user: Any) -> int | None:
-    if not user.is_authenticated:
-        return None
-    player = getattr(user, "player", None)
-    return player.pk if player is not None else None
+@dataclass(frozen=True)
+class DocumentAccess:
+    """What one user may do with one tournament's documents, read once (a page lists many)."""
+
+    manage: bool
+    own_player: int | None
+    sees_results: bool
+    public: bool
+
+    @classmethod
+    def of(cls, user: Any, tournament: Tournament) -> DocumentAccess:
+        manage = can_manage_tournament(user, tournament)
+        player = getattr(user, "player", None) if user.is_authenticated else None
+        own = player.pk if player is not None else None
+        return cls(
+            manage=manage,
+            own_player=own,
+            sees_results=manage or (own is not None and can_see_results(user, tournament)),
+            public=tournament.is_public,
+        )
+
+    def may_request(self, kind: str, part: int = 0) -> bool:
+        """Arbiters and organisers build everything; a player builds his own score card."""
+        if self.manage:
+            return True
+        return (
+            kind in PART_IS_PLAYER
+            and self.own_player is not None
+            and part == self.own_player
+            and self.sees_results
+        )
+
+    def may_download(self, kind: str, part: int = 0) -> bool:
+        """Arbiters and organisers: everything. Anyone: the ranking, donne results and score
+        cards once published. A player of the tournament: his own score card."""
+        if self.manage or (kind in PUBLIC_KINDS and self.public):
+            return True
+        return (
+            kind in PART_IS_PLAYER
+            and self.own_player is not None
+            and part == self.own_player
+            and self.sees_results
+        )
 
 
 def can_request_document(user: Any, tournament: Tournament, kind: str, part: int = 0) -> bool:
-    """Arbiters and organisers build everything; a player builds his own score card."""
-    if can_manage_tournament(user, tournament):
-        return True
-    own = _own_player_id(user)
-    return (
-        kind in PART_IS_PLAYER
-        and own is not None
-        and part == own
-        and can_see_results(user, tournament)
-    )
+    return DocumentAccess.of(user, tournament).may_request(kind, part)
 
 
 def can_download_document(user: Any, document: Document, tournament: Tournament) -> bool:
-    """Arbiters and organisers: everything. Anyone: the ranking, donne results and score cards
-    once published. A player of the tournament: his own score card."""
-    if can_manage_tournament(user, tournament):
-        return True
-    if document.kind in PUBLIC_KINDS and tournament.is_public:
-        return True
-    own = _own_player_id(user)
-    return (
-        document.kind in PART_IS_PLAYER
-        and own is not None
-        and document.part == own
-        and can_see_results(user, tournament)
-    )
+    return DocumentAccess.of(user, tournament).may_download(document.kind, document.part)
 
 
 # --- asking ----------------------------------------------------------------------------------
@@ -440,8 +457,8 @@ def document_rows(
     wanted: Sequence[tuple[str, int]],
     part_labels: dict[tuple[str, int], str] | None = None,
 ) -> list[DocumentRow]:
-    """The state of each wanted (kind, part) in a language, filtered by what the user may see:
-    two queries for the documents plus two for the seating key."""
+    """The state of each wanted (kind, part) in a language, filtered by what the user may see,
+    in a fixed number of queries (documents, seating key, permissions)."""
     labels = dict(Kind.choices)
     docs = Document.objects.filter(
         tournament=tournament,
@@ -461,15 +478,15 @@ def document_rows(
         else:
             failed.setdefault(key, doc)
     current = seating_key(tournament)
+    access = DocumentAccess.of(user, tournament)
     rows = []
     for kind, part in wanted:
         doc = done.get((kind, part))
         failure = failed.get((kind, part))
         if failure is not None and doc is not None and failure.created_at < doc.created_at:
             failure = None
-        may_request = can_request_document(user, tournament, kind, part)
-        probe = doc or Document(tournament=tournament, kind=kind, part=part)
-        may_download = can_download_document(user, probe, tournament)
+        may_request = access.may_request(kind, part)
+        may_download = access.may_download(kind, part)
         if not (may_request or may_download):
             continue
         rows.append(

@@ -1,0 +1,253 @@
+"""Benchmark of the printed documents (issue 7): score cards of 1,000 players and hand records
+of 96 donnes, built as the Celery task builds them (`document_build`: read the data, lay out
+the pages, write the PDF to storage).
+
+Run: .venv/bin/python bench/bench_documents.py          (prints the figures)
+     .venv/bin/python bench/bench_documents.py --write  (also rewrites its section of
+                                                         docs/BENCHMARKS.md)
+
+The data lives in a scratch SQLite database (or DATABASE_URL if set) and a scratch media
+folder. Seating, movement and donnes come from the real generation service; the 6,000 results
+of the 1,000-player tournament are scored by the real engine but inserted in bulk (entering
+them one by one through the result service would take minutes and is not what is measured),
+then ranked once by the real ranking service. Targets (issue 7): 1,000 score cards < 30 s,
+96 hand records < 5 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import os
+import platform
+import random
+import re
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+SCRATCH = Path(tempfile.mkdtemp(prefix="tarot-bench-documents-"))
+os.environ.setdefault("DATABASE_URL", f"sqlite:///{SCRATCH / 'bench.sqlite3'}")
+os.environ["MEDIA_ROOT"] = str(SCRATCH / "media")
+os.environ.setdefault("SECRET_KEY", "bench-only-secret-key")
+os.environ["CELERY_EAGER"] = "1"
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tarot_club.settings")
+
+import django  # noqa: E402
+
+django.setup()
+
+from django.contrib.auth import get_user_model  # noqa: E402
+from django.core.management import call_command  # noqa: E402
+from django.db import connection, transaction  # noqa: E402
+from django.db.models import F  # noqa: E402
+from django.test.utils import CaptureQueriesContext  # noqa: E402
+from django.utils import timezone  # noqa: E402
+
+from scoring.documents.models import Document  # noqa: E402
+from scoring.documents.services import document_build  # noqa: E402
+from scoring.engine import score_deal  # noqa: E402
+from scoring.services.ranking import ranking_recompute  # noqa: E402
+from tournaments.models import (  # noqa: E402
+    Club,
+    Donne,
+    Player,
+    Registration,
+    Result,
+    Seat,
+    TableRound,
+    Tournament,
+)
+from tournaments.services.preparation import seats_for_donne, tournament_generate  # noqa: E402
+
+SECTION = "## Documents (issue 7)"
+DOC = ROOT / "docs" / "BENCHMARKS.md"
+CONTRACTS = ("prise", "prise", "garde", "garde", "garde", "garde_sans", "garde_contre")
+
+
+def make_tournament(players: int, rounds: int, name: str) -> Tournament:
+    """A tournament seated and dealt by the real generation service."""
+    number = f"{Club.objects.count() + 1:04d}"
+    club = Club.objects.create(name=f"Club de tarot {number}", federation_number=number)
+    tournament = Tournament.objects.create(
+        club=club,
+        name=name,
+        date=dt.date(2026, 12, 5),
+        venue="Salle des fêtes",
+        rounds=rounds,
+        status=Tournament.Status.REGISTRATION,
+    )
+    roster = Player.objects.bulk_create(
+        Player(
+            first_name=random.choice(["Camille", "Léa", "Hugo", "Chloé", "Jules", "Inès"]),
+            last_name=f"Joueur{i:04d}",
+            licence=f"{int(number) % 100:02d}{i:05d}",
+            club=club,
+        )
+        for i in range(players)
+    )
+    now = timezone.now()
+    Registration.objects.bulk_create(
+        Registration(tournament=tournament, player=p, checked_in_at=now) for p in roster
+    )
+    tournament_generate(tournament=tournament, seed="be4c" * 16)
+    Tournament.objects.filter(pk=tournament.pk).update(status=Tournament.Status.RUNNING)
+    tournament.refresh_from_db()
+    return tournament
+
+
+def fill_results(tournament: Tournament, user: object, rnd: random.Random) -> int:
+    """A result for every table and donne, scored by the engine, inserted in bulk."""
+    rows = []
+    table_rounds = TableRound.objects.filter(round__tournament=tournament).select_related("table")
+    seats_of: dict[int, list[Seat]] = {}
+    for seat in Seat.objects.filter(round__tournament=tournament).select_related("player"):
+        seats_of.setdefault(seat.table_round_id, []).append(seat)
+    donnes_of: dict[int, list[Donne]] = {}
+    for donne in Donne.objects.filter(tournament=tournament).order_by("number"):
+        donnes_of.setdefault(donne.etui_set_id, []).append(donne)
+    for tr in table_rounds:
+        seats = seats_of[tr.pk]
+        for index, donne in enumerate(donnes_of[tr.etui_set_id]):
+            holders = seats_for_donne(tr, index, seats)
+            bouts = rnd.choice((0, 1, 1, 2, 2, 3))
+            points = rnd.randint(int(4.5 * bouts) + 1, int(91 - 4.5 * (3 - bouts)))
+            taker, contract = rnd.choice("NESW"), rnd.choice(CONTRACTS)
+            deal = score_deal(4, contract, bouts, points)
+            rows.append(
+                Result(
+                    tournament=tournament,
+                    table_round=tr,
+                    table=tr.table,
+                    donne=donne,
+                    status=Result.Status.PLAYED,
+                    taker=taker,
+                    contract=contract,
+                    bouts=bouts,
+                    points=points,
+                    scores={p: deal.taker if p == taker else deal.defender for p in "NESW"},
+                    holders={p: player.pk for p, player in holders.hands.items()},
+                    sitter=holders.sitter,
+                    created_by=user,
+                    updated_by=user,
+                )
+            )
+    with transaction.atomic():
+        Result.objects.bulk_create(rows, batch_size=1000)
+        Tournament.objects.filter(pk=tournament.pk).update(results_version=F("results_version") + 1)
+    ranking_recompute(tournament_id=tournament.pk)
+    tournament.refresh_from_db()
+    return len(rows)
+
+
+def timed_build(tournament: Tournament, kind: str, *, runs: int) -> tuple[float, Document, int]:
+    """Best time of `runs` builds of one document (a fresh pending Document each time)."""
+    best, document, queries = float("inf"), None, 0
+    for _ in range(runs):
+        Document.objects.filter(tournament=tournament, kind=kind).delete()
+        pending = Document.objects.create(tournament=tournament, kind=kind, language="fr")
+        with CaptureQueriesContext(connection) as captured:
+            start = time.perf_counter()
+            document = document_build(document_id=pending.pk)
+            elapsed = time.perf_counter() - start
+        assert document is not None and document.status == Document.Status.DONE, document
+        if elapsed < best:
+            best, queries = elapsed, len(captured)
+    return best, document, queries  # type: ignore[return-value]
+
+
+def write_section(text: str) -> None:
+    """Replace this benchmark's section of docs/BENCHMARKS.md, leaving the others alone."""
+    current = DOC.read_text(encoding="utf-8") if DOC.exists() else "# Benchmarks\n"
+    pattern = re.compile(rf"^{re.escape(SECTION)}\n.*?(?=^## |\Z)", re.S | re.M)
+    if pattern.search(current):
+        updated = pattern.sub(lambda _: text, current, count=1)
+    else:
+        updated = current.rstrip("\n") + "\n\n" + text
+    DOC.write_text(updated.rstrip("\n") + "\n", encoding="utf-8")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--write", action="store_true", help="update docs/BENCHMARKS.md")
+    parser.add_argument("--players", type=int, default=1000)
+    parser.add_argument("--runs", type=int, default=3, help="builds per document (best kept)")
+    args = parser.parse_args()
+
+    rnd = random.Random(2026)
+    started = time.perf_counter()
+    call_command("migrate", verbosity=0)
+    user = get_user_model().objects.create_user("bench", password="bench-password")
+    big = make_tournament(args.players, 6, "Open des mille")
+    results = fill_results(big, user, rnd)
+    small = make_tournament(96, 6, "Tournoi des 96 donnes")
+    fill_results(small, user, rnd)
+    donnes = small.donnes.count()
+    print(f"setup: {time.perf_counter() - started:.1f} s ({results:,} results, {donnes} donnes)")
+
+    figures = []
+    cards_s, cards, cards_q = timed_build(big, Document.Kind.SCORE_CARDS, runs=args.runs)
+    figures.append(
+        (f"score cards, {args.players:,} players × 24 donnes", cards_s, cards, cards_q, "< 30 s")
+    )
+    hands_s, hands, hands_q = timed_build(small, Document.Kind.HAND_RECORDS, runs=args.runs)
+    figures.append((f"hand records, {donnes} donnes", hands_s, hands, hands_q, "< 5 s"))
+    for kind, label in (
+        (Document.Kind.ETUI_SETS, f"étui sheets, {donnes} donnes"),
+        (Document.Kind.SCORE_SHEETS, "table score sheets, 24 tables × 6 rounds"),
+        (Document.Kind.ROUTE_CARDS, f"route cards, {args.players:,} players"),
+        (Document.Kind.RANKING, f"ranking, {args.players:,} players"),
+        (Document.Kind.DONNE_RESULTS, f"donne results, {donnes} donnes × 6 tables"),
+    ):
+        target = small if kind in (Document.Kind.ETUI_SETS, Document.Kind.SCORE_SHEETS) else big
+        if kind == Document.Kind.DONNE_RESULTS:
+            target = small
+        seconds, document, queries = timed_build(target, kind, runs=1)
+        figures.append((label, seconds, document, queries, ""))
+
+    for label, seconds, document, queries, target in figures:
+        print(
+            f"{label:45s} {seconds:7.2f} s  {document.pages:5d} pages  "
+            f"{document.file.size / 1e6:6.2f} MB  {queries:6d} queries  {target}"
+        )
+
+    if args.write:
+        machine = (
+            f"{os.cpu_count()} cores ({platform.machine()}), Python "
+            f"{platform.python_version()}, {platform.system()}, "
+            f"{connection.vendor} database"
+        )
+        lines = [
+            SECTION,
+            "",
+            f"Run on {dt.date.today().isoformat()} with `.venv/bin/python "
+            "bench/bench_documents.py --write`.",
+            f"Machine: {machine}. Each figure is one whole build as the Celery task runs it "
+            f"(`document_build`: data, layout, PDF written to storage), best of {args.runs} "
+            "for the two targets; French documents.",
+            "",
+            "| document | seconds | pages | size | queries | target |",
+            "|---|---|---|---|---|---|",
+        ]
+        for label, seconds, document, queries, target in figures:
+            lines.append(
+                f"| {label} | {seconds:.2f} | {document.pages:,} | "
+                f"{document.file.size / 1e6:.2f} MB | {queries:,} | {target} |"
+            )
+        lines += [
+            "",
+            "How: tables of plain strings styled by TableStyle commands rather than one Paragraph "
+            "per cell (the slow part of platypus); the running-total chart drawn with a few "
+            "graphics primitives rather than a chart widget; fonts registered once per process; "
+            "the score cards read the ranking snapshot's per-player lines (a few queries per "
+            "player). 'Page x of y' holds the pages until the end (one pass).",
+        ]
+        write_section("\n".join(lines) + "\n")
+        print(f"wrote {DOC.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main()
