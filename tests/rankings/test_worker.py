@@ -75,6 +75,7 @@ def test_worker_and_redis_down_results_kept_pages_say_updating_then_catch_up(
     assert "The ranking is being updated" in html
 
     # 2. Redis becomes unreachable as well
+    broker_url = app.conf.broker_url
     app.conf.broker_url = CLOSED_PORT
     reset_connections(app)
     try:
@@ -88,7 +89,7 @@ def test_worker_and_redis_down_results_kept_pages_say_updating_then_catch_up(
         assert snapshot.results_version == 1
     finally:
         # 3. Redis and the worker come back
-        app.conf.broker_url = redis_url
+        app.conf.broker_url = broker_url
         reset_connections(app)
     celery_worker.start()
     snapshot = wait_for_version(tournament)
