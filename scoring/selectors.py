@@ -7,9 +7,9 @@ the ranking is being updated, and the read helps it catch up:
 - with a broker in use, it nudges the scheduler (which queues a task unless one is queued);
   if the workers have not caught up RANKING_STALE_AFTER seconds after the first unranked
   change (worker stopped, Redis down), the read computes the ranking in-process;
-- without a broker (CELERY_EAGER), the read computes it in-process right away (at most one
-  computation per RANKING_MIN_INTERVAL, claimed in the database so polling phones do not
-  all compute it).
+- without a broker (CELERY_EAGER: a laptop, the test suite), the read computes it in-process
+  right away (saves within RANKING_MIN_INTERVAL of a computation leave it to the next read,
+  so an arbiter entering a burst of results is not slowed down).
 No page ever presents a snapshot as current when a saved result is missing from it.
 """
 
@@ -92,7 +92,6 @@ def _catch_up(tournament: Tournament) -> bool:
 
     from scoring.services.ranking import (
         IN_PROCESS,
-        min_interval,
         ranking_claim_in_process,
         ranking_note_error,
         ranking_recompute,
@@ -112,7 +111,7 @@ def _catch_up(tournament: Tournament) -> bool:
             return False
         window = stale_after()
     else:
-        window = min_interval()
+        window = 0.0  # no worker to wait for: the reader computes it now
     if not ranking_claim_in_process(tournament_id=tournament.pk, window=window):
         return False
     try:
@@ -293,7 +292,7 @@ class ScoreCardLine:
     donne_number: int
     table_number: int | None
     position: str | None
-    status: str  # played, annulled, sat_out; unranked (entered, ranking being updated); pending
+    status: str  # played, annulled, sat_out, pending (not in the ranking yet)
     taker: str
     contract: str
     all_passed: bool
@@ -304,6 +303,11 @@ class ScoreCardLine:
     group_size: int
     running_total: Fraction | None
     traveller_visible: bool
+    entered: bool = False  # pending, but a result is saved: the ranking is being updated
+
+    @property
+    def unranked(self) -> bool:
+        return self.status == "pending" and self.entered
 
     @property
     def position_label(self) -> str:
@@ -417,7 +421,6 @@ def score_card(tournament: Tournament, player: Player, *, can_manage: bool) -> S
             _d, position, _t, score_v, diff_v, pct_v, status, group_size = line
             score, differential, percentage = frac(score_v), frac(diff_v), frac(pct_v)
         if line is None and result is not None:  # entered, not in the snapshot yet
-            status = "unranked"
             position = next((p for p, pid in result.holders.items() if int(pid) == player.pk), None)
         scores: list[CardScore] = []
         if result is not None and result.status != Result.Status.ANNULLED:
@@ -455,6 +458,7 @@ def score_card(tournament: Tournament, player: Player, *, can_manage: bool) -> S
                 group_size=group_size,
                 running_total=running_total,
                 traveller_visible=can_manage or donne_id in (visible or set()),
+                entered=result is not None,
             )
         )
     row = None

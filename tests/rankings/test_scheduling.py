@@ -205,5 +205,5 @@ def test_score_card_while_updating_shows_the_entry_without_a_differential(
     card = score_card(built.tournament, north, can_manage=False)
     assert card is not None and card.updating
     line = next(line for line in card.lines if line.donne_id == result.donne_id)
-    assert line.status == "unranked" and line.differential is None
+    assert line.status == "pending" and line.unranked and line.differential is None
     assert [s.score for s in line.scores if s.mine] == [result.scores["N"]]
