@@ -381,6 +381,7 @@ def test_two_arbiters_saving_at_once_the_database_lets_one_win(personas):
         pytest.skip("needs concurrent writers: SQLite serialises them (run with DATABASE_URL)")
     tournament = stage_tournament(personas=personas)
     where = cell(tournament, 1, 1)
+    set_hands(where["donne"], deal(N=["T21", "EX"]))
     result = result_save(**where, data=GARDE_WON, user=personas.arbiter, expected_version=None)
     lost = ResultInput(status="played", taker="N", contract="garde", bouts=2, points=Decimal(35))
     outcome: dict[str, object] = {}
