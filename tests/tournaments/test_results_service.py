@@ -174,12 +174,20 @@ def test_impossible_entries_say_which_field_and_why(t, arbiter, change, field, w
     assert version(t) == before
 
 
-def test_errors_are_translated_to_french(t, arbiter):
-    data = ResultInput(**{**GARDE_WON.__dict__, "points": Decimal(92)})
+def test_errors_are_in_the_language_of_the_request(t, arbiter):
+    """Messages are translated when raised, in the active language (French by default)."""
+    from scoring.errors import InvalidPoints
+
+    data = ResultInput(status="played", points=Decimal(92))
     with translation.override("fr"), pytest.raises(ResultInvalid) as exc:
         result_save(**cell(t, 1, 1), data=data, user=arbiter, expected_version=None)
-    # The engine's messages are translated already (issue 3); ours follow when merged.
-    assert exc.value.errors["points"]
+    with translation.override("fr"):
+        taker = translation.gettext("Choose the taker (the player who won the bidding).")
+        points = translation.gettext(InvalidPoints.templates["points_out_of_range"]) % {
+            "value": "92"
+        }
+    assert exc.value.errors["taker"] == [taker]
+    assert exc.value.errors["points"] == [points]
 
 
 def test_a_table_that_does_not_play_the_donne_is_refused(t, arbiter):
