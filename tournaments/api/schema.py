@@ -35,7 +35,10 @@ EXAMPLES = {
             "code": "invalid",
             "message": "Some values are not valid; the details say what to fix in each field.",
             "details": {
-                "points": ["With 2 bouts the attack has from 9 to 86.5 points, not 90."],
+                "points": [
+                    "With 2 bouts the attack has between 9 and 86.5 points; 90 is impossible. "
+                    "Check the bouts or the points."
+                ],
                 "taker": ["Choose the taker (the player who won the bidding)."],
             },
         },
