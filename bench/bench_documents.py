@@ -239,11 +239,14 @@ def main() -> None:
             )
         lines += [
             "",
-            "How: tables of plain strings styled by TableStyle commands rather than one Paragraph "
-            "per cell (the slow part of platypus); the running-total chart drawn with a few "
-            "graphics primitives rather than a chart widget; fonts registered once per process; "
-            "the score cards read the ranking snapshot's per-player lines (a few queries per "
-            "player). 'Page x of y' holds the pages until the end (one pass).",
+            "How: the score cards read the ranking snapshot, seats, donnes and results once for "
+            "all players (tests/documents/test_data.py checks they equal the score-card page's "
+            "cards); their lines table and running-total chart are drawn straight on the canvas "
+            "(one text object and one path per table, dots as round-capped strokes) instead of "
+            "platypus tables of Paragraphs and a graphics tree; numbers are formatted once each "
+            "(cached); QR codes are one filled path with a fixed mask; streams are compressed "
+            "without ASCII85 (ReportLab's pure-Python encoder); fonts are registered once per "
+            "process. 'Page x of y' holds the pages and numbers them at the end (one pass).",
         ]
         write_section("\n".join(lines) + "\n")
         print(f"wrote {DOC.relative_to(ROOT)}")

@@ -488,7 +488,7 @@ class FastTable(Flowable):
         for c, lines in enumerate(self._header_lines):
             for k, line in enumerate(lines):
                 y = top - 3 - (k + 1) * (size + 1) + 1.5
-                self._place(text, line, bold, size - 0.5, c, edges, y)
+                self._place(text, line, bold, size - 0.5, c, edges, y, align="c")
         baseline = (self.row_height - size) / 2 + 1.5
         current_colour = INK
         for r, row in enumerate(self.rows):
@@ -517,8 +517,9 @@ class FastTable(Flowable):
         column: int,
         edges: list[float],
         y: float,
+        align: str | None = None,
     ) -> None:
-        align = self.align[column]
+        align = align or self.align[column]
         if align == "l":
             x = edges[column] + 3
         else:

@@ -132,7 +132,7 @@ def score_cards_bulk(
     tournament: Tournament, players: list[Player], *, snapshot_id: int | None
 ) -> dict[int, ScoreCard]:
     """Every given player's score card, as `scoring.selectors.score_card` makes it for one
-    (with `can_manage=True`), but reading the snapshot, the seats, the donnes and the results
+    (for an arbiter: `can_manage=True`, nothing hidden), but reading the snapshot, the seats, the donnes and the results
     once for all of them: a fixed number of queries instead of a few per player.
 
     tests/documents/test_data.py checks that both give equal cards for every player.
@@ -215,7 +215,6 @@ def score_cards_bulk(
                 _d, position, _t, score_v, diff_v, pct_v, status, group_size = line
                 score, differential, percentage = frac(score_v), frac(diff_v), frac(pct_v)
             if line is None and result is not None:  # entered, not in the snapshot yet
-                status = "unranked"
                 position = next(
                     (p for p, pid in result.holders.items() if int(pid) == player.pk), None
                 )
@@ -255,6 +254,8 @@ def score_cards_bulk(
                     group_size=group_size,
                     running_total=running_total,
                     traveller_visible=True,
+                    entered=result is not None,
+                    hidden=False,
                 )
             )
         row = None

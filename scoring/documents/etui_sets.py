@@ -60,7 +60,7 @@ class EtuiSetsRenderer(Renderer):
     kind = "etui_sets"
 
     def title(self) -> str:
-        return _("Étui sheets")
+        return _("Étui sets")
 
     def subtitle(self) -> str:
         if not self.part:

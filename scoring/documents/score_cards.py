@@ -207,12 +207,14 @@ class ScoreCardsRenderer(Renderer):
         ]
         rows: list[list[str | Cell]] = []
         for line in card.lines:
-            if line.status in ("pending", "unranked"):
-                contract = words["pending"] if line.status == "pending" else ""
+            if line.status == "pending" and not line.entered:
+                contract = words["pending"]
             elif line.status == "annulled":
                 contract = words["annulled"]
             elif line.all_passed:
                 contract = words["all_passed"]
+            elif not line.contract:
+                contract = ""
             else:
                 contract = words["contract_by"] % {
                     "contract": line.contract_label,
@@ -261,7 +263,7 @@ class ScoreCardsRenderer(Renderer):
             head,
             rows,
             widths=[*widths, *[scores_w] * 4, rest, rest],
-            align="cclrrrrrrr",
+            align="ccllrrrrrr",
             fonts=self.fonts,
         )
 

@@ -336,3 +336,23 @@ def test_documents_before_the_seating_say_so(personas):
 def test_pdf_tools_are_installed_where_required():
     require("pdftoppm (poppler-utils)", shutil.which("pdftoppm") is not None)
     require("zbarimg (zbar-tools)", shutil.which("zbarimg") is not None)
+
+
+def test_a_long_score_card_continues_on_the_next_page_with_its_header(personas):
+    tournament = stage_tournament(players=8, rounds=12, personas=personas)
+    player = Player.objects.filter(registrations__tournament=tournament).first()
+    content = render(tournament, Document.Kind.SCORE_CARDS, part=player.pk)
+    texts = page_texts(content)
+    assert len(texts) == 2
+    for text in texts:
+        assert "Donne Round / table Position Contract" in text  # the header, repeated
+    # Not played yet: no position known, no scores.
+    numbers = re.findall(r"\b(\d+) \d+ / \d+ Not played yet", " ".join(texts))
+    expected = {
+        d.number
+        for d in Donne.objects.filter(
+            tournament=tournament, etui_set__table_rounds__seats__player=player
+        )
+    }
+    assert len(expected) == 48
+    assert sorted(int(n) for n in numbers) == sorted(expected)
