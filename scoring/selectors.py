@@ -304,6 +304,7 @@ class ScoreCardLine:
     running_total: Fraction | None
     traveller_visible: bool
     entered: bool = False  # pending, but a result is saved: the ranking is being updated
+    hidden: bool = False  # another player's line on a donne not finished everywhere
 
     @property
     def unranked(self) -> bool:
@@ -347,10 +348,20 @@ class ScoreCard:
         return method_label(self.method)
 
 
-def score_card(tournament: Tournament, player: Player, *, can_manage: bool) -> ScoreCard | None:
+def score_card(
+    tournament: Tournament,
+    player: Player,
+    *,
+    can_manage: bool,
+    viewer_player_id: int | None = None,
+) -> ScoreCard | None:
     """A player's score card: every donne he is scheduled for, in the order he plays them,
     with the result at his table, his differential and the running total. None if the player
-    is not in this tournament. A fixed number of queries."""
+    is not in this tournament. A fixed number of queries.
+
+    Another player's card does not tell what happened on a donne some tables have still to
+    play (contract, scores, differential are `hidden`), as its traveller does not: only the
+    card's owner (`viewer_player_id`) and the arbiters and organisers see those lines."""
     snapshot, current = ranking_snapshot(tournament)
     seats = list(
         Seat.objects.filter(player=player, round__tournament=tournament)
@@ -402,6 +413,7 @@ def score_card(tournament: Tournament, player: Player, *, can_manage: bool) -> S
         ).order_by()
     }
     visible = complete_donnes(tournament) if not can_manage else None
+    owner = viewer_player_id is not None and viewer_player_id == player.pk
     is_mp = (snapshot.method if snapshot else tournament.method) == "matchpoints"
 
     ordered = sorted(donnes, key=lambda d: (set_round[d[2]][0], d[1]))
@@ -422,8 +434,10 @@ def score_card(tournament: Tournament, player: Player, *, can_manage: bool) -> S
             score, differential, percentage = frac(score_v), frac(diff_v), frac(pct_v)
         if line is None and result is not None:  # entered, not in the snapshot yet
             position = next((p for p, pid in result.holders.items() if int(pid) == player.pk), None)
+        traveller_visible = can_manage or donne_id in (visible or set())
+        hidden = result is not None and not traveller_visible and not owner
         scores: list[CardScore] = []
-        if result is not None and result.status != Result.Status.ANNULLED:
+        if result is not None and result.status != Result.Status.ANNULLED and not hidden:
             scores = [
                 CardScore(p, result.score_of(p), p == position)
                 for p in POSITIONS
@@ -439,7 +453,8 @@ def score_card(tournament: Tournament, player: Player, *, can_manage: bool) -> S
             else:
                 running += differential or 0
                 running_total = running
-            chart.append((str(number), running_total))
+            if not hidden:
+                chart.append((str(number), running_total))
         lines.append(
             ScoreCardLine(
                 round_number=round_number,
@@ -448,17 +463,18 @@ def score_card(tournament: Tournament, player: Player, *, can_manage: bool) -> S
                 table_number=table_number,
                 position=position,
                 status=status,
-                taker=result.taker if result else "",
-                contract=result.contract if result else "",
-                all_passed=bool(result and result.status == Result.Status.ALL_PASSED),
+                taker=result.taker if result and not hidden else "",
+                contract=result.contract if result and not hidden else "",
+                all_passed=bool(result and not hidden and result.status == "all_passed"),
                 scores=scores,
-                score=score,
-                differential=differential,
-                percentage=percentage,
+                score=None if hidden else score,
+                differential=None if hidden else differential,
+                percentage=None if hidden else percentage,
                 group_size=group_size,
-                running_total=running_total,
-                traveller_visible=can_manage or donne_id in (visible or set()),
+                running_total=None if hidden else running_total,
+                traveller_visible=traveller_visible,
                 entered=result is not None,
+                hidden=hidden,
             )
         )
     row = None

@@ -90,7 +90,9 @@ def player_score_card(request: HttpRequest, pk: int, player_pk: int) -> HttpResp
         return denied
     player = get_object_or_404(Player.objects.select_related("club"), pk=player_pk)
     can_manage = can_manage_tournament(request.user, tournament)
-    card = score_card(tournament, player, can_manage=can_manage)
+    card = score_card(
+        tournament, player, can_manage=can_manage, viewer_player_id=_my_player_id(request)
+    )
     if card is None:
         return render(
             request,

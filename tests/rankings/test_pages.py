@@ -299,3 +299,32 @@ def test_pages_speak_french_by_default(client, running_tournament, personas):
     client.force_login(personas.player_user)
     html = client.get(reverse("ranking", args=[running_tournament.pk])).content.decode()
     assert '<html lang="fr"' in html
+
+
+def test_another_players_card_hides_donnes_not_finished_everywhere(
+    client, running_tournament, personas, django_user_model
+):
+    t = running_tournament
+    me = player_of(personas.player_user)
+    my_table = Seat.objects.get(player=me, round__number=1).table_round.table.number
+    donne = next(d for r, tb, d in schedule(t) if (r, tb) == (1, my_table))
+    enter(t, my_table, donne, personas.arbiter, points=60)
+    neighbour = Seat.objects.filter(round__tournament=t).exclude(player=me).first().player
+    neighbour.user = django_user_model.objects.create_user("voisin", password="x-secret-9")
+    neighbour.save()
+    url = reverse("score_card", args=[t.pk, me.pk])
+    row = rf'<tr data-donne="{donne}" data-status="played">.*?</tr>'
+
+    own = re.search(row, get(client, url, personas.player_user).content.decode(), re.S).group(0)
+    assert "Garde" in own and 'class="mine"' in own  # his own card: all of it
+    other = re.search(row, get(client, url, neighbour.user).content.decode(), re.S).group(0)
+    assert "Hidden until every table has played it" in other
+    assert "Garde" not in other and 'class="mine"' not in other
+    arbiter = re.search(row, get(client, url, personas.arbiter).content.decode(), re.S).group(0)
+    assert "Garde" in arbiter
+
+    for table in tables_playing(t, donne):
+        if table != my_table:
+            enter(t, table, donne, personas.arbiter)
+    other = re.search(row, get(client, url, neighbour.user).content.decode(), re.S).group(0)
+    assert "Garde" in other and "Hidden" not in other  # finished everywhere: shown

@@ -202,7 +202,7 @@ def test_score_card_while_updating_shows_the_entry_without_a_differential(
     built.tournament.refresh_from_db()
     north = built.players[0]
     assert result.holders["N"] == north.pk
-    card = score_card(built.tournament, north, can_manage=False)
+    card = score_card(built.tournament, north, can_manage=False, viewer_player_id=north.pk)
     assert card is not None and card.updating
     line = next(line for line in card.lines if line.donne_id == result.donne_id)
     assert line.status == "pending" and line.unranked and line.differential is None
