@@ -106,6 +106,7 @@ class Styles:
         )
         self.cell = ParagraphStyle("cell", fontName=f.condensed, fontSize=8.5, leading=10)
         self.cell_bold = ParagraphStyle("cellb", parent=self.cell, fontName=f.condensed_bold)
+        self.small_cell = ParagraphStyle("cells", parent=self.cell, fontSize=8, leading=9.5)
         self.head_cell = ParagraphStyle(
             "headc", parent=self.cell_bold, fontSize=8, leading=9.5, alignment=TA_CENTER
         )

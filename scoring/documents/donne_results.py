@@ -108,9 +108,9 @@ class DonneResultsRenderer(Renderer):
                 ]
                 commands.append(("FONTNAME", (col + 1, r), (col + 1, r), self.fonts.condensed_bold))
             if row.sitter is not None:
-                cells[1] = f"{cells[1]}\n" + _("sat out: %(player)s") % {
-                    "player": row.sitter.full_name
-                }
+                contract += "\n" + _("sat out: %(player)s") % {"player": row.sitter.full_name}
+            # The one wrapped cell of the row (a long contract name, a sitter, a reason).
+            cells[1] = Paragraph(esc(contract).replace("\n", "<br/>"), styles.small_cell)
             rows.append(cells)
         player_w, score_w, diff_w = 28 * mm, 12 * mm, 13 * mm
         first = [11 * mm, self.frame_w - 11 * mm - 4 * (player_w + score_w + diff_w)]

@@ -130,7 +130,7 @@ class ScoreSheetsRenderer(Renderer):
         rows: list[list[object]] = [header]
         # Plain strings styled by the table (a Paragraph per cell is slow for 100+ sheets).
         contracts = pgettext("contract initials on the score sheet", "P  G  GS  GC")
-        pab = pgettext("petit au bout choices: attack or defence", "Att.  Déf.")
+        pab = pgettext("petit au bout choices: attack or defence", "Att.  Def.")
         choices = ["  ".join(positions), contracts, "0  1  2  3", "", pab]
         for index, donne in enumerate(sitting.donnes):
             cells: list[object] = [str(donne.number), position_label(donne.dealer)]
