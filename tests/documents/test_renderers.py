@@ -356,3 +356,27 @@ def test_a_long_score_card_continues_on_the_next_page_with_its_header(personas):
     }
     assert len(expected) == 48
     assert sorted(int(n) for n in numbers) == sorted(expected)
+
+
+def test_without_dejavu_the_documents_fall_back_to_vera_and_suit_letters(
+    played_tournament, monkeypatch, tmp_path
+):
+    from scoring.documents import fonts
+
+    monkeypatch.setattr(fonts, "_fonts", None)  # registered again, then restored
+    monkeypatch.setattr(fonts, "DEJAVU_DIRS", [tmp_path / "no-fonts-here"])
+    fallback = fonts.register_fonts()
+    assert fallback.regular == "Vera" and not fallback.has_suit_symbols
+    assert fallback.suit("H") == "H"
+    content = render(played_tournament, Document.Kind.HAND_RECORDS)
+    text = pdf_text(content)
+    donne = Donne.objects.get(tournament=played_tournament, number=1)
+    assert (
+        expected_hand(donne.hand("N"))
+        .replace("♠", "S")
+        .replace("♥", "H")
+        .replace("♦", "D")
+        .replace("♣", "C")
+        in text
+    )
+    assert "♠" not in text
