@@ -11,7 +11,7 @@ from rest_framework.test import APIClient
 
 from scoring import cards
 from tests.api.conftest import client_for
-from tournaments.models import LedgerEntry, Penalty, Result, Table, Tournament
+from tournaments.models import LedgerEntry, Penalty, Result, Seat, Table, Tournament
 from tournaments.services.checks import WARNING_CODES
 from tournaments.services.results import ResultInput, result_preview
 
@@ -291,3 +291,29 @@ def test_errors_are_json_and_translated(running_tournament, personas) -> None:
     assert nowhere.status_code == 404 and nowhere.json()["code"] == "not_found"
     form = english.post(url(t, "results/"), {"table": 1}, format="multipart")
     assert form.status_code == 415 and form.json()["code"] == "unsupported_media_type"
+
+
+def test_another_players_card_hides_unfinished_donnes(running_tournament, arbiter, personas):
+    """As on the score card page: only the card's owner and the managers see a donne that
+    some tables have still to play."""
+    t = running_tournament
+    create(arbiter, t, 1, 1)
+    me = personas.player_user.player
+    other = (
+        Seat.objects.filter(round__tournament=t, round__number=1, table_round__table__number=1)
+        .exclude(player=me)
+        .first()
+        .player
+    )
+    player = client_for(personas.player_user)
+
+    def line(client: APIClient, who: int) -> dict[str, Any]:
+        card = client.get(url(t, f"score-cards/{who}/"))
+        assert card.status_code == 200
+        return next(x for x in card.json()["lines"] if x["donne"] == 1)
+
+    hidden = line(player, other.pk)
+    assert hidden["hidden"] is True and hidden["scores"] == {} and hidden["contract"] == ""
+    shown = line(arbiter, other.pk)
+    assert shown["hidden"] is False and shown["contract"] == "garde"
+    assert line(player, me.pk)["hidden"] is False

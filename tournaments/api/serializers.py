@@ -613,6 +613,12 @@ class ScoreCardLineSerializer(serializers.Serializer):
     group_size = serializers.IntegerField()
     running_total = serializers.CharField(allow_null=True)
     traveller_visible = serializers.BooleanField()
+    entered = serializers.BooleanField(
+        help_text="A result is saved but not in the ranking yet (being updated)."
+    )
+    hidden = serializers.BooleanField(
+        help_text="Another player's donne that some tables have still to play: not shown."
+    )
 
 
 class ScoreCardSerializer(serializers.Serializer):

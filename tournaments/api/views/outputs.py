@@ -125,7 +125,9 @@ class ScoreCardView(TournamentView):
         summary="A player's score card",
         description="Every donne the player is scheduled for, in the order he plays them: his "
         "position, the result at his table, his differential and the running total (exact "
-        "fractions as text). 404 if the player is not in this tournament.",
+        "fractions as text). On another player's card, a donne some tables have still to play "
+        "is `hidden` (no contract, scores nor differential), as on the page; the card's owner, "
+        "arbiters and organisers see everything. 404 if the player is not in this tournament.",
         responses={200: ScoreCardSerializer, **errors(*READ)},
         tags=["rankings"],
         examples=[
@@ -157,6 +159,8 @@ class ScoreCardView(TournamentView):
                             "group_size": 2,
                             "running_total": "68",
                             "traveller_visible": True,
+                            "entered": True,
+                            "hidden": False,
                         }
                     ],
                 },
@@ -166,7 +170,13 @@ class ScoreCardView(TournamentView):
     )
     def get(self, request: Request, tournament: int, player: int) -> Response:
         player_obj = get_object_or_404(Player.objects.select_related("club"), pk=player)
-        card = score_card(self.tournament, player_obj, can_manage=self.can_manage)
+        me = getattr(request.user, "player", None) if request.user.is_authenticated else None
+        card = score_card(
+            self.tournament,
+            player_obj,
+            can_manage=self.can_manage,
+            viewer_player_id=me.pk if me is not None else None,
+        )
         if card is None:
             raise ApiError(
                 status_code=404,
@@ -191,6 +201,8 @@ class ScoreCardView(TournamentView):
                 "group_size": line.group_size,
                 "running_total": _text(line.running_total),
                 "traveller_visible": line.traveller_visible,
+                "entered": line.entered,
+                "hidden": line.hidden,
             }
             for line in card.lines
         ]
