@@ -9,7 +9,12 @@ from django.shortcuts import get_object_or_404, render
 
 from ..api.account import account  # noqa: F401 — the account page, with the API token
 from ..models import Club, Player, Tournament
-from ..permissions import can_manage_tournament, can_see_results, can_see_tournament
+from ..permissions import (
+    can_manage_tournament,
+    can_see_results,
+    can_see_tournament,
+    is_club_organiser,
+)
 from ..services.preparation import PreparationError, tournament_verify
 
 
@@ -20,9 +25,12 @@ def club_list(request: HttpRequest) -> HttpResponse:
 def club_detail(request: HttpRequest, pk: int) -> HttpResponse:
     club = get_object_or_404(Club, pk=pk)
     tournaments = club.tournaments.exclude(status=Tournament.Status.DRAFT)
-    return render(
-        request, "tournaments/club_detail.html", {"club": club, "tournaments": tournaments}
-    )
+    context = {
+        "club": club,
+        "tournaments": tournaments,
+        "is_organiser": is_club_organiser(request.user, club),
+    }
+    return render(request, "tournaments/club_detail.html", context)
 
 
 def player_search(request: HttpRequest) -> HttpResponse:
