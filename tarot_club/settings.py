@@ -151,6 +151,15 @@ CELERY_BROKER_CONNECTION_TIMEOUT = 1
 CELERY_RESULT_EXPIRES = 3600
 CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "tarot_club")
 
+# Live ranking: computations at least RANKING_MIN_INTERVAL seconds apart (coalescing bursts);
+# a page computes in-process when the workers have not caught up RANKING_STALE_AFTER seconds
+# after a change; pages poll every RANKING_POLL_SECONDS. Documents whose build has shown no
+# progress for DOCUMENT_STALE_SECONDS are rebuilt on request (their worker died).
+RANKING_MIN_INTERVAL = float(env_str("RANKING_MIN_INTERVAL", "1"))
+RANKING_STALE_AFTER = float(env_str("RANKING_STALE_AFTER", "15"))
+RANKING_POLL_SECONDS = int(env_str("RANKING_POLL_SECONDS", "5"))
+DOCUMENT_STALE_SECONDS = int(env_str("DOCUMENT_STALE_SECONDS", "300"))
+
 CACHES = {
     "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
 }
