@@ -316,7 +316,7 @@ def _claim(document_id: int) -> Document | None:
     now = timezone.now()
     with transaction.atomic():
         document = (
-            Document.objects.select_for_update()
+            Document.objects.select_for_update(of=("self",))  # not the tournament's row
             .select_related("tournament", "tournament__club")
             .filter(pk=document_id)
             .first()
