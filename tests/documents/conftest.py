@@ -2,15 +2,25 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from django.utils import translation
 
 from tests.fixtures.tournaments import Personas, stage_tournament
 from tournaments.models import Player, Tournament
 from tournaments.services.penalties import penalty_give
 
 from .play import play_results
+
+
+@pytest.fixture(autouse=True)
+def english() -> Iterator[None]:
+    """Messages raised by the services are checked in English (pages set their own language
+    from the request, documents from their `language`)."""
+    with translation.override("en"):
+        yield
 
 
 @pytest.fixture(autouse=True)

@@ -320,6 +320,13 @@ def test_french_documents_use_the_french_labels_and_accents(played_tournament):
     assert "5 décembre 2026 · Salle des fêtes" in text
     for label in ("Nord", "Est", "Sud", "Ouest"):
         assert label in text
+    assert "Diagrammes des donnes" in text
+    assert "Page 1 sur 4" in text
+    donne = Donne.objects.get(tournament=played_tournament, number=1)
+    label = {"N": "Nord", "E": "Est", "S": "Sud", "W": "Ouest"}[donne.dealer]
+    assert f"{label} · donneur" in text
+    assert f"Donneur : {label}" in text
+    assert expected_hand(donne.chien, trumps_word="Atouts") in text
     with translation.override("en"):
         assert translation.get_language() == "en"  # rendering did not leak its language
 
