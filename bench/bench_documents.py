@@ -17,11 +17,13 @@ then ranked once by the real ranking service. Targets (issue 7): 1,000 score car
 from __future__ import annotations
 
 import argparse
+import atexit
 import datetime as dt
 import os
 import platform
 import random
 import re
+import shutil
 import sys
 import tempfile
 import time
@@ -30,6 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 SCRATCH = Path(tempfile.mkdtemp(prefix="tarot-bench-documents-"))
+atexit.register(shutil.rmtree, SCRATCH, ignore_errors=True)
 os.environ.setdefault("DATABASE_URL", f"sqlite:///{SCRATCH / 'bench.sqlite3'}")
 os.environ["MEDIA_ROOT"] = str(SCRATCH / "media")
 os.environ.setdefault("SECRET_KEY", "bench-only-secret-key")
