@@ -1,0 +1,45 @@
+"""The French catalogue is complete and every translation keeps the message's placeholders."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from babel.messages.pofile import read_po
+from django.conf import settings
+
+PLACEHOLDER = re.compile(r"%\((\w+)\)[sd]")
+
+
+def catalogue():
+    path = Path(settings.LOCALE_PATHS[0]) / "fr" / "LC_MESSAGES" / "django.po"
+    with path.open("rb") as po:
+        return [m for m in read_po(po, locale="fr") if m.id]
+
+
+def test_every_message_has_a_french_translation():
+    missing = [
+        m.id
+        for m in catalogue()
+        if m.fuzzy or not m.string or (isinstance(m.string, tuple) and not all(m.string))
+    ]
+    assert missing == []
+
+
+def test_translations_keep_the_placeholders():
+    wrong = []
+    for m in catalogue():
+        ids = m.id if isinstance(m.id, tuple) else (m.id,)
+        strings = m.string if isinstance(m.string, tuple) else (m.string,)
+        expected = set(PLACEHOLDER.findall(ids[-1]))
+        plural = isinstance(m.id, tuple)
+        for text in strings:
+            found = set(PLACEHOLDER.findall(text))
+            # A plural form may leave out the count ("la donne jouée"), nothing else.
+            if (
+                (found != expected and not plural)
+                or (found - expected)
+                or (plural and expected - found - {"counter", "count"})
+            ):
+                wrong.append((m.id, text))
+    assert wrong == []
