@@ -7,9 +7,9 @@ from django.contrib.auth import authenticate
 from django.core.management import call_command
 
 from scoring.movement import Movement, validate
-from tournaments.models import Donne, Player, Seat, Tournament
+from tournaments.models import Donne, Player, Seat, TableRound, Tournament
 
-pytestmark = pytest.mark.django_db
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def counts() -> tuple[int, int, int, int]:
@@ -26,7 +26,7 @@ def test_demo_is_ready_to_play_and_idempotent():
     first = counts()
     call_command("load_demo")
     assert counts() == first
-    tournament = Tournament.objects.get()
+    tournament = Tournament.objects.get(name="Tournoi de démonstration")
     assert tournament.status == Tournament.Status.RUNNING
     assert tournament.registrations.filter(checked_in_at__isnull=False).count() == 16
     assert validate(Movement.from_dict(tournament.movement)) == []
@@ -36,3 +36,17 @@ def test_demo_is_ready_to_play_and_idempotent():
         assert authenticate(username=login, password="tarot-demo") is not None
     assert tournament.arbiters.filter(username="arbitre").exists()
     assert tournament.club.organisers.filter(username="organisateur").exists()
+
+
+def test_demo_has_a_published_tournament_with_its_ranking_and_revealed_seed():
+    call_command("load_demo")
+    past = Tournament.objects.get(name="Tournoi d'automne")
+    assert past.status == Tournament.Status.PUBLISHED
+    scheduled = sum(
+        tr.etui_set.donnes.count() for tr in TableRound.objects.filter(round__tournament=past)
+    )
+    assert past.results.count() == scheduled
+    snapshot = past.ranking_snapshots.latest("pk")
+    assert snapshot.results_version == past.results_version
+    assert past.seed_revealed_at is not None
+    call_command("verify_donnes", str(past.pk))

@@ -10,8 +10,10 @@ from django.core.management.base import BaseCommand
 from django.db import transaction
 from django.utils import timezone
 
+from scoring.services.ranking import ranking_recompute
+from tournaments.demo import play_demo_results
 from tournaments.models import Club, Player, Registration, Tournament
-from tournaments.services.preparation import tournament_generate
+from tournaments.services.preparation import tournament_generate, tournament_reveal_seed
 
 DEMO_PASSWORD = "tarot-demo"
 DEMO_PLAYERS = [
@@ -80,10 +82,41 @@ class Command(BaseCommand):
         if not tournament.tables.exists():
             tournament_generate(tournament=tournament)
             Tournament.objects.filter(pk=tournament.pk).update(status=Tournament.Status.RUNNING)
+        self._finished_tournament(club, players, arbiter)
         self.stdout.write(
             f"Demo data ready: {club.name}, {len(players)} players, {tournament} "
             f"({tournament.tables.count()} tables, {tournament.donnes.count()} donnes)."
         )
+
+    def _finished_tournament(self, club: Club, players: list[Player], arbiter) -> None:
+        """A past tournament, played, published and with its seed revealed: what players see
+        after an event (ranking, score cards, travellers, the check of the donnes)."""
+        tournament, created = Tournament.objects.get_or_create(
+            club=club,
+            name="Tournoi d'automne",
+            defaults={
+                "date": datetime.date.today() - datetime.timedelta(days=28),
+                "venue": "Maison des associations",
+                "rounds": 2,
+                "status": Tournament.Status.REGISTRATION,
+            },
+        )
+        if not created:
+            return
+        tournament.arbiters.add(arbiter)
+        now = timezone.now()
+        Registration.objects.bulk_create(
+            Registration(tournament=tournament, player=p, checked_in_at=now) for p in players
+        )
+        tournament_generate(tournament=tournament)
+        Tournament.objects.filter(pk=tournament.pk).update(status=Tournament.Status.RUNNING)
+        tournament.refresh_from_db()
+        play_demo_results(tournament, arbiter)
+        Tournament.objects.filter(pk=tournament.pk).update(status=Tournament.Status.FINISHED)
+        tournament.refresh_from_db()
+        tournament_reveal_seed(tournament=tournament)
+        Tournament.objects.filter(pk=tournament.pk).update(status=Tournament.Status.PUBLISHED)
+        transaction.on_commit(lambda: ranking_recompute(tournament_id=tournament.pk))
 
     def _user(self, users, username: str, **flags: bool):
         user, created = users.get_or_create(username=username, defaults=flags)
