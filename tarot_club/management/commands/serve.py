@@ -70,6 +70,8 @@ class Command(BaseCommand):
         self._wait(children)
 
     def _wait(self, children: list[subprocess.Popen]) -> None:
+        signal.signal(signal.SIGTERM, _interrupt)
+        signal.signal(signal.SIGINT, _interrupt)
         try:
             while all(child.poll() is None for child in children):
                 time.sleep(0.5)
@@ -86,3 +88,8 @@ class Command(BaseCommand):
                 except subprocess.TimeoutExpired:
                     child.kill()
             self.stdout.write("Stopped.")
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    """Ctrl-C in the terminal, or a service manager's SIGTERM: stop both children."""
+    raise KeyboardInterrupt
