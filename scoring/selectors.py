@@ -188,21 +188,27 @@ def _decode_rows(data: dict[str, Any]) -> dict[int, list[Any]]:
     return {int(key[1:]): values for key, values in (data.get("rows") or {}).items()}
 
 
+def ranking_line(player: Player, values: list[Any], *, tied: bool) -> RankingLine:
+    """A player's line from his row of a snapshot (rank, total, differentials, penalty points,
+    donnes played, donnes compared)."""
+    return RankingLine(
+        rank=values[0],
+        tied=tied,
+        player=player,
+        total=Fraction(values[1]),
+        differential_total=Fraction(values[2]),
+        penalty_points=values[3],
+        donnes_played=values[4],
+        donnes_compared=values[5],
+    )
+
+
 def ranking_lines(rows: dict[int, list[Any]]) -> list[RankingLine]:
     """Ranking lines with their players (one query), best first, ties by name."""
     players = Player.objects.select_related("club").in_bulk(list(rows))
     ranks = Counter(values[0] for values in rows.values())
     lines = [
-        RankingLine(
-            rank=values[0],
-            tied=ranks[values[0]] > 1,
-            player=players[pid],
-            total=Fraction(values[1]),
-            differential_total=Fraction(values[2]),
-            penalty_points=values[3],
-            donnes_played=values[4],
-            donnes_compared=values[5],
-        )
+        ranking_line(players[pid], values, tied=ranks[values[0]] > 1)
         for pid, values in rows.items()
         if pid in players
     ]
@@ -348,6 +354,12 @@ class ScoreCard:
         return method_label(self.method)
 
 
+_FEW_CARDS = 8
+"""Up to this many players, score cards read only their own keys of the snapshot, their seats
+and their tables' results; beyond, the whole snapshot and the tournament's seats and results
+once (cheaper than a long list of keys and ids)."""
+
+
 def score_card(
     tournament: Tournament,
     player: Player,
@@ -355,151 +367,211 @@ def score_card(
     can_manage: bool,
     viewer_player_id: int | None = None,
 ) -> ScoreCard | None:
-    """A player's score card: every donne he is scheduled for, in the order he plays them,
-    with the result at his table, his differential and the running total. None if the player
-    is not in this tournament. A fixed number of queries.
+    """A player's score card (see `score_cards`); None if the player is not in this
+    tournament. A fixed number of queries."""
+    cards = score_cards(
+        tournament, [player], can_manage=can_manage, viewer_player_id=viewer_player_id
+    )
+    return cards.get(player.pk)
 
-    Another player's card does not tell what happened on a donne some tables have still to
-    play (contract, scores, differential are `hidden`), as its traveller does not: only the
-    card's owner (`viewer_player_id`) and the arbiters and organisers see those lines."""
+
+def score_cards(
+    tournament: Tournament,
+    players: list[Player] | None = None,
+    *,
+    can_manage: bool,
+    viewer_player_id: int | None = None,
+) -> dict[int, ScoreCard]:
+    """The score cards of the given players (None: everyone seated or ranked), by player id,
+    from the ranking the pages show (a stale one is helped to catch up, see the module
+    docstring). See `score_cards_from_snapshot`."""
     snapshot, current = ranking_snapshot(tournament)
-    seats = list(
-        Seat.objects.filter(player=player, round__tournament=tournament)
-        .order_by("round__number")
-        .values_list(
-            "round__number",
-            "table_round__table_id",
-            "table_round__table__number",
-            "table_round__etui_set_id",
-            "position",
-        )
+    return score_cards_from_snapshot(
+        tournament,
+        players,
+        snapshot=snapshot,
+        current=current,
+        can_manage=can_manage,
+        viewer_player_id=viewer_player_id,
     )
-    key = f"p{player.pk}"
-    card_lines: list[list[Any]] = []
-    row_values: list[Any] | None = None
-    field_size = 0
-    if snapshot is not None:
-        extracted = (
-            RankingSnapshot.objects.filter(pk=snapshot.pk)
-            .annotate(
-                card=KeyTransform(key, "cards"),
-                row=KeyTransform(key, KeyTransform("rows", "data")),
-                size=KeyTransform("players", "data"),
-            )
-            .values_list("card", "row", "size")
-            .first()
-        )
-        if extracted:
-            card_lines = extracted[0] or []
-            row_values = extracted[1]
-            field_size = int(extracted[2] or 0)
-    if not seats and row_values is None:
-        return None
 
-    set_round: dict[int, tuple[int, int, int]] = {}
-    for round_number, table_id, table_number, etui_set, _position in seats:
-        set_round[etui_set] = (round_number, table_id, table_number)
-    donnes = list(
-        Donne.objects.filter(tournament=tournament, etui_set_id__in=list(set_round))
-        .order_by("number")
-        .values_list("id", "number", "etui_set_id")
-    )
-    by_donne = {line[0]: line for line in card_lines}
-    table_ids = {t for _r, t, _n in set_round.values()}
+
+def _snapshot_cards(
+    snapshot: RankingSnapshot | None, keys: list[str] | None
+) -> dict[str, list[list[Any]]]:
+    """The snapshot's score-card lines by player key: only the given keys, extracted in the
+    database, or all of them (one query, none without a snapshot)."""
+    if snapshot is None or keys == []:
+        return {}
+    qs = RankingSnapshot.objects.filter(pk=snapshot.pk)
+    if keys is None:
+        return qs.values_list("cards", flat=True).first() or {}
+    names = [f"card{i}" for i in range(len(keys))]
+    extracted = qs.annotate(
+        **{name: KeyTransform(key, "cards") for name, key in zip(names, keys, strict=True)}
+    ).values_list(*names)
+    values = extracted.first()
+    return {key: value for key, value in zip(keys, values or (), strict=False) if value}
+
+
+def score_cards_from_snapshot(
+    tournament: Tournament,
+    players: list[Player] | None,
+    *,
+    snapshot: RankingSnapshot | None,
+    current: bool,
+    can_manage: bool,
+    viewer_player_id: int | None = None,
+) -> dict[int, ScoreCard]:
+    """The given players' score cards (None: everyone seated or ranked) from that snapshot
+    (its cards may be deferred), by player id, in the players' order; a player neither seated
+    nor ranked in this tournament has none. A fixed number of queries whatever the number of
+    players: the snapshot's cards, the seats, the donnes, the results (and the players when
+    not given; the finished donnes when not `can_manage`).
+
+    A card has every donne the player is scheduled for, in the order he plays them, with the
+    result at his table, his differential and the running total. Another player's card does
+    not tell what happened on a donne some tables have still to play (contract, scores,
+    differential are `hidden`), as its traveller does not: only the card's owner
+    (`viewer_player_id`) and the arbiters and organisers (`can_manage`) see those lines."""
+    data: dict[str, Any] = snapshot.data if snapshot else {}
+    rows: dict[str, Any] = data.get("rows") or {}
+    field_size = int(data.get("players") or 0)
+    method = snapshot.method if snapshot else tournament.method
+    is_mp = method == "matchpoints"
+    few = players is not None and len(players) <= _FEW_CARDS
+    cards = _snapshot_cards(snapshot, [f"p{p.pk}" for p in players or ()] if few else None)
+
+    seats = Seat.objects.filter(round__tournament=tournament)
+    if few:
+        seats = seats.filter(player_id__in=[p.pk for p in players or ()])
+    set_rounds: dict[int, dict[int, tuple[int, int, int]]] = defaultdict(dict)
+    for player_id, round_number, table_id, table_number, etui_set in seats.order_by(
+        "round__number"
+    ).values_list(
+        "player_id",
+        "round__number",
+        "table_round__table_id",
+        "table_round__table__number",
+        "table_round__etui_set_id",
+    ):
+        set_rounds[player_id][etui_set] = (round_number, table_id, table_number)
+    if players is None:
+        ids = set(set_rounds) | {int(key[1:]) for key in rows}
+        players = list(
+            Player.objects.select_related("club")
+            .filter(pk__in=ids)
+            .order_by("last_name", "first_name", "pk")
+        )
+    players = [p for p in players if p.pk in set_rounds or f"p{p.pk}" in rows]
+    if not players:
+        return {}
+
+    donnes = Donne.objects.filter(tournament=tournament)
+    if few:
+        donnes = donnes.filter(etui_set_id__in={s for p in players for s in set_rounds[p.pk]})
+    donnes_of: dict[int, list[tuple[int, int, int]]] = defaultdict(list)
+    for donne in donnes.order_by("number").values_list("id", "number", "etui_set_id"):
+        donnes_of[donne[2]].append(donne)
+    results_qs = Result.objects.filter(tournament=tournament)
+    if few:
+        results_qs = results_qs.filter(
+            table_id__in={t for p in players for _r, t, _n in set_rounds[p.pk].values()},
+            donne_id__in=[d[0] for ds in donnes_of.values() for d in ds],
+        )
     results = {
         (r.table_id, r.donne_id): r
-        for r in Result.objects.filter(
-            tournament=tournament, table_id__in=table_ids, donne_id__in=[d[0] for d in donnes]
-        ).order_by()
+        for r in results_qs.order_by().defer("confirmed_warnings", "annul_reason")
     }
-    visible = complete_donnes(tournament) if not can_manage else None
-    owner = viewer_player_id is not None and viewer_player_id == player.pk
-    is_mp = (snapshot.method if snapshot else tournament.method) == "matchpoints"
+    visible = set() if can_manage else complete_donnes(tournament)
 
-    ordered = sorted(donnes, key=lambda d: (set_round[d[2]][0], d[1]))
-    lines: list[ScoreCardLine] = []
-    chart: list[tuple[str, Fraction]] = []
-    running = Fraction(0)
-    pct_sum, pct_count = Fraction(0), 0
-    for donne_id, number, etui_set in ordered:
-        round_number, table_id, table_number = set_round[etui_set]
-        line = by_donne.get(donne_id)
-        result = results.get((table_id, donne_id))
-        status = "pending"
-        position = None
-        score = differential = percentage = None
-        group_size = 0
-        if line is not None:
-            _d, position, _t, score_v, diff_v, pct_v, status, group_size = line
-            score, differential, percentage = frac(score_v), frac(diff_v), frac(pct_v)
-        if line is None and result is not None:  # entered, not in the snapshot yet
-            position = next((p for p, pid in result.holders.items() if int(pid) == player.pk), None)
-        traveller_visible = can_manage or donne_id in (visible or set())
-        hidden = result is not None and not traveller_visible and not owner
-        scores: list[CardScore] = []
-        if result is not None and result.status != Result.Status.ANNULLED and not hidden:
-            scores = [
-                CardScore(p, result.score_of(p), p == position)
-                for p in POSITIONS
-                if p in result.scores or result.status == Result.Status.ALL_PASSED
-            ]
-        running_total: Fraction | None = None
-        if status in ("played", "annulled", "sat_out"):
-            if is_mp:
-                if percentage is not None:
-                    pct_sum += percentage
-                    pct_count += 1
-                running_total = pct_sum / pct_count if pct_count else Fraction(0)
-            else:
-                running += differential or 0
-                running_total = running
-            if not hidden:
-                chart.append((str(number), running_total))
-        lines.append(
-            ScoreCardLine(
-                round_number=round_number,
-                donne_id=donne_id,
-                donne_number=number,
-                table_number=table_number,
-                position=position,
-                status=status,
-                taker=result.taker if result and not hidden else "",
-                contract=result.contract if result and not hidden else "",
-                all_passed=bool(result and not hidden and result.status == "all_passed"),
-                scores=scores,
-                score=None if hidden else score,
-                differential=None if hidden else differential,
-                percentage=None if hidden else percentage,
-                group_size=group_size,
-                running_total=None if hidden else running_total,
-                traveller_visible=traveller_visible,
-                entered=result is not None,
-                hidden=hidden,
+    out: dict[int, ScoreCard] = {}
+    for player in players:
+        key = f"p{player.pk}"
+        set_round = set_rounds.get(player.pk, {})
+        row_values = rows.get(key)
+        owner = viewer_player_id is not None and viewer_player_id == player.pk
+        by_donne = {line[0]: line for line in cards.get(key) or []}
+        ordered = sorted(
+            (d for etui_set in set_round for d in donnes_of.get(etui_set, [])),
+            key=lambda d: (set_round[d[2]][0], d[1]),
+        )
+        lines: list[ScoreCardLine] = []
+        chart: list[tuple[str, Fraction]] = []
+        running = Fraction(0)
+        pct_sum, pct_count = Fraction(0), 0
+        for donne_id, number, etui_set in ordered:
+            round_number, table_id, table_number = set_round[etui_set]
+            line = by_donne.get(donne_id)
+            result = results.get((table_id, donne_id))
+            status = "pending"
+            position = None
+            score = differential = percentage = None
+            group_size = 0
+            if line is not None:
+                _d, position, _t, score_v, diff_v, pct_v, status, group_size = line
+                score, differential, percentage = frac(score_v), frac(diff_v), frac(pct_v)
+            if line is None and result is not None:  # entered, not in the snapshot yet
+                position = next(
+                    (p for p, pid in result.holders.items() if int(pid) == player.pk), None
+                )
+            traveller_visible = can_manage or donne_id in visible
+            hidden = result is not None and not traveller_visible and not owner
+            scores: list[CardScore] = []
+            if result is not None and result.status != Result.Status.ANNULLED and not hidden:
+                scores = [
+                    CardScore(p, result.score_of(p), p == position)
+                    for p in POSITIONS
+                    if p in result.scores or result.status == Result.Status.ALL_PASSED
+                ]
+            running_total: Fraction | None = None
+            if status in ("played", "annulled", "sat_out"):
+                if is_mp:
+                    if percentage is not None:
+                        pct_sum += percentage
+                        pct_count += 1
+                    running_total = pct_sum / pct_count if pct_count else Fraction(0)
+                else:
+                    running += differential or 0
+                    running_total = running
+                if not hidden:
+                    chart.append((str(number), running_total))
+            shown = result if not hidden else None
+            lines.append(
+                ScoreCardLine(
+                    round_number=round_number,
+                    donne_id=donne_id,
+                    donne_number=number,
+                    table_number=table_number,
+                    position=position,
+                    status=status,
+                    taker=shown.taker if shown else "",
+                    contract=shown.contract if shown else "",
+                    all_passed=bool(shown and shown.status == Result.Status.ALL_PASSED),
+                    scores=scores,
+                    score=None if hidden else score,
+                    differential=None if hidden else differential,
+                    percentage=None if hidden else percentage,
+                    group_size=group_size,
+                    running_total=None if hidden else running_total,
+                    traveller_visible=traveller_visible,
+                    entered=result is not None,
+                    hidden=hidden,
+                )
             )
-        )
-    row = None
-    if row_values is not None:
-        row = RankingLine(
-            rank=row_values[0],
-            tied=False,
+        row = ranking_line(player, row_values, tied=False) if row_values is not None else None
+        out[player.pk] = ScoreCard(
+            tournament=tournament,
             player=player,
-            total=Fraction(row_values[1]),
-            differential_total=Fraction(row_values[2]),
-            penalty_points=row_values[3],
-            donnes_played=row_values[4],
-            donnes_compared=row_values[5],
+            lines=lines,
+            row=row,
+            field_size=field_size,
+            method=method,
+            is_current=current,
+            computed_at=snapshot.computed_at if snapshot else None,
+            chart=chart,
         )
-    return ScoreCard(
-        tournament=tournament,
-        player=player,
-        lines=lines,
-        row=row,
-        field_size=field_size,
-        method=snapshot.method if snapshot else tournament.method,
-        is_current=current,
-        computed_at=snapshot.computed_at if snapshot else None,
-        chart=chart,
-    )
+    return out
 
 
 # --- a donne's traveller ---------------------------------------------------------------------

@@ -4,12 +4,11 @@ table plays) and the donnes, in a fixed number of queries whatever the tournamen
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from django.db.models import Prefetch
 
-from tournaments.models import Donne, EtuiSet, Player, Result, Seat, TableRound, Tournament
+from tournaments.models import Donne, EtuiSet, Player, Seat, TableRound, Tournament
 
 if TYPE_CHECKING:
     from scoring.selectors import RankingView, ScoreCard
@@ -131,154 +130,21 @@ def tournament_players(tournament: Tournament) -> list[Player]:
 def score_cards_bulk(
     tournament: Tournament, players: list[Player], *, snapshot_id: int | None
 ) -> dict[int, ScoreCard]:
-    """Every given player's score card, as `scoring.selectors.score_card` makes it for one
-    (for an arbiter: `can_manage=True`, nothing hidden), but reading the snapshot, the seats, the donnes and the results
-    once for all of them: a fixed number of queries instead of a few per player.
-
-    tests/documents/test_data.py checks that both give equal cards for every player.
-    """
+    """Every given player's score card as an arbiter sees it (nothing hidden), from the
+    snapshot the document prints: `scoring.selectors.score_cards_from_snapshot`, the one
+    implementation the pages use too, in a fixed number of queries."""
     from scoring.models import RankingSnapshot
-    from scoring.selectors import (
-        CardScore,
-        RankingLine,
-        ScoreCard,
-        ScoreCardLine,
-        frac,
-        snapshot_is_current,
+    from scoring.selectors import score_cards_from_snapshot, snapshot_is_current
+
+    snapshot = (
+        RankingSnapshot.objects.defer("cards").filter(pk=snapshot_id).first()
+        if snapshot_id
+        else None
     )
-
-    snapshot = RankingSnapshot.objects.filter(pk=snapshot_id).first() if snapshot_id else None
-    current = snapshot_is_current(snapshot, tournament)
-    cards: dict[str, Any] = snapshot.cards if snapshot else {}
-    data: dict[str, Any] = snapshot.data if snapshot else {}
-    rows: dict[str, Any] = data.get("rows") or {}
-    field_size = int(data.get("players") or 0)
-    method = snapshot.method if snapshot else tournament.method
-    is_mp = method == "matchpoints"
-
-    wanted = {p.pk for p in players}
-    seats_of: dict[int, list[tuple[int, int, int, int, str]]] = {}
-    for player_id, *values in (
-        Seat.objects.filter(round__tournament=tournament)
-        .order_by("round__number")
-        .values_list(
-            "player_id",
-            "round__number",
-            "table_round__table_id",
-            "table_round__table__number",
-            "table_round__etui_set_id",
-            "position",
-        )
-    ):
-        if player_id in wanted:
-            seats_of.setdefault(player_id, []).append(tuple(values))  # type: ignore[arg-type]
-    donnes_of: dict[int, list[tuple[int, int, int]]] = {}
-    for donne in (
-        Donne.objects.filter(tournament=tournament)
-        .order_by("number")
-        .values_list("id", "number", "etui_set_id")
-    ):
-        donnes_of.setdefault(donne[2], []).append(donne)
-    results = {
-        (r.table_id, r.donne_id): r
-        for r in Result.objects.filter(tournament=tournament)
-        .order_by()
-        .defer("confirmed_warnings", "annul_reason")
-    }
-
-    out: dict[int, ScoreCard] = {}
-    for player in players:
-        key = f"p{player.pk}"
-        seats = seats_of.get(player.pk, [])
-        row_values = rows.get(key)
-        if not seats and row_values is None:
-            continue
-        set_round: dict[int, tuple[int, int, int]] = {}
-        for round_number, table_id, table_number, etui_set, _position in seats:
-            set_round[etui_set] = (round_number, table_id, table_number)
-        donnes = [d for etui_set in set_round for d in donnes_of.get(etui_set, [])]
-        by_donne = {line[0]: line for line in cards.get(key) or []}
-        ordered = sorted(donnes, key=lambda d: (set_round[d[2]][0], d[1]))
-        lines: list[ScoreCardLine] = []
-        chart: list[tuple[str, Fraction]] = []
-        running = Fraction(0)
-        pct_sum, pct_count = Fraction(0), 0
-        for donne_id, number, etui_set in ordered:
-            round_number, table_id, table_number = set_round[etui_set]
-            line = by_donne.get(donne_id)
-            result = results.get((table_id, donne_id))
-            status = "pending"
-            position = None
-            score = differential = percentage = None
-            group_size = 0
-            if line is not None:
-                _d, position, _t, score_v, diff_v, pct_v, status, group_size = line
-                score, differential, percentage = frac(score_v), frac(diff_v), frac(pct_v)
-            if line is None and result is not None:  # entered, not in the snapshot yet
-                position = next(
-                    (p for p, pid in result.holders.items() if int(pid) == player.pk), None
-                )
-            scores: list[CardScore] = []
-            if result is not None and result.status != Result.Status.ANNULLED:
-                scores = [
-                    CardScore(p, result.score_of(p), p == position)
-                    for p in POSITIONS
-                    if p in result.scores or result.status == Result.Status.ALL_PASSED
-                ]
-            running_total: Fraction | None = None
-            if status in ("played", "annulled", "sat_out"):
-                if is_mp:
-                    if percentage is not None:
-                        pct_sum += percentage
-                        pct_count += 1
-                    running_total = pct_sum / pct_count if pct_count else Fraction(0)
-                else:
-                    running += differential or 0
-                    running_total = running
-                chart.append((str(number), running_total))
-            lines.append(
-                ScoreCardLine(
-                    round_number=round_number,
-                    donne_id=donne_id,
-                    donne_number=number,
-                    table_number=table_number,
-                    position=position,
-                    status=status,
-                    taker=result.taker if result else "",
-                    contract=result.contract if result else "",
-                    all_passed=bool(result and result.status == Result.Status.ALL_PASSED),
-                    scores=scores,
-                    score=score,
-                    differential=differential,
-                    percentage=percentage,
-                    group_size=group_size,
-                    running_total=running_total,
-                    traveller_visible=True,
-                    entered=result is not None,
-                    hidden=False,
-                )
-            )
-        row = None
-        if row_values is not None:
-            row = RankingLine(
-                rank=row_values[0],
-                tied=False,
-                player=player,
-                total=Fraction(row_values[1]),
-                differential_total=Fraction(row_values[2]),
-                penalty_points=row_values[3],
-                donnes_played=row_values[4],
-                donnes_compared=row_values[5],
-            )
-        out[player.pk] = ScoreCard(
-            tournament=tournament,
-            player=player,
-            lines=lines,
-            row=row,
-            field_size=field_size,
-            method=method,
-            is_current=current,
-            computed_at=snapshot.computed_at if snapshot else None,
-            chart=chart,
-        )
-    return out
+    return score_cards_from_snapshot(
+        tournament,
+        players,
+        snapshot=snapshot,
+        current=snapshot_is_current(snapshot, tournament),
+        can_manage=True,
+    )

@@ -1,12 +1,14 @@
 """The documents' bulk reads agree with the pages' reads: a printed score card is the player's
-score-card page, whoever is asked and whatever state the tournament is in."""
+score-card page, whoever is asked and whatever state the tournament is in. Both go through
+`scoring.selectors.score_cards_from_snapshot`; these tests hold its two ways of reading (a few
+players' keys, or the whole snapshot at once) to the same cards, in a fixed number of queries."""
 
 from __future__ import annotations
 
 import pytest
 
 from scoring.documents.data import ranking_up_to_date, score_cards_bulk, tournament_players
-from scoring.selectors import score_card
+from scoring.selectors import score_card, score_cards
 from tests.fixtures.tournaments import stage_tournament
 from tournaments.models import Result
 from tournaments.services.results import result_annul
@@ -24,6 +26,27 @@ def assert_same_cards(tournament) -> None:
     for player in players:
         one = score_card(tournament, player, can_manage=True)
         assert bulk[player.pk] == one, player
+    # A player's own view and a stranger's (lines of unfinished donnes hidden), all at once.
+    me = players[0].pk
+    everyone = score_cards(tournament, can_manage=False, viewer_player_id=me)
+    assert list(everyone) == [p.pk for p in players]
+    for player in players:
+        one = score_card(tournament, player, can_manage=False, viewer_player_id=me)
+        assert everyone[player.pk] == one, player
+
+
+def test_bulk_score_cards_read_a_fixed_number_of_queries(personas, django_assert_max_num_queries):
+    tournament = stage_tournament(players=12, rounds=2, personas=personas)
+    play_results(tournament, personas.arbiter, rounds={1})
+    tournament.refresh_from_db()
+    view = ranking_up_to_date(tournament)
+    players = tournament_players(tournament)
+    with django_assert_max_num_queries(5):  # snapshot, its cards, seats, donnes, results
+        cards = score_cards_bulk(tournament, players, snapshot_id=view.snapshot_id)
+    assert len(cards) == len(players)
+    with django_assert_max_num_queries(9):  # and the players, the three of complete_donnes
+        cards = score_cards(tournament, can_manage=False)
+    assert len(cards) == len(players)
 
 
 def test_bulk_score_cards_equal_the_pages_cards_midway_with_an_annulment(personas):
