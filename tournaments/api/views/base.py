@@ -8,6 +8,7 @@ import re
 from typing import Any
 
 from django.conf import settings
+from django.db.models import QuerySet
 from django.shortcuts import get_object_or_404
 from django.utils.functional import cached_property
 from django.utils.translation import gettext as _
@@ -26,6 +27,21 @@ from ..throttling import WriteRateThrottle
 
 MAX_OFFSET = 10**9
 _ETAG = re.compile(r'^\s*(?:W/)?"?(\d{1,9})"?\s*$')
+
+
+def filter_by_params(qs: QuerySet[Any], request: Request, fields: dict[str, str]) -> QuerySet[Any]:
+    """The queryset filtered by the numeric query parameters present (``{"table":
+    "table__number"}``: ``?table=3`` keeps table 3); a value that is not a number of at most
+    nine digits matches nothing."""
+    for param, field in fields.items():
+        value = request.query_params.get(param, "")
+        if value:
+            qs = (
+                qs.filter(**{field: int(value)})
+                if value.isdigit() and len(value) < 10
+                else qs.none()
+            )
+    return qs
 
 
 class Pagination(LimitOffsetPagination):

@@ -28,7 +28,7 @@ from ..serializers import (
     PlayerUpdateSerializer,
     PlayerWriteSerializer,
 )
-from .base import ApiView
+from .base import ApiView, filter_by_params
 
 CLUB_EXAMPLE = {"id": 1, "name": "Tarot Club de Lyon", "federation_number": "0101", "city": "Lyon"}
 PLAYER_EXAMPLE = {
@@ -137,13 +137,7 @@ class PlayerListView(ApiView):
     )
     def get(self, request: Request) -> Response:
         players = Player.objects.select_related("club").order_by("last_name", "first_name", "pk")
-        club = request.query_params.get("club", "")
-        if club:
-            players = (
-                players.filter(club_id=int(club))
-                if club.isdigit() and len(club) < 10
-                else players.none()
-            )
+        players = filter_by_params(players, request, {"club": "club_id"})
         query = request.query_params.get("search", "").strip()[:200]
         for word in query.split():
             players = players.filter(

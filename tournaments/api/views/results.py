@@ -32,7 +32,7 @@ from ..serializers import (
     ResultWriteSerializer,
     WithdrawSerializer,
 )
-from .base import TournamentView
+from .base import TournamentView, filter_by_params
 
 RESULT_EXAMPLE = {
     "id": 41,
@@ -164,18 +164,15 @@ class ResultListView(ResultsView):
         )
         if not self.can_manage:
             qs = qs.filter(donne_id__in=complete_donnes(self.tournament))
-        for param, field in (
-            ("table", "table__number"),
-            ("donne", "donne__number"),
-            ("round", "table_round__round__number"),
-        ):
-            value = request.query_params.get(param, "")
-            if value:
-                qs = (
-                    qs.filter(**{field: int(value)})
-                    if value.isdigit() and len(value) < 10
-                    else qs.none()
-                )
+        qs = filter_by_params(
+            qs,
+            request,
+            {
+                "table": "table__number",
+                "donne": "donne__number",
+                "round": "table_round__round__number",
+            },
+        )
         return self.paginated(qs.order_by("donne__number", "table__number"), ResultSerializer)
 
     @extend_schema(
@@ -559,15 +556,7 @@ class LedgerView(TournamentView):
     )
     def get(self, request: Request, tournament: int) -> Response:
         qs = LedgerEntry.objects.filter(tournament=self.tournament).select_related("actor")
-        for param, field in (
-            ("table", "result__table__number"),
-            ("donne", "result__donne__number"),
-        ):
-            value = request.query_params.get(param, "")
-            if value:
-                qs = (
-                    qs.filter(**{field: int(value)})
-                    if value.isdigit() and len(value) < 10
-                    else qs.none()
-                )
+        qs = filter_by_params(
+            qs, request, {"table": "result__table__number", "donne": "result__donne__number"}
+        )
         return self.paginated(qs.order_by("at", "pk"), LedgerEntrySerializer)

@@ -48,7 +48,7 @@ from ..serializers import (
     TournamentUpdateSerializer,
     TournamentWriteSerializer,
 )
-from .base import ApiView, TournamentView
+from .base import ApiView, TournamentView, filter_by_params
 
 TAG = "tournaments"
 TOURNAMENT_EXAMPLE = {
@@ -97,9 +97,7 @@ class TournamentListView(ApiView):
             .prefetch_related("arbiters")
             .order_by("-date", "name", "pk")
         )
-        club = request.query_params.get("club", "")
-        if club:
-            qs = qs.filter(club_id=int(club)) if club.isdigit() and len(club) < 10 else qs.none()
+        qs = filter_by_params(qs, request, {"club": "club_id"})
         status = request.query_params.get("status", "")
         if status:
             qs = qs.filter(status=status)
@@ -570,18 +568,15 @@ class SeatListView(TournamentView):
         qs = Seat.objects.filter(round__tournament=self.tournament).select_related(
             "round", "player", "table_round__table", "table_round__etui_set"
         )
-        for param, field in (
-            ("round", "round__number"),
-            ("table", "table_round__table__number"),
-            ("player", "player_id"),
-        ):
-            value = request.query_params.get(param, "")
-            if value:
-                qs = (
-                    qs.filter(**{field: int(value)})
-                    if value.isdigit() and len(value) < 10
-                    else qs.none()
-                )
+        qs = filter_by_params(
+            qs,
+            request,
+            {
+                "round": "round__number",
+                "table": "table_round__table__number",
+                "player": "player_id",
+            },
+        )
         qs = qs.order_by("round__number", "table_round__table__number", "position")
         return self.paginated(qs, SeatSerializer)
 
