@@ -34,6 +34,7 @@ from scoring.documents.services import (
     languages,
 )
 from tournaments.models import Player, Seat, Tournament
+from tournaments.params import id_param
 from tournaments.permissions import can_manage_tournament, can_see_tournament
 
 Kind = Document.Kind
@@ -171,10 +172,11 @@ def _labels_for(
 
 
 def _int(value: str | None) -> int:
-    try:
-        return max(0, int(value or 0))
-    except ValueError:
-        return -1
+    """The posted part: 0 when absent, -1 (matches nothing) when not a small number."""
+    if not value:
+        return 0
+    number = id_param(value)
+    return -1 if number is None else number
 
 
 @require_POST

@@ -317,3 +317,14 @@ def test_another_players_card_hides_unfinished_donnes(running_tournament, arbite
     shown = line(arbiter, other.pk)
     assert shown["hidden"] is False and shown["contract"] == "garde"
     assert line(player, me.pk)["hidden"] is False
+
+
+@pytest.mark.parametrize("value", ["²", "１", "99999999999", "-1", "x"])
+def test_a_filter_that_is_not_a_small_number_matches_nothing(running_tournament, arbiter, value):
+    create(arbiter, running_tournament, 1, 1)
+    response = arbiter.get(url(running_tournament, "results/"), {"table": value})
+    assert response.status_code == 200
+    assert response.json()["results"] == []
+    assert (
+        len(arbiter.get(url(running_tournament, "results/"), {"table": "1"}).json()["results"]) == 1
+    )

@@ -43,6 +43,7 @@ from ..models import (
     Table,
     Tournament,
 )
+from ..params import id_param
 from ..permissions import can_write_results
 from ..services.dashboard import dashboard_build
 from ..services.penalties import (
@@ -476,11 +477,13 @@ def penalties(request: HttpRequest, pk: int) -> HttpResponse:
             status = 400
     else:
         initial = {}
-        if request.GET.get("player", "").isdigit():
-            initial["player"] = int(request.GET["player"])
-        if request.GET.get("donne", "").isdigit():
+        player_id = id_param(request.GET.get("player"))
+        if player_id is not None:
+            initial["player"] = player_id
+        donne_number = id_param(request.GET.get("donne"), digits=4)
+        if donne_number is not None:
             initial["donne"] = Donne.objects.filter(
-                tournament=tournament, number=int(request.GET["donne"])
+                tournament=tournament, number=donne_number
             ).first()
         form = PenaltyForm(initial=initial, tournament=tournament)
     rows = list(

@@ -19,6 +19,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from tournaments.models import Tournament
+from tournaments.params import id_param
 
 from .. import permissions as api_permissions
 from ..exceptions import ApiError, server_error_response
@@ -36,11 +37,8 @@ def filter_by_params(qs: QuerySet[Any], request: Request, fields: dict[str, str]
     for param, field in fields.items():
         value = request.query_params.get(param, "")
         if value:
-            qs = (
-                qs.filter(**{field: int(value)})
-                if value.isdigit() and len(value) < 10
-                else qs.none()
-            )
+            number = id_param(value)
+            qs = qs.filter(**{field: number}) if number is not None else qs.none()
     return qs
 
 
