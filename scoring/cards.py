@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, ClassVar, SupportsIndex
 
-from scoring.errors import ScoringError
+from scoring.errors import Message, ScoringError
 
 __all__ = [
     "CHIEN_SIZE",
@@ -79,6 +79,23 @@ _FACE_FR = {"R": "Roi", "D": "Dame", "C": "Cavalier", "V": "Valet", "1": "As"}
 _FACE_EN = {"R": "King", "D": "Queen", "C": "Knight", "V": "Jack", "1": "Ace"}
 _FACE_HALF_POINTS = {0: 9, 1: 7, 2: 5, 3: 3}  # offset in suit -> half points (R, D, C, V)
 
+# The parts of a deal (hands N E S W, chien) as words in messages, each marked whole so that a
+# translation can say "la main de Nord": as a subject ("Hand N has …") and inside a sentence.
+_PART_SUBJECTS: tuple[str, ...] = (
+    _("Hand N"),
+    _("Hand E"),
+    _("Hand S"),
+    _("Hand W"),
+    _("The chien"),
+)
+_PART_NAMES: tuple[str, ...] = (
+    _("hand N"),
+    _("hand E"),
+    _("hand S"),
+    _("hand W"),
+    _("the chien"),
+)
+
 _FIRST_TRUMP = 56  # id of the 21; trump n has id 77 - n
 _EXCUSE_ID = 77
 
@@ -108,6 +125,9 @@ class NotationError(ScoringError):
         "line": _("Line %(line)s: %(message)s"),
         "count": _(
             "%(what)s has %(count)s cards; it must have %(expected)s. Check the cards written."
+        ),
+        "hands_count": _(
+            "A donne has %(count)s hands; it must have 4 (N, E, S and W). Check the hands given."
         ),
         "count_missing": _(
             "%(what)s has %(count)s cards; it must have %(expected)s. Not in the donne: %(cards)s."
@@ -161,7 +181,7 @@ class NotationError(ScoringError):
         """Return err located at a line (1-based) of the text being parsed."""
         if line is None or err.line is not None:
             return err
-        located = cls("line", line=line, message=str(err))
+        located = cls("line", line=line, message=err.message())
         located.inner = err  # the located problem, to translate on its own
         return located
 
@@ -411,14 +431,20 @@ def parse_hand(text: str) -> tuple[Card, ...]:
             found = _TRUMP_TOKENS.get(token)
             if found is None:
                 raise NotationError(
-                    "rank_unknown", token=repr(raw), group=group, allowed="1 to 21, or EX"
+                    "rank_unknown",
+                    token=repr(raw),
+                    group=group,
+                    allowed=Message(_("1 to 21, or EX")),
                 )
             card = found
         else:
             offset = _RANK_OFFSET.get(token)
             if offset is None:
                 raise NotationError(
-                    "rank_unknown", token=repr(raw), group=group, allowed="1-10, V, C, D, R, or EX"
+                    "rank_unknown",
+                    token=repr(raw),
+                    group=group,
+                    allowed=Message(_("1-10, V, C, D, R, or EX")),
                 )
             card = DECK[SUITS.index(group) * 14 + offset]
         if card in seen:
@@ -494,12 +520,11 @@ def _deal_problems(
     problems: list[tuple[int, NotationError]] = []
     owner: dict[Card, int] = {}
     parts = [*hands, chien]
-    names = [*(f"hand {p}" for p in POSITIONS), "the chien"]
     missing = ", ".join(c.code for c in _missing(parts))
     for k, part in enumerate(parts):
         expected = CHIEN_SIZE if k == 4 else HAND_SIZE
         if len(part) != expected:
-            what = names[k][0].upper() + names[k][1:]
+            what = Message(_PART_SUBJECTS[k])
             if missing:
                 err = NotationError(
                     "count_missing", what=what, count=len(part), expected=expected, cards=missing
@@ -510,7 +535,10 @@ def _deal_problems(
         for c in part:
             if c in owner:
                 err = NotationError(
-                    "duplicate_in_donne", card=c.code, first=names[owner[c]], second=names[k]
+                    "duplicate_in_donne",
+                    card=c.code,
+                    first=Message(_PART_NAMES[owner[c]]),
+                    second=Message(_PART_NAMES[k]),
                 )
                 problems.append((k, err))
             else:
@@ -545,7 +573,7 @@ class Donne:
         if isinstance(self.redraws, bool) or not isinstance(self.redraws, int) or self.redraws < 0:
             raise NotationError("redraws_invalid", value=repr(self.redraws))
         if len(self.hands) != 4:
-            raise NotationError("count", what="A donne", count=len(self.hands), expected="4 hands")
+            raise NotationError("hands_count", count=len(self.hands))
         hands = tuple(sort_cards(h) for h in self.hands)
         chien = sort_cards(self.chien)
         problems = _deal_problems(hands, chien)
@@ -621,7 +649,7 @@ def _parse_block(lines: list[tuple[int, str]]) -> Donne:
         key = key.upper()
         if key not in (*POSITIONS, "CHIEN"):
             raise NotationError.at(line_no, NotationError("block_line_unknown", text=repr(text)))
-        what = "The chien" if key == "CHIEN" else f"Hand {key}"
+        what = Message(_PART_SUBJECTS[4 if key == "CHIEN" else POSITIONS.index(key)])
         if key in parts:
             raise NotationError.at(
                 line_no, NotationError("block_line_twice", what=what, number=number)
@@ -722,7 +750,11 @@ def _check_hex(key: str, value: str, length: int | None) -> str:
     ok = isinstance(value, str) and bool(_HEX_RE.match(value))
     ok = ok and (len(value) == length if length else len(value) % 2 == 0)
     if not ok:
-        detail = f", {length} digits" if length else ", an even number of digits"
+        detail = (
+            Message(_(", %(digits)s digits"), digits=length)
+            if length
+            else Message(_(", an even number of digits"))
+        )
         raise NotationError("hex_invalid", key=key, length=detail, value=repr(value))
     return value.lower()
 
@@ -777,7 +809,7 @@ def parse_donne_set(text: str) -> DonneSet:
     try:
         identity = check_identity(identity_text)
     except InvalidIdentity as err:
-        raise NotationError("line", line=identity_no, message=str(err)) from None
+        raise NotationError("line", line=identity_no, message=err.message()) from None
     try:
         commitment = _check_hex("commitment", header["commitment"][1], 64)
     except NotationError as err:

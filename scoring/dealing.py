@@ -101,8 +101,14 @@ class InvalidSeed(ScoringError):
             "The seed has %(length)s bytes; at least %(minimum)s are needed to keep the deal "
             "secret. Use a new seed (new_seed())."
         ),
-        "count_invalid": _("The number of donnes must be a whole number, 0 or more; %(value)s."),
+        "count_invalid": _(
+            "The number of donnes must be a whole number, 0 or more; %(value)s is not."
+        ),
         "number_invalid": _("Donne numbers start at 1; %(value)s is not valid."),
+        "seed_not_revealed": _(
+            "The seed is not revealed yet, so the donnes cannot be checked. Give the seed, or "
+            "wait until the organiser reveals it."
+        ),
     }
 
 
@@ -280,5 +286,5 @@ def verify_set(donne_set: DonneSet, seed: bytes | str | None = None) -> Verifica
     if seed is None:
         seed = donne_set.seed
     if seed is None:
-        raise InvalidSeed("seed_type", value="None (the seed is not revealed yet)")
+        raise InvalidSeed("seed_not_revealed")
     return verify(seed, donne_set.identity, donne_set.commitment, donne_set.donnes)

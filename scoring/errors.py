@@ -1,8 +1,10 @@
 """Errors raised by the pure scoring code, translatable later without importing Django here.
 
 Each error carries a stable ``code``, the input ``field`` it is about, an English ``template``
-with ``%(name)s`` placeholders and the ``params`` to fill it. The Django layer translates with
-``gettext(err.template) % err.params``; ``str(err)`` is the English message.
+with ``%(name)s`` placeholders and the ``params`` to fill it; ``str(err)`` is the English message.
+A param that is itself words (e.g. "The chien") is a ``Message``: English text that keeps its
+own marked template and params. The Django layer translates the template and every such param
+in one place, ``tournaments.services.errors.translate_error``.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ __all__ = [
     "InvalidPoignees",
     "InvalidPoints",
     "InvalidScore",
+    "Message",
     "ScoringError",
     "display_value",
 ]
@@ -56,6 +59,31 @@ def display_value(value: Any) -> str:
     return repr(value)
 
 
+class Message(str):
+    """Words for a message param, built in a pure module: a str (the English text, so
+    ``str(err)`` and comparisons are unchanged) that keeps its marked ``template`` and ``params``
+    so the Django layer can translate it too. Params may themselves be Messages."""
+
+    template: str
+    params: dict[str, Any]
+
+    def __new__(cls, template: str, **params: Any) -> Message:
+        self = super().__new__(cls, template % params if params else template)
+        self.template = template
+        self.params = params
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_rebuild_message, (self.template, self.params))
+
+    def __repr__(self) -> str:
+        return f"Message({str(self)!r})"
+
+
+def _rebuild_message(template: str, params: dict[str, Any]) -> Message:
+    return Message(template, **params)
+
+
 class ScoringError(ValueError):
     """Base class: an input the rules make impossible; says what is wrong and how to fix it."""
 
@@ -76,6 +104,10 @@ class ScoringError(ValueError):
     def __reduce__(self) -> tuple[Any, ...]:
         # Keep errors picklable (Celery, multiprocessing): the default reduce loses params.
         return (_rebuild, (type(self), self.code, self.template, self.params))
+
+    def message(self) -> Message:
+        """This error's text as a Message, to put inside another error's params."""
+        return Message(self.template, **self.params)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(code={self.code!r}, field={self.field!r}, {str(self)!r})"

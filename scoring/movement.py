@@ -58,7 +58,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from scoring.errors import ScoringError
+from scoring.errors import Message, ScoringError
 from scoring.movement_algebra import SETS, Ring, ring, stage_design
 
 __all__ = [
@@ -608,9 +608,16 @@ def generate_movement(players: int, rounds: int, *, sets: int | None = None) -> 
     limit = max_rounds(players, sets)
     if rounds > limit:
         why = (
-            f"with {sets} étui sets at {t} tables without anyone playing a donne twice"
+            Message(
+                _(
+                    "with %(sets)s étui sets at %(tables)s tables without anyone playing a "
+                    "donne twice"
+                ),
+                sets=sets,
+                tables=t,
+            )
             if sets is not None
-            else "in one session by this software"
+            else Message(_("in one session by this software"))
         )
         raise InvalidRounds(
             "rounds_too_many",
@@ -623,7 +630,7 @@ def generate_movement(players: int, rounds: int, *, sets: int | None = None) -> 
     plans = [p for p in _plans(t, rounds) if sets is None or sum(s.sets(t) for s in p) <= sets]
     if not plans:  # pragma: no cover - max_rounds already refused it
         raise InvalidRounds(
-            "rounds_too_many", value=rounds, maximum=limit, donnes=4 * limit, why="here"
+            "rounds_too_many", value=rounds, maximum=limit, donnes=4 * limit, why=Message(_("here"))
         )
     threshold = math.ceil(rounds / 2)
     chosen: _Built | None = None

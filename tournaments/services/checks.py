@@ -20,6 +20,7 @@ from scoring.engine import PoigneeSize, poignee_min_trumps
 
 from ..models import PoigneeSize as PoigneeLabel
 from ..models import Position
+from .errors import translate_error
 
 __all__ = [
     "WARNING_CODES",
@@ -157,7 +158,7 @@ def card_checks(
         warnings["hands_unreadable"] = _(
             "The hands of this donne cannot be read (%(error)s), so the entry cannot be checked "
             "against the cards. Confirm to save it anyway."
-        ) % {"error": _(err.template) % err.params}
+        ) % {"error": translate_error(err)}
         return errors, warnings
 
     for position, size in poignees.items():

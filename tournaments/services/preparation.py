@@ -31,15 +31,11 @@ from ..models import (
     TableRound,
     Tournament,
 )
+from .errors import translate_error
 
 
 class PreparationError(ValueError):
     """The seating or the donnes cannot be generated or verified; the message says why."""
-
-
-def translated(err: ScoringError) -> str:
-    """A pure module's error in the user's language."""
-    return _(err.template) % err.params if err.params else _(err.template)
 
 
 def tournament_identity(tournament: Tournament) -> str:
@@ -74,7 +70,7 @@ def tournament_generate(*, tournament: Tournament, seed: str | None = None) -> M
     try:
         movement = generate_movement(len(players), locked.rounds)
     except ScoringError as err:
-        raise PreparationError(translated(err)) from err
+        raise PreparationError(translate_error(err)) from err
     # Seating order is drawn at random: table assignments are not part of the fairness
     # commitment, the donnes are.
     secrets.SystemRandom().shuffle(players)
@@ -83,7 +79,7 @@ def tournament_generate(*, tournament: Tournament, seed: str | None = None) -> M
         try:
             locked.seed = dealing.seed_bytes(seed or dealing.new_seed()).hex()
         except ScoringError as err:
-            raise PreparationError(translated(err)) from err
+            raise PreparationError(translate_error(err)) from err
         locked.identity = tournament_identity(locked)
         locked.commitment = dealing.commitment(locked.seed, locked.identity)
         locked.seed_revealed_at = None
@@ -235,7 +231,7 @@ def tournament_verify(
         played = [donne_from_row(row) for row in rows]
         return dealing.verify(seed, tournament.identity, tournament.commitment, played)
     except ScoringError as err:
-        raise PreparationError(translated(err)) from err
+        raise PreparationError(translate_error(err)) from err
 
 
 def registrations_checked_in(tournament: Tournament) -> int:

@@ -24,7 +24,6 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from scoring import engine
-from scoring.errors import ScoringError
 
 from ..models import (
     POSITIONS,
@@ -40,6 +39,7 @@ from ..models import (
 )
 from ..permissions import can_write_results
 from . import checks
+from .errors import translate_error
 from .events import results_changed
 
 __all__ = [
@@ -222,10 +222,6 @@ def _add(errors: dict[str, list[str]], key: str, message: str) -> None:
     errors.setdefault(key, []).append(message)
 
 
-def _translate(err: ScoringError) -> str:
-    return _(err.template) % err.params
-
-
 def _evaluate(ctx: ResultContext, data: ResultInput) -> _Evaluation:
     """Every error and warning of an entry, and its scores when it is valid."""
     errors: dict[str, list[str]] = {}
@@ -309,7 +305,7 @@ def _evaluate(ctx: ResultContext, data: ResultInput) -> _Evaluation:
             continue
         if key == "chelem" and ("points" in missing or "bouts" in missing):
             continue
-        _add(errors, key, _translate(err))
+        _add(errors, key, translate_error(err))
 
     # The cards: impossible poignées are errors, unlikely bouts and half points warnings.
     card_errors, card_warnings = checks.card_checks(
