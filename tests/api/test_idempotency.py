@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import datetime
+import io
 import threading
 from typing import Any
 
 import pytest
+from django.core.management import call_command
 from django.db import connection
 from django.test import override_settings
+from django.utils import timezone
 
 from tests.api.conftest import client_for
 from tournaments.models import IdempotencyRecord, LedgerEntry, Penalty, Result, Tournament
@@ -151,3 +155,57 @@ def test_two_copies_sent_at_once_write_once(personas) -> None:
     assert len({a.json()["id"] for a in answers}) == 1
     assert Result.objects.count() == 1 and LedgerEntry.objects.count() == 1
     assert IdempotencyRecord.objects.count() == 1
+
+
+def _record(user: Any, key: str, age: datetime.timedelta) -> IdempotencyRecord:
+    record = IdempotencyRecord.objects.create(
+        user=user, key=key, method="POST", path="/api/v1/x/", fingerprint="f", status_code=201
+    )
+    IdempotencyRecord.objects.filter(pk=record.pk).update(created_at=timezone.now() - age)
+    return record
+
+
+@pytest.mark.django_db
+def test_purge_command_deletes_the_expired_records_only(personas) -> None:
+    day = datetime.timedelta(days=1, minutes=1)
+    _record(personas.arbiter, "old", day)
+    _record(personas.organiser, "old", day)
+    _record(personas.arbiter, "fresh", datetime.timedelta(hours=1))
+    out = io.StringIO()
+    call_command("purge_idempotency", stdout=out)
+    assert "Deleted 2 expired idempotency record(s)" in out.getvalue()
+    assert list(IdempotencyRecord.objects.values_list("key", flat=True)) == ["fresh"]
+    with override_settings(API_IDEMPOTENCY_TTL=1800):
+        call_command("purge_idempotency", stdout=out)
+    assert not IdempotencyRecord.objects.exists()
+
+
+@pytest.mark.django_db
+def test_storing_a_record_purges_that_users_expired_ones_after_commit(
+    running_tournament, personas, django_capture_on_commit_callbacks
+) -> None:
+    t = running_tournament
+    day = datetime.timedelta(days=2)
+    _record(personas.arbiter, "stale-1", day)
+    _record(personas.arbiter, "stale-2", day)
+    _record(personas.organiser, "stale-other-user", day)
+    _record(personas.arbiter, "recent", datetime.timedelta(hours=2))
+    with django_capture_on_commit_callbacks(execute=True):
+        assert post(client_for(personas.arbiter), results_url(t), ENTRY, "new").status_code == 201
+    keys = set(IdempotencyRecord.objects.values_list("user__username", "key"))
+    assert keys == {
+        (personas.arbiter.username, "recent"),
+        (personas.arbiter.username, "new"),
+        (personas.organiser.username, "stale-other-user"),
+    }
+
+
+@pytest.mark.django_db
+def test_a_write_without_a_key_purges_nothing(
+    running_tournament, personas, django_capture_on_commit_callbacks
+) -> None:
+    _record(personas.arbiter, "stale", datetime.timedelta(days=2))
+    with django_capture_on_commit_callbacks(execute=True):
+        response = post(client_for(personas.arbiter), results_url(running_tournament), ENTRY)
+    assert response.status_code == 201
+    assert IdempotencyRecord.objects.filter(key="stale").exists()

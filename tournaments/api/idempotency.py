@@ -7,12 +7,15 @@ as the write itself; the same request again gets that answer back (header
 cannot both write: the second one's record insert hits the unique (user, key) constraint,
 its whole transaction is rolled back and it answers with the first one's stored response.
 Server errors (5xx) are not stored, so they can be retried. Records expire after
-``API_IDEMPOTENCY_TTL`` seconds (24 hours by default).
+``API_IDEMPOTENCY_TTL`` seconds (24 hours by default). An expired record is deleted when its key
+comes back, when its user stores a new record (after that write commits) and by the
+``purge_idempotency`` management command (daily, from cron).
 """
 
 from __future__ import annotations
 
 import datetime
+import functools
 import hashlib
 import json
 from collections.abc import Callable
@@ -38,6 +41,15 @@ REPLAYED_HEADERS = ("ETag", "Location")
 
 def ttl() -> datetime.timedelta:
     return datetime.timedelta(seconds=int(getattr(settings, "API_IDEMPOTENCY_TTL", 86400)))
+
+
+def purge_expired(*, user: Any = None) -> int:
+    """Delete the expired records (of one user, or of everyone); return how many."""
+    records = IdempotencyRecord.objects.filter(created_at__lt=timezone.now() - ttl())
+    if user is not None:
+        records = records.filter(user=user)
+    deleted, _by_model = records.delete()
+    return deleted
 
 
 def request_key(request: Request) -> str | None:
@@ -121,6 +133,9 @@ def _store(request: Request, key: str, print_: str, response: Response) -> None:
         body=_json(response.data),
         headers={h: response[h] for h in REPLAYED_HEADERS if response.has_header(h)},
     )
+    # Tidy the user's expired records once the write is committed: outside its transaction (no
+    # extra locks held by the write), never undoing it (robust: a failure is only logged).
+    transaction.on_commit(functools.partial(purge_expired, user=request.user), robust=True)
 
 
 class _Failed(Exception):
