@@ -79,4 +79,6 @@ urlpatterns: list[URLPattern | URLResolver] = [
         name="organiser_prepare_reveal",
     ),
     path("t/<int:pk>/seating/", views.seating_plan_view, name="organiser_seating_plan"),
+    path("t/<int:pk>/seating/swap/", views.seating_swap_view, name="organiser_seating_swap"),
+    path("t/<int:pk>/seating/set/", views.seating_set_view, name="organiser_seating_set"),
 ]

@@ -29,7 +29,8 @@ from ..forms import (
     StatusForm,
     TournamentForm,
 )
-from ..models import Club, Player, Registration, Tournament
+from ..forms_seating import SeatingSetForm, SeatingSwapForm
+from ..models import Club, Player, Registration, Result, Tournament
 from ..permissions import can_manage_tournament, is_club_organiser
 from ..services.players import PlayerImportError, player_create, player_update, players_import_csv
 from ..services.registration import (
@@ -39,6 +40,13 @@ from ..services.registration import (
     registration_check_in_all,
     registration_check_out,
     registration_remove,
+)
+from ..services.seating_edit import (
+    CLOSED_STATUSES,
+    SeatingEditRefused,
+    seating_check_messages,
+    seating_set_change,
+    seating_swap,
 )
 from ..services.tournaments import (
     PREPARATION_STATUSES,
@@ -520,14 +528,115 @@ def prepare_reveal_view(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 @require_GET
 def seating_plan_view(request: HttpRequest, pk: int) -> HttpResponse:
-    """The seating plan per round and each player's route, laid out to print."""
+    """The seating plan per round and each player's route, laid out to print; checked against
+    the movement rules. With ?edit=1, a form per round to swap two players or change a table's
+    étui set (the arbiter's hand edits, issue 4)."""
     tournament = _managed_tournament(request, pk)
-    return render(
-        request,
-        "tournaments/organiser/seating_plan.html",
-        {
-            "tournament": tournament,
-            "plan": tournament_seating_plan(tournament=tournament),
-            "seating": tournament_seating_status(tournament=tournament),
-        },
-    )
+    plan = tournament_seating_plan(tournament=tournament)
+    edit = request.GET.get("edit") == "1" and plan.generated
+    context: dict[str, Any] = {
+        "tournament": tournament,
+        "plan": plan,
+        "seating": tournament_seating_status(tournament=tournament),
+        "breaches": seating_check_messages(tournament) if plan.generated else [],
+        "edit": edit,
+    }
+    if edit:
+        context["locked_rounds"] = set(
+            Result.objects.filter(tournament=tournament).values_list(
+                "table_round__round__number", flat=True
+            )
+        )
+        context["etui_sets"] = list(tournament.etui_sets.values_list("number", flat=True))
+        context["closed"] = tournament.status in CLOSED_STATUSES
+    return render(request, "tournaments/organiser/seating_plan.html", context)
+
+
+def _seating_edit_url(tournament: Tournament, round_number: int | None = None) -> str:
+    url = reverse("organiser_seating_plan", args=[tournament.pk]) + "?edit=1"
+    return f"{url}#round-{round_number}" if round_number else url
+
+
+def _seating_refused(request: HttpRequest, exc: SeatingEditRefused) -> None:
+    if exc.breaches:
+        messages.error(
+            request,
+            ngettext(
+                "The change was refused: it would break %(count)d rule of the movement. "
+                "Nothing was changed.",
+                "The change was refused: it would break %(count)d rules of the movement. "
+                "Nothing was changed.",
+                len(exc.breaches),
+            )
+            % {"count": len(exc.breaches)},
+        )
+    for message in exc.messages:
+        messages.error(request, message)
+
+
+@login_required
+@require_POST
+def seating_swap_view(request: HttpRequest, pk: int) -> HttpResponse:
+    tournament = _managed_tournament(request, pk)
+    form = SeatingSwapForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, _("Choose two players of the round to swap."))
+        return redirect(_seating_edit_url(tournament))
+    data = form.cleaned_data
+    try:
+        seating_swap(
+            tournament=tournament,
+            round_number=data["round"],
+            player_a=data["player_a"],
+            player_b=data["player_b"],
+            user=request.user,
+        )
+    except SeatingEditRefused as exc:
+        _seating_refused(request, exc)
+    else:
+        pks = [data["player_a"], data["player_b"]]
+        players = {p.pk: p.full_name for p in Player.objects.filter(pk__in=pks)}
+        messages.success(
+            request,
+            _(
+                "Round %(number)s: %(a)s and %(b)s have swapped seats. The movement was "
+                "checked: no breach."
+            )
+            % {
+                "number": data["round"],
+                "a": players[data["player_a"]],
+                "b": players[data["player_b"]],
+            },
+        )
+    return redirect(_seating_edit_url(tournament, data["round"]))
+
+
+@login_required
+@require_POST
+def seating_set_view(request: HttpRequest, pk: int) -> HttpResponse:
+    tournament = _managed_tournament(request, pk)
+    form = SeatingSetForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, _("Choose a table and an étui set."))
+        return redirect(_seating_edit_url(tournament))
+    data = form.cleaned_data
+    try:
+        seating_set_change(
+            tournament=tournament,
+            round_number=data["round"],
+            table_number=data["table"],
+            set_number=data["etui_set"],
+            user=request.user,
+        )
+    except SeatingEditRefused as exc:
+        _seating_refused(request, exc)
+    else:
+        messages.success(
+            request,
+            _(
+                "Round %(number)s: table %(table)s now plays étui set %(set)s. The movement was "
+                "checked: no breach."
+            )
+            % {"number": data["round"], "table": data["table"], "set": data["etui_set"]},
+        )
+    return redirect(_seating_edit_url(tournament, data["round"]))
