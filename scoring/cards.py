@@ -96,6 +96,12 @@ _PART_NAMES: tuple[str, ...] = (
     _("the chien"),
 )
 
+
+def part_name(index: int) -> Message:
+    """Hand N, E, S, W (index 0-3) or the chien (4), as words inside a sentence."""
+    return Message(_PART_NAMES[index])
+
+
 _FIRST_TRUMP = 56  # id of the 21; trump n has id 77 - n
 _EXCUSE_ID = 77
 

@@ -36,7 +36,6 @@ from dataclasses import dataclass
 # bouts_in, holds, is_petit_sec, points_in and trump_count are re-exported for the Django layer.
 from scoring.cards import (
     DECK,
-    POSITIONS,
     Donne,
     DonneSet,
     Hand,
@@ -44,10 +43,11 @@ from scoring.cards import (
     check_identity,
     holds,
     is_petit_sec,
+    part_name,
     points_in,
     trump_count,
 )
-from scoring.errors import ScoringError
+from scoring.errors import Message, ScoringError
 
 __all__ = [
     "ANTICLOCKWISE",
@@ -214,10 +214,18 @@ def generate_donne_set(
 
 @dataclass(frozen=True)
 class Mismatch:
-    """One donne that differs from what the seed deals, and how."""
+    """One donne that differs from what the seed deals, and how.
+
+    ``details`` are the differences as Messages, so the Django layer can translate them;
+    ``reason`` is their English text.
+    """
 
     number: int
-    reason: str
+    details: tuple[Message, ...]
+
+    @property
+    def reason(self) -> str:
+        return "; ".join(self.details)
 
 
 @dataclass(frozen=True)
@@ -247,19 +255,36 @@ class VerificationReport:
         return " ".join(parts)
 
 
-def _difference(expected: Donne, actual: Donne) -> str:
-    what = []
+def _difference(expected: Donne, actual: Donne) -> tuple[Message, ...]:
+    what: list[Message] = []
     if actual.dealer != expected.dealer:
-        what.append(f"dealer {actual.dealer} instead of {expected.dealer}")
-    for pos, exp, got in zip(POSITIONS, expected.hands, actual.hands, strict=True):
+        what.append(
+            Message(
+                _("dealer %(actual)s instead of %(expected)s"),
+                actual=actual.dealer,
+                expected=expected.dealer,
+            )
+        )
+    for index, (exp, got) in enumerate(zip(expected.hands, actual.hands, strict=True)):
         if exp != got:
             n = len(set(exp) - set(got))
-            what.append(f"hand {pos} differs by {n} card{'s' if n != 1 else ''}")
+            template = (
+                _("%(part)s differs by %(count)s card")
+                if n == 1
+                else _("%(part)s differs by %(count)s cards")
+            )
+            what.append(Message(template, part=part_name(index), count=n))
     if expected.chien != actual.chien:
-        what.append("the chien differs")
+        what.append(Message(_("%(part)s differs"), part=part_name(4)))
     if actual.redraws != expected.redraws:
-        what.append(f"redraws {actual.redraws} instead of {expected.redraws}")
-    return "; ".join(what) or "differs"
+        what.append(
+            Message(
+                _("redraws %(actual)s instead of %(expected)s"),
+                actual=actual.redraws,
+                expected=expected.redraws,
+            )
+        )
+    return tuple(what) or (Message(_("differs")),)
 
 
 def verify(
@@ -272,7 +297,7 @@ def verify(
     seen: set[int] = set()
     for donne in donnes:
         if donne.number in seen:
-            mismatches.append(Mismatch(donne.number, "appears twice"))
+            mismatches.append(Mismatch(donne.number, (Message(_("appears twice")),)))
             continue
         seen.add(donne.number)
         expected = generate_donne(key, identity, donne.number)

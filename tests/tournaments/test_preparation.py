@@ -6,7 +6,7 @@ import datetime
 
 import pytest
 from django.core.management import CommandError, call_command
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from scoring import cards, dealing
 from scoring.movement import Movement, validate
@@ -100,7 +100,9 @@ def test_regeneration_refused_once_results_exist(personas):
         created_by=personas.arbiter,
         updated_by=personas.arbiter,
     )
-    with pytest.raises(PreparationError, match="Results"):
+    with translation.override("en"), pytest.raises(PreparationError, match="Results"):
+        tournament_generate(tournament=tournament)
+    with pytest.raises(PreparationError, match="Des résultats ont été saisis"):
         tournament_generate(tournament=tournament)
 
 
@@ -156,3 +158,15 @@ def test_draft_tournament_is_not_public(client):
     club = Club.objects.create(name="C", federation_number="4242")
     t = Tournament.objects.create(club=club, name="Secret", date=datetime.date(2026, 12, 1))
     assert client.get(f"/t/{t.pk}/").status_code in (302, 403)
+
+
+def test_public_verify_page_names_the_tampered_donne_in_french(client):
+    tournament = stage_tournament(players=8, status="published")
+    tournament_reveal_seed(tournament=tournament)
+    donne = Donne.objects.get(tournament=tournament, number=3)
+    Donne.objects.filter(pk=donne.pk).update(hand_n=donne.hand_e, hand_e=donne.hand_n)
+    html = client.get(f"/t/{tournament.pk}/verify/", HTTP_ACCEPT_LANGUAGE="fr").content.decode()
+    assert "Donne 3 : la main de Nord diffère de 18 cartes" in html
+    assert "differs" not in html
+    html = client.get(f"/t/{tournament.pk}/verify/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "Donne 3: hand N differs by 18 cards; hand E differs by 18 cards" in html

@@ -23,6 +23,11 @@ def translate_error(err: ScoringError) -> str:
     return _render(err.template, err.params)
 
 
+def translate_message(message: Message) -> str:
+    """Words built by a pure module (a Message) in the active language."""
+    return _render(message.template, message.params)
+
+
 def _render(template: str, params: Mapping[str, Any]) -> str:
     text = gettext(template)
     if not params:

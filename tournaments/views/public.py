@@ -15,6 +15,7 @@ from ..permissions import (
     can_see_tournament,
     is_club_organiser,
 )
+from ..services.errors import translate_message
 from ..services.preparation import PreparationError, tournament_verify
 
 
@@ -91,5 +92,9 @@ def tournament_verify_page(request: HttpRequest, pk: int) -> HttpResponse:
             report = tournament_verify(tournament=tournament)
         except PreparationError as err:
             error = str(err)
-    context = {"tournament": tournament, "report": report, "error": error}
+    mismatches = [
+        (m.number, "; ".join(translate_message(detail) for detail in m.details))
+        for m in (report.mismatches if report else ())
+    ]
+    context = {"tournament": tournament, "report": report, "error": error, "mismatches": mismatches}
     return render(request, "tournaments/verify.html", context)
