@@ -102,7 +102,7 @@ def test_regeneration_refused_once_results_exist(personas):
     )
     with translation.override("en"), pytest.raises(PreparationError, match="Results"):
         tournament_generate(tournament=tournament)
-    with pytest.raises(PreparationError, match="Des résultats ont été saisis"):
+    with translation.override("fr"), pytest.raises(PreparationError, match="Des résultats"):
         tournament_generate(tournament=tournament)
 
 
