@@ -45,3 +45,18 @@ def test_healthz_reports_stopped_worker(celery_worker, client, settings, redis_u
     assert body["workers"]["state"] == "stopped"
     assert body["workers"]["count"] == 0
     assert body["status"] == "degraded"
+
+
+@pytest.mark.django_db
+def test_healthz_is_503_when_the_database_does_not_answer(client, monkeypatch):
+    from django.db import OperationalError, connection
+
+    def refuse(*args, **kwargs):
+        raise OperationalError("connection refused")
+
+    monkeypatch.setattr(connection, "cursor", refuse)
+    response = client.get("/healthz")
+    assert response.status_code == 503
+    body = response.json()
+    assert body["database"]["ok"] is False
+    assert "connection refused" in body["database"]["error"]
