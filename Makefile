@@ -14,7 +14,11 @@ $(VENV)/.installed: requirements.txt requirements-dev.txt
 	@$(PY) -m pip install --quiet -r requirements-dev.txt
 	@touch $@
 
-setup: $(VENV)/.installed messages
+setup: $(VENV)/.installed messages .secret_key
+
+# A secret key for this checkout (git ignores it); deployments set SECRET_KEY instead.
+.secret_key:
+	@umask 077 && $(PYTHON) -c "import secrets; print(secrets.token_urlsafe(50))" > $@
 
 messages: $(VENV)/.installed
 	@$(PY) manage.py compile_translations

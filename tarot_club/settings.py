@@ -19,11 +19,15 @@ VAR_DIR = Path(env_str("TAROT_VAR_DIR", str(BASE_DIR / "var")))
 
 DEBUG = env_bool("DEBUG", False)
 SECRET_KEY = env_str("SECRET_KEY")
+# A file may hold the key instead (`make` writes one for a checkout; deployments may mount one).
+SECRET_KEY_FILE = Path(env_str("SECRET_KEY_FILE", str(BASE_DIR / ".secret_key")))
+if not SECRET_KEY and SECRET_KEY_FILE.is_file():
+    SECRET_KEY = SECRET_KEY_FILE.read_text(encoding="utf-8").strip()
 if not SECRET_KEY:
     if not DEBUG:
         raise ImproperlyConfigured(
-            "SECRET_KEY is not set. Set SECRET_KEY (a long random string) or DEBUG=1 "
-            "for a development machine."
+            "SECRET_KEY is not set. Set SECRET_KEY (a long random string) or SECRET_KEY_FILE "
+            "(a file holding one), or DEBUG=1 for a development machine."
         )
     SECRET_KEY = "insecure-development-key-only-used-when-DEBUG-is-on"
 
