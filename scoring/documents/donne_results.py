@@ -11,7 +11,7 @@ from django.utils.translation import gettext as _
 from reportlab.lib.units import mm
 from reportlab.platypus import CondPageBreak, Flowable, KeepTogether, Paragraph, Spacer, Table
 
-from scoring.selectors import Traveller, traveller
+from scoring.selectors import Traveller, travellers
 from tournaments.models import Donne, Method, Result
 
 from .base import GOOD, RED, Renderer, esc, fmt_number, fmt_signed, hand_markup, position_label
@@ -173,8 +173,9 @@ class DonneResultsRenderer(Renderer):
             Paragraph(esc(explain), self.styles.muted),
             Spacer(1, 2 * mm),
         ]
+        views = {view.donne.pk: view for view in travellers(self.tournament, donnes)}
         for donne in self.steps(donnes):
-            story += self.donne_section(traveller(self.tournament, donne))
+            story += self.donne_section(views[donne.pk])
         if not donnes:
             story.append(Paragraph(esc(_("No donnes have been generated yet.")), self.styles.body))
         return story

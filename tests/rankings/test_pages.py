@@ -328,3 +328,20 @@ def test_another_players_card_hides_donnes_not_finished_everywhere(
             enter(t, table, donne, personas.arbiter)
     other = re.search(row, get(client, url, neighbour.user).content.decode(), re.S).group(0)
     assert "Garde" in other and "Hidden" not in other  # finished everywhere: shown
+
+
+def test_travellers_of_every_donne_in_three_queries(django_assert_num_queries):
+    from scoring.selectors import traveller, travellers
+
+    built = build_tournament(players=40, rounds=2, status="published", seed=5)
+    fill_results(built)
+    tournament = built.tournament
+    donnes = list(Donne.objects.filter(tournament=tournament).order_by("number"))
+    with django_assert_num_queries(3):
+        views = travellers(tournament, donnes)
+    assert [v.donne.pk for v in views] == [d.pk for d in donnes]
+    for view in views[:3]:
+        alone = traveller(tournament, view.donne)
+        assert alone.rows == view.rows
+        assert alone.distribution == view.distribution
+        assert alone.complete == view.complete
