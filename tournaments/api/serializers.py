@@ -166,6 +166,7 @@ class TournamentSerializer(serializers.ModelSerializer):
             "matchpoint_penalty_rate",
             "status",
             "arbiters",
+            "identity",
             "commitment",
             "seed",
             "seed_revealed_at",

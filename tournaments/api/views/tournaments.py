@@ -64,6 +64,7 @@ TOURNAMENT_EXAMPLE = {
     "matchpoint_penalty_rate": "0.100",
     "status": "running",
     "arbiters": ["arbitre"],
+    "identity": "tarot_club/0751234/3/2026-12-05",
     "commitment": "3f1c…",
     "seed": None,
     "seed_revealed_at": None,
