@@ -43,7 +43,13 @@ format: $(VENV)/.installed
 	$(VENV)/bin/ruff check --fix .
 	$(VENV)/bin/ruff format .
 
-test: setup lint
+# axe-core for the accessibility tests (tests/a11y), from npm, pinned by its lock file.
+AXE := tests/a11y/node_modules/axe-core/axe.min.js
+$(AXE): tests/a11y/package.json tests/a11y/package-lock.json
+	@if command -v npm >/dev/null; then npm ci --prefix tests/a11y --no-audit --no-fund --silent; \
+	else echo "npm is missing: the accessibility tests cannot run (a failure in CI)"; fi
+
+test: setup lint $(AXE)
 	@$(PY) manage.py makemigrations --check --dry-run >/dev/null || (echo "Models changed without a migration: run manage.py makemigrations" && exit 1)
 	@$(PY) -m pytest -q -p no:cacheprovider
 

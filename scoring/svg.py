@@ -4,7 +4,8 @@ club rooms often have no internet, and a phone draws SVG natively)."""
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 from html import escape
 
@@ -20,20 +21,49 @@ def _nice_step(span: float) -> float:
     return next(base * factor for factor in (1, 2, 5, 10) if base * factor >= raw)
 
 
-def _fmt(value: float) -> str:
-    return f"{value:.1f}".rstrip("0").rstrip(".")
+@dataclass(frozen=True)
+class Trend:
+    """What a reader of the chart takes from it, for those who cannot see it: where the line
+    starts and ends, its highest and lowest points, and how its last stretch goes."""
+
+    first: tuple[str, float]
+    last: tuple[str, float]
+    highest: tuple[str, float]
+    lowest: tuple[str, float]
+    recent_change: float  # last value minus the value `recent_span` points earlier
+    recent_span: int
+
+
+def chart_trend(points: Sequence[tuple[str, Fraction | int | float]], recent: int = 4) -> Trend:
+    """The facts of a running total: first and last points, extremes (the earliest one when a
+    value repeats), and the change over the last ``recent`` points."""
+    if not points:
+        raise ValueError("a trend needs at least one point")
+    values = [(label, float(value)) for label, value in points]
+    highest = max(values, key=lambda lv: lv[1])
+    lowest = min(values, key=lambda lv: lv[1])
+    span = min(recent, len(values) - 1)
+    change = values[-1][1] - values[-1 - span][1]
+    return Trend(values[0], values[-1], highest, lowest, change, span)
+
+
+def _default_format(value: float) -> str:
+    return f"{value:+.1f}"
 
 
 def running_total_chart(
     points: Sequence[tuple[str, Fraction | int | float]],
     *,
     title: str,
+    description: str = "",
     width: int = 360,
     height: int = 190,
-    value_format: str = "{:+.1f}",
+    format_value: Callable[[float], str] = _default_format,
 ) -> SafeString:
     """An accessible SVG line chart: one point per label, a zero line, grid lines with their
-    values, each point with a tooltip. Scales to its container (viewBox, width 100%)."""
+    values. Each point shows its value on hover and on keyboard focus (no mouse needed), and
+    the chart's text alternative is its title plus ``description`` (the trend, in words).
+    Scales to its container (viewBox, width 100%)."""
     left, right, top, bottom = 44, 12, 12, 28
     plot_w, plot_h = width - left - right, height - top - bottom
     values = [float(v) for _, v in points]
@@ -52,9 +82,11 @@ def running_total_chart(
         return top + plot_h * (high - v) / (high - low)
 
     parts = [
-        f'<svg class="chart" viewBox="0 0 {width} {height}" width="100%" role="img" '
-        f'aria-label="{escape(title)}" xmlns="http://www.w3.org/2000/svg">',
-        f"<title>{escape(title)}</title>",
+        f'<svg class="chart" viewBox="0 0 {width} {height}" width="100%" role="group" '
+        f'aria-labelledby="chart-title" '
+        f'xmlns="http://www.w3.org/2000/svg">',
+        f'<title id="chart-title">{escape(title)}</title>',
+        f"<desc>{escape(description)}</desc>",
     ]
     grid = low
     while grid <= high + step / 1000:
@@ -65,23 +97,31 @@ def running_total_chart(
         )
         parts.append(
             f'<text class="chart-axis" x="{left - 6}" y="{gy + 4:.1f}" '
-            f'text-anchor="end">{escape(_fmt(grid))}</text>'
+            f'text-anchor="end" aria-hidden="true">{escape(format_value(grid).lstrip("+"))}</text>'
         )
         grid += step
     if values:
         coords = " ".join(f"{x(i):.1f},{y(v):.1f}" for i, v in enumerate(values))
-        parts.append(f'<polyline class="chart-line" fill="none" points="{coords}"/>')
+        parts.append(
+            f'<polyline class="chart-line" fill="none" points="{coords}" aria-hidden="true"/>'
+        )
         every = max(1, len(values) // 12)
         for i, ((label, _value), v) in enumerate(zip(points, values, strict=True)):
             css = "chart-dot pos" if v > 0 else "chart-dot neg" if v < 0 else "chart-dot"
+            shown = escape(format_value(v))
+            tip_x = min(max(x(i), left + 20), width - right - 20)
+            tip_y = y(v) - 9 if y(v) > top + 18 else y(v) + 19
             parts.append(
-                f'<circle class="{css}" cx="{x(i):.1f}" cy="{y(v):.1f}" r="3.5">'
-                f"<title>{escape(label)}: {escape(value_format.format(v))}</title></circle>"
+                f'<g class="chart-point" tabindex="0" role="img" '
+                f'aria-label="{escape(label)} — {shown}">'
+                f'<circle class="{css}" cx="{x(i):.1f}" cy="{y(v):.1f}" r="4.5"/>'
+                f'<text class="chart-tip" x="{tip_x:.1f}" y="{tip_y:.1f}" '
+                f'text-anchor="middle">{shown}</text></g>'
             )
             if i % every == 0 or i == len(values) - 1:
                 parts.append(
                     f'<text class="chart-axis" x="{x(i):.1f}" y="{height - 8}" '
-                    f'text-anchor="middle">{escape(label)}</text>'
+                    f'text-anchor="middle" aria-hidden="true">{escape(label)}</text>'
                 )
     parts.append("</svg>")
     return mark_safe("".join(parts))  # every text part above is escaped

@@ -21,6 +21,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_GET
 
+from scoring.score_card_chart import score_card_chart
 from scoring.selectors import (
     club_season,
     donne_index,
@@ -31,7 +32,6 @@ from scoring.selectors import (
     score_card,
     traveller,
 )
-from scoring.svg import running_total_chart
 from tournaments.models import Club, Donne, Method, Player, Tournament
 from tournaments.permissions import can_manage_tournament, can_see_results
 
@@ -100,18 +100,21 @@ def player_score_card(request: HttpRequest, pk: int, player_pk: int) -> HttpResp
             {"tournament": tournament, "player": player},
             status=404,
         )
-    chart = None
+    chart, chart_text = None, ""
     if card.chart:
-        title = _("Running total of %(player)s, donne by donne") % {"player": player.full_name}
-        chart = running_total_chart(
-            card.chart,
-            title=str(title),
-            value_format="{:.1f} %" if card.is_matchpoints else "{:+.1f}",
+        chart, chart_text = score_card_chart(
+            card.chart, player=player.full_name, matchpoints=card.is_matchpoints
         )
     return render(
         request,
         "scoring/score_card.html",
-        {"tournament": tournament, "card": card, "chart": chart, "can_manage": can_manage},
+        {
+            "tournament": tournament,
+            "card": card,
+            "chart": chart,
+            "chart_text": chart_text,
+            "can_manage": can_manage,
+        },
     )
 
 

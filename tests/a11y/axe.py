@@ -1,0 +1,48 @@
+"""axe-core (from npm, tests/a11y/package.json) injected into pages driven by Playwright.
+
+Why a helper: every accessibility test runs the same engine with the same rules (WCAG 2.1 A and
+AA plus axe's best practices) and reports the same way: one line per violation and node, so a
+failure says what to fix and where.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.fixtures.services import require
+
+AXE = Path(__file__).resolve().parent / "node_modules" / "axe-core" / "axe.min.js"
+TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]
+BLOCKING = {"critical", "serious", "moderate"}
+DESKTOP = {"width": 1280, "height": 900}
+PHONE = {"width": 390, "height": 844}
+
+
+@pytest.fixture(scope="session")
+def axe_source() -> str:
+    require("axe-core (npm ci --prefix tests/a11y)", AXE.exists())
+    return AXE.read_text(encoding="utf-8")
+
+
+def violations(page: Any, axe_source: str) -> list[str]:
+    """The blocking violations of the page as it is now, one readable line per node."""
+    if not page.evaluate("typeof window.axe !== 'undefined'"):
+        page.add_script_tag(content=axe_source)
+    result = page.evaluate(
+        "tags => axe.run(document, {runOnly: {type: 'tag', values: tags}, resultTypes: ['violations']})",
+        TAGS,
+    )
+    lines = []
+    for violation in result["violations"]:
+        if violation.get("impact") not in BLOCKING:
+            continue
+        for node in violation["nodes"]:
+            target = " ".join(str(t) for t in node.get("target", []))
+            lines.append(
+                f"{page.url} [{violation['impact']}] {violation['id']}: {target} — "
+                f"{node.get('failureSummary', '').splitlines()[-1].strip()}"
+            )
+    return lines

@@ -1,0 +1,3 @@
+"""Accessibility tests share the axe-core fixture."""
+
+from tests.a11y.axe import axe_source  # noqa: F401

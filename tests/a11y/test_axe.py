@@ -1,0 +1,83 @@
+"""No critical, serious or moderate axe-core violation on the pages people use, at a laptop's
+width and a phone's, with the demo data (a running tournament and a published one)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.core.management import call_command
+
+from tests.a11y.axe import DESKTOP, PHONE, violations
+from tournaments.management.commands.load_demo import DEMO_PASSWORD
+from tournaments.models import Player, Tournament
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def log_in(browser: Any, live_server: Any, username: str | None, viewport: dict) -> Any:
+    context = browser.new_context(locale="fr-FR", base_url=live_server.url, viewport=viewport)
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    if username:
+        page.goto("/login/")
+        page.fill("#id_username", username)
+        page.fill("#id_password", DEMO_PASSWORD)
+        page.locator("main form button[type=submit]").click()
+        page.wait_for_load_state("networkidle")
+    return page
+
+
+def demo_pages() -> dict[str | None, list[str]]:
+    """Paths per persona (None: a visitor without an account)."""
+    running = Tournament.objects.get(name="Tournoi de démonstration")
+    past = Tournament.objects.get(name="Tournoi d'automne")
+    player = Player.objects.get(user__username="joueur")
+    club = running.club_id
+    return {
+        None: [
+            "/",
+            f"/t/{past.pk}/",
+            f"/t/{past.pk}/ranking/",
+            f"/t/{past.pk}/ranking/{player.pk}/",
+            f"/t/{past.pk}/donnes/",
+            f"/t/{past.pk}/donnes/1/",
+            f"/t/{past.pk}/verify/",
+            "/login/",
+            "/players/",
+            "/clubs/",
+        ],
+        "joueur": [f"/t/{running.pk}/", f"/t/{running.pk}/ranking/", "/account/"],
+        "arbitre": [
+            f"/t/{running.pk}/arbiter/",
+            f"/t/{running.pk}/arbiter/table/1/donne/1/",
+            f"/t/{running.pk}/arbiter/penalties/",
+            f"/t/{running.pk}/arbiter/ledger/",
+        ],
+        "organisateur": [
+            "/organiser/",
+            f"/organiser/clubs/{club}/players/",
+            f"/t/{running.pk}/edit/",
+            f"/t/{running.pk}/registrations/",
+            f"/t/{running.pk}/prepare/",
+            f"/t/{running.pk}/seating/",
+            f"/t/{running.pk}/documents/",
+        ],
+    }
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["laptop", "phone"])
+def test_no_blocking_violation_on_the_demo_pages(browser, live_server, axe_source, viewport):
+    call_command("load_demo", stdout=open("/dev/null", "w"))  # noqa: SIM115
+    found: list[str] = []
+    for persona, paths in demo_pages().items():
+        page = log_in(browser, live_server, persona, viewport)
+        try:
+            for path in paths:
+                response = page.goto(path)
+                assert response is not None and response.ok, (path, response and response.status)
+                page.wait_for_load_state("networkidle")
+                found += violations(page, axe_source)
+        finally:
+            page.context.close()
+    assert found == [], "\n".join(found)
