@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 PORT ?= 8000
 export DEBUG ?= 1
 
-.PHONY: run test setup messages makemessages migrate demo lint format bench clean
+.PHONY: run test setup messages makemessages migrate demo lint format bench guide clean
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -52,6 +52,10 @@ $(AXE): tests/a11y/package.json tests/a11y/package-lock.json
 test: setup lint $(AXE)
 	@$(PY) manage.py makemigrations --check --dry-run >/dev/null || (echo "Models changed without a migration: run manage.py makemigrations" && exit 1)
 	@$(PY) -m pytest -q -p no:cacheprovider
+
+# The user guide's screenshots (docs/guide/img/), made from the demo in Chromium.
+guide: setup
+	@$(PY) manage.py guide_screenshots
 
 bench: setup
 	@for script in bench/bench_*.py; do echo "== $$script"; $(PY) $$script || exit 1; done

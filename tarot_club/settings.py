@@ -83,6 +83,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "tarot_club.context_processors.site",
+                "tarot_club.guide.topics.help_context",
             ],
         },
     },

@@ -20,4 +20,5 @@ urlpatterns = [
     path("", include("tournaments.urls")),
     path("", include("scoring.urls")),
     path("api/", include("tournaments.api.urls")),
+    path("aide/", include("tarot_club.guide.urls")),
 ]

@@ -46,6 +46,8 @@ def demo_pages() -> dict[str | None, list[str]]:
             "/login/",
             "/players/",
             "/clubs/",
+            "/aide/",
+            "/aide/arbitrer/",
         ],
         "joueur": [f"/t/{running.pk}/", f"/t/{running.pk}/ranking/", "/account/"],
         "arbitre": [

@@ -1,0 +1,91 @@
+"""Which part of the guide speaks of which page of the site (the header's Help link).
+
+Every named URL of the site is either given a section here or listed in NO_HELP (fragments,
+actions and downloads that are not pages); a test keeps it so when pages are added.
+"""
+
+from __future__ import annotations
+
+from django.urls import reverse
+
+from tarot_club.guide.pages import page_url
+
+# URL name -> (guide page, section anchor or "")
+TOPICS: dict[str, tuple[str, str]] = {
+    "home": ("index", ""),
+    "login": ("index", "roles"),
+    "account": ("joueurs", "feuille"),
+    "club_list": ("joueurs", ""),
+    "club_detail": ("joueurs", ""),
+    "club_season": ("joueurs", "classement"),
+    "player_search": ("joueurs", "ou-suis-je"),
+    "player_detail": ("joueurs", "feuille"),
+    "player_results": ("joueurs", "feuille"),
+    "tournament_detail": ("joueurs", "ou-suis-je"),
+    "tournament_verify": ("organiser", "verification"),
+    "ranking": ("joueurs", "classement"),
+    "score_card": ("joueurs", "feuille"),
+    "donne_list": ("joueurs", "fiches"),
+    "traveller": ("joueurs", "fiches"),
+    "organiser_home": ("organiser", ""),
+    "organiser_club_players": ("organiser", "joueurs"),
+    "organiser_player_create": ("organiser", "joueurs"),
+    "organiser_player_edit": ("organiser", "joueurs"),
+    "organiser_players_import": ("organiser", "joueurs"),
+    "organiser_tournament_create": ("organiser", "tournoi"),
+    "organiser_tournament_edit": ("organiser", "tournoi"),
+    "organiser_tournament_status": ("organiser", "publier"),
+    "organiser_registrations": ("organiser", "inscriptions"),
+    "organiser_prepare": ("organiser", "generation"),
+    "organiser_seating_plan": ("organiser", "tours"),
+    "documents": ("organiser", "imprimer"),
+    "arbiter_dashboard": ("arbitrer", "tableau-de-bord"),
+    "arbiter_result": ("arbitrer", "saisie"),
+    "arbiter_penalties": ("arbitrer", "penalites"),
+    "arbiter_ledger": ("arbitrer", "journal"),
+    "guide": ("index", ""),
+    "guide_page": ("index", ""),
+}
+
+NO_HELP = frozenset(
+    {
+        "healthz",
+        "logout",
+        "guide_image",
+        "organiser_registration_search",
+        "organiser_registration_add",
+        "organiser_registration_check_in_all",
+        "organiser_registration_remove",
+        "organiser_registration_check_in",
+        "organiser_registration_check_out",
+        "organiser_prepare_generate",
+        "organiser_prepare_reveal",
+        "organiser_seating_swap",
+        "organiser_seating_set",
+        "arbiter_jump",
+        "arbiter_result_preview",
+        "arbiter_result_annul",
+        "arbiter_round_open",
+        "arbiter_round_close",
+        "arbiter_penalty_withdraw",
+        "document_request",
+        "document_request_all",
+        "document_status",
+        "document_download",
+    }
+)
+
+
+def help_url(url_name: str | None) -> str:
+    """The guide section about the page named ``url_name`` (the guide's start otherwise)."""
+    slug, anchor = TOPICS.get(url_name or "", ("index", ""))
+    return page_url(slug) + (f"#{anchor}" if anchor else "")
+
+
+def help_context(request) -> dict[str, str]:
+    """Context processor: ``help_url`` for the header's Help link."""
+    match = getattr(request, "resolver_match", None)
+    try:
+        return {"help_url": help_url(match.url_name if match else None)}
+    except Exception:  # no URLconf loaded yet (an error page): the guide's start
+        return {"help_url": reverse("guide")}
