@@ -280,9 +280,7 @@ def donne_is_complete(donne: Donne) -> bool:
     scheduled = set(
         TableRound.objects.filter(etui_set_id=donne.etui_set_id).values_list("table_id", flat=True)
     )
-    entered = set(
-        Result.objects.counted().filter(donne=donne).values_list("table_id", flat=True)
-    )
+    entered = set(Result.objects.counted().filter(donne=donne).values_list("table_id", flat=True))
     return bool(scheduled) and scheduled <= entered
 
 

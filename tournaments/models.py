@@ -393,8 +393,6 @@ class Result(models.Model):
         ALL_PASSED = "all_passed", _("All passed")
         ANNULLED = "annulled", _("Annulled")
 
-    objects = ResultQuerySet.as_manager()
-
     tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="results")
     table_round = models.ForeignKey(TableRound, on_delete=models.PROTECT, related_name="results")
     table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="results")
@@ -444,6 +442,8 @@ class Result(models.Model):
         "TableAccess", on_delete=models.PROTECT, null=True, blank=True, related_name="results"
     )
     contest_note = models.CharField(_("contest note"), max_length=300, blank=True)
+
+    objects = ResultQuerySet.as_manager()
 
     class Meta:
         ordering = ["donne__number", "table__number"]
@@ -563,9 +563,7 @@ class TableAccess(models.Model):
     tournament = models.ForeignKey(
         Tournament, on_delete=models.CASCADE, related_name="table_accesses"
     )
-    table_round = models.ForeignKey(
-        TableRound, on_delete=models.CASCADE, related_name="accesses"
-    )
+    table_round = models.ForeignKey(TableRound, on_delete=models.CASCADE, related_name="accesses")
     secret = models.CharField(max_length=64, unique=True)  # 256 random bits, URL-safe
     short_code = models.CharField(max_length=6, unique=True)
     created_at = models.DateTimeField(auto_now_add=True)

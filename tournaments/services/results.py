@@ -639,7 +639,11 @@ def result_save(
 
 
 def _entry_fields(
-    ctx: ResultContext, values: Mapping[str, Any], source: EntrySource | None, *, needs_arbiter: bool
+    ctx: ResultContext,
+    values: Mapping[str, Any],
+    source: EntrySource | None,
+    *,
+    needs_arbiter: bool,
 ) -> dict[str, Any]:
     """Who stands behind the entry. The arbiter's save counts (it overrides a table's entry);
     re-saving a counted result unchanged keeps it as it is."""

@@ -58,6 +58,8 @@ from .results import (
     ResultConflict,
     ResultInput,
     ResultInvalid,
+    result_input_from_result,
+    result_preview,
     result_save,
     result_snapshot,
 )
@@ -277,9 +279,7 @@ def player_codes_get(*, tournament: Tournament) -> dict[int, str]:
     players = set(
         Registration.objects.filter(tournament=tournament).values_list("player_id", flat=True)
     )
-    codes = dict(
-        PlayerCode.objects.filter(tournament=tournament).values_list("player_id", "code")
-    )
+    codes = dict(PlayerCode.objects.filter(tournament=tournament).values_list("player_id", "code"))
     missing = players - set(codes)
     if missing:
         PlayerCode.objects.bulk_create(
@@ -523,7 +523,7 @@ def table_entry_confirm(
 def table_entry_contest(
     *, access: TableAccess, donne_number: int, player_id: int | None, note: str, version: int | None
 ) -> Result:
-    """"Je conteste": the result goes to the arbiter with the player's note."""
+    """ "Je conteste": the result goes to the arbiter with the player's note."""
     player = _seated_player(access, player_id)
     note = (note or "").strip()
     if not note:
@@ -557,8 +557,6 @@ def result_confirm_by_arbiter(*, result: Result, user: Any) -> Result:
             return locked
         if locked.entry_status == EntryStatus.NEEDS_ARBITER and locked.status == "played":
             # Its warnings are now confirmed by the arbiter.
-            from .results import result_preview, result_input_from_result
-
             preview = result_preview(
                 tournament=locked.tournament,
                 table=locked.table,
@@ -642,4 +640,3 @@ def table_idempotent(
             raise
         return replay(record)
     return status, answer, False
-

@@ -259,9 +259,7 @@ def _conflict(exc: ResultConflict) -> tuple[int, dict[str, Any]]:
     }
 
 
-def _write(
-    request: HttpRequest, secret: str, donne: int, action: Any
-) -> HttpResponse:
+def _write(request: HttpRequest, secret: str, donne: int, action: Any) -> HttpResponse:
     """Run one write from the table's page, once per Idempotency-Key."""
     try:
         access = _access(secret)
