@@ -240,10 +240,13 @@
   function players(d, r) {
     var box = $("confirm-players");
     var keep = (box.querySelector("input:checked") || {}).value;
+    var mine = null; // the enterer's position: his camp cannot confirm
+    Object.keys(d.seats).forEach(function (p) { if (d.seats[p].id === r.entered_by) mine = p; });
     box.textContent = "";
     ["N", "E", "S", "W"].forEach(function (p) {
       var seat = d.seats[p];
       if (!seat || seat.id === r.entered_by) return;
+      if (r.status === "played" && mine && (p === r.taker) === (mine === r.taker)) return;
       var label = document.createElement("label");
       label.className = "choice";
       var input = document.createElement("input");
