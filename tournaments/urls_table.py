@@ -1,10 +1,11 @@
-"""URLs of the tables' pages: everything under /table/ (the service worker's scope)."""
+"""URLs of the tables' pages (everything under /table/, the service worker's scope) and
+the arbiter's screens about them."""
 
 from __future__ import annotations
 
 from django.urls import URLPattern, URLResolver, path, register_converter
 
-from .views import table
+from .views import table, table_admin
 
 
 class SecretConverter:
@@ -48,4 +49,28 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path(DONNE + "save/", table.table_save, name="table_save"),
     path(DONNE + "confirm/", table.table_confirm, name="table_confirm"),
     path(DONNE + "contest/", table.table_contest, name="table_contest"),
+    # The arbiter's side.
+    path("t/<int:pk>/arbiter/tables/", table_admin.tables_overview, name="arbiter_tables"),
+    path(
+        "t/<int:pk>/arbiter/tables/<int:table_round>/reissue/",
+        table_admin.table_access_change,
+        {"action": "reissue"},
+        name="arbiter_table_reissue",
+    ),
+    path(
+        "t/<int:pk>/arbiter/tables/<int:table_round>/revoke/",
+        table_admin.table_access_change,
+        {"action": "revoke"},
+        name="arbiter_table_revoke",
+    ),
+    path(
+        "t/<int:pk>/arbiter/players/<int:player_id>/code/",
+        table_admin.player_code_new,
+        name="arbiter_player_code",
+    ),
+    path(
+        "t/<int:pk>/arbiter/table/<int:table>/donne/<int:donne>/confirm-entry/",
+        table_admin.entry_confirm,
+        name="arbiter_entry_confirm",
+    ),
 ]

@@ -402,3 +402,94 @@ def test_service_worker_and_manifest_are_served_under_table(t, client):
     manifest = client.get(reverse("table_manifest", args=[access.secret])).json()
     assert manifest["start_url"] == f"/table/{access.secret}/" and manifest["scope"] == "/table/"
     assert TableAccess.objects.count() == 1
+
+
+# --- the arbiter's view -----------------------------------------------------------------------
+
+
+def test_dashboard_shows_each_cell_status_counts_the_needs_and_filters(t, personas, client):
+    from tournaments.services.dashboard import dashboard_build
+
+    access = table_access_issue(table_round=table_round(t, 1))
+    first, second, third = sorted(
+        d.number for d in Donne.objects.filter(etui_set=table_round(t, 1).etui_set)
+    )[:3]
+    _enter(t, access, first, holders(t, 1, first)["N"])
+    _enter(t, access, second, holders(t, 1, second)["N"])
+    table_entry_contest(
+        access=access,
+        donne_number=second,
+        player_id=holders(t, 1, second)["E"].pk,
+        note="Pas 50 points",
+        version=None,
+    )
+    result_save(**cell(t, 1, third), data=GARDE_WON, user=personas.arbiter, expected_version=None)
+    board = dashboard_build(tournament=t)
+    assert board.cell(1, first).state == "awaiting"
+    assert board.cell(1, second).state == "contested"
+    assert board.cell(1, second).contest_note == "Pas 50 points"
+    assert (
+        board.cell(1, third).state == "entered" and board.cell(1, third).entry_status == "arbiter"
+    )
+    assert [c.key for c in board.needs_him] == [(1, second)]
+    assert board.rounds[0].done == 1  # only the arbiter's result counts
+
+    client.force_login(personas.arbiter)
+    page = client.get(reverse("arbiter_dashboard", args=[t.pk]))
+    html = page.content.decode()
+    assert f'data-cell="1-{first}" data-state="awaiting"' in html
+    assert "Pas 50 points" in html and 'id="needs-list"' in html
+    only = client.get(reverse("arbiter_dashboard", args=[t.pk]) + "?show=needs").content.decode()
+    assert f'data-cell="1-{first}"' in only
+    assert 'data-cell="2-' not in only.split('id="round-1"')[1].split("</section>")[0]
+
+    answer = client.post(reverse("arbiter_entry_confirm", args=[t.pk, 1, second]))
+    assert answer.status_code == 302
+    assert Result.objects.get(table__number=1, donne__number=second).entry_status == "arbiter"
+    assert dashboard_build(tournament=t).needs_him == []
+
+
+def test_dashboard_lists_results_unlike_the_others(t, personas, client):
+    from tournaments.services.dashboard import dashboard_build
+
+    d = first_donne(t, 1)
+    result_save(**cell(t, 1, d), data=GARDE_WON, user=personas.arbiter, expected_version=None)
+    lost = ResultInput(status="played", taker="N", contract="garde", bouts=2, points=Decimal(30))
+    result_save(**cell(t, 2, d), data=lost, user=personas.arbiter, expected_version=None)
+    board = dashboard_build(tournament=t)
+    assert {c.key for c in board.unusual} == {(1, d), (2, d)}  # two tables, opposite signs
+    assert board.cell(1, d).unusual.reason == "opposite_sign"
+    client.force_login(personas.arbiter)
+    html = client.get(reverse("arbiter_dashboard", args=[t.pk])).content.decode()
+    assert 'id="unusual-list"' in html
+
+
+def test_arbiter_reissues_and_revokes_pages_and_codes(t, personas, client):
+    client.force_login(personas.arbiter)
+    tr = table_round(t, 1)
+    page = client.get(reverse("arbiter_tables", args=[t.pk]))
+    assert page.status_code == 200
+    access = TableAccess.objects.get(table_round=tr, revoked_at=None)
+    assert access.short_code in page.content.decode()
+    client.post(reverse("arbiter_table_reissue", args=[t.pk, tr.pk]))
+    new = TableAccess.objects.get(table_round=tr, revoked_at=None)
+    assert new.secret != access.secret
+    assert client.get(reverse("table_page", args=[access.secret])).status_code == 403
+    client.post(reverse("arbiter_table_revoke", args=[t.pk, tr.pk]))
+    assert not TableAccess.objects.filter(table_round=tr, revoked_at=None).exists()
+    assert client.get(reverse("table_page", args=[new.secret])).status_code == 403
+    player = holders(t)["N"]
+    old = player_codes_get(tournament=t)[player.pk]
+    codes = {old}
+    for _i in range(4):
+        client.post(reverse("arbiter_player_code", args=[t.pk, player.pk]))
+        codes.add(player_codes_get(tournament=t)[player.pk])
+    assert len(codes) > 1
+
+
+def test_strangers_cannot_manage_table_pages(t, personas, client):
+    tr = table_round(t, 1)
+    client.force_login(personas.other_arbiter)
+    assert client.get(reverse("arbiter_tables", args=[t.pk])).status_code == 403
+    assert client.post(reverse("arbiter_table_reissue", args=[t.pk, tr.pk])).status_code == 403
+    assert not TableAccess.objects.exists()

@@ -101,9 +101,11 @@ def dashboard(request: HttpRequest, pk: int) -> HttpResponse:
     tournament = _tournament(request, pk)
     board = dashboard_build(tournament=tournament)
     active_penalties = Penalty.objects.filter(tournament=tournament, withdrawn_at=None).count()
+    needs_filter = request.GET.get("show") == "needs"
     context = {
         "tournament": tournament,
-        "board": board,
+        "board": board.only_needing() if needs_filter else board,
+        "needs_filter": needs_filter,
         "jump_form": JumpForm(),
         "next_cell": board.next_missing(),
         "active_penalties": active_penalties,
