@@ -493,3 +493,11 @@ def test_strangers_cannot_manage_table_pages(t, personas, client):
     assert client.get(reverse("arbiter_tables", args=[t.pk])).status_code == 403
     assert client.post(reverse("arbiter_table_reissue", args=[t.pk, tr.pk])).status_code == 403
     assert not TableAccess.objects.exists()
+
+
+def test_route_cards_can_read_every_players_code(t):
+    from tournaments.selectors import player_codes
+
+    codes = player_codes(t)
+    assert codes == player_codes(t)  # drawn once, then stable
+    assert set(codes) == set(t.registrations.values_list("player_id", flat=True))
