@@ -501,3 +501,23 @@ def test_route_cards_can_read_every_players_code(t):
     codes = player_codes(t)
     assert codes == player_codes(t)  # drawn once, then stable
     assert set(codes) == set(t.registrations.values_list("player_id", flat=True))
+
+
+def test_the_ledger_says_who_entered_and_confirmed_at_which_table_page(t, personas, client):
+    access = table_access_issue(table_round=table_round(t))
+    d = first_donne(t)
+    seats = holders(t, 1, d)
+    _enter(t, access, d, seats["N"])
+    table_entry_confirm(
+        access=access,
+        donne_number=d,
+        player_id=seats["W"].pk,
+        code=player_codes_get(tournament=t)[seats["W"].pk],
+        version=None,
+    )
+    client.force_login(personas.arbiter)
+    html = client.get(reverse("arbiter_ledger", args=[t.pk])).content.decode()
+    assert f"{seats['N']}, à la table (page {access.short_code})" in html
+    assert f"{seats['W']}, à la table (page {access.short_code})" in html
+    entry = client.get(reverse("arbiter_result", args=[t.pk, 1, d])).content.decode()
+    assert f"{seats['W']}, à la table (page {access.short_code})" in entry

@@ -181,7 +181,11 @@ def _history(result: Result | None) -> list[LedgerEntry]:
     if result is None:
         return []
     return _described(
-        list(LedgerEntry.objects.filter(result=result).select_related("actor").order_by("at", "pk"))
+        list(
+            LedgerEntry.objects.filter(result=result)
+            .select_related("actor", "player", "table_access")
+            .order_by("at", "pk")
+        )
     )
 
 
@@ -538,7 +542,13 @@ def ledger(request: HttpRequest, pk: int) -> HttpResponse:
     entries = _described(
         LedgerEntry.objects.filter(tournament=tournament)
         .select_related(
-            "actor", "result__table", "result__donne", "penalty__player", "penalty__donne"
+            "actor",
+            "result__table",
+            "result__donne",
+            "penalty__player",
+            "penalty__donne",
+            "player",
+            "table_access",
         )
         .order_by("-at", "-pk")
     )
