@@ -180,3 +180,38 @@ def test_five_wrong_codes_lock_confirmation_for_a_minute(
     page.locator("#confirm-form button[type=submit]").click()
     expect(page.locator("#confirm-errors")).to_contain_text("bloqué")
     assert Result.objects.get().entry_status == EntryStatus.AWAITING
+
+
+def test_an_unlikely_entry_calls_the_arbiter_and_a_conflict_is_shown_not_overwritten(
+    page, live_server, running_tournament, personas, settings
+):
+    from playwright.sync_api import expect
+
+    t = running_tournament
+    settings.SITE_URL = live_server.url
+    tr = prepare(t)
+    second = numbers(tr)[1]
+    seats = seats_for_donne(tr, 0).hands
+    open_table(page, table_page_url(table_round=tr))
+    page.select_option("#player", str(seats["E"].pk))
+
+    # East takes with 3 bouts, but North holds the 21 and the Excuse: the arbiter must settle it.
+    page.locator('input[name="contract"][value="garde"]').check()
+    page.locator('#takers input[value="E"]').check()
+    page.locator('input[name="bouts"][value="3"]').check()
+    page.fill("#points", "40")
+    page.locator("#save").click()
+    expect(page.locator("#call-arbiter")).to_be_visible()
+    expect(page.locator("#call-arbiter")).to_have_text("Appelez l'arbitre")
+    expect(page.locator("#confirm-form")).to_be_hidden()
+    assert Result.objects.get().entry_status == EntryStatus.NEEDS_ARBITER
+
+    # Meanwhile the arbiter enters the next donne himself; the page did not know.
+    enter(t, 1, second, personas.arbiter, points=60)
+    page.locator(f'#donne-tabs .tab[data-donne="{second}"]').click()
+    fill_garde(page)
+    page.locator("#save").click()
+    expect(page.locator("#conflicts")).to_be_visible()
+    expect(page.locator("#conflict-list li")).to_contain_text(f"Donne {second}")
+    saved = Result.objects.get(table=tr.table, donne__number=second)
+    assert saved.points == 60 and saved.entry_status == EntryStatus.ARBITER
