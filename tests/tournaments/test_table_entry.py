@@ -26,6 +26,7 @@ from tournaments.models import (
 from tournaments.services.preparation import seats_for_donne
 from tournaments.services.results import ResultConflict, ResultInput, ResultInvalid, result_save
 from tournaments.services.table_entry import (
+    SHORT_CODE_LOOKUPS_PER_MINUTE,
     CodeLocked,
     TableAccessDenied,
     confirmer_problem,
@@ -111,7 +112,7 @@ def test_short_code_lookup_is_rate_limited(t):
     cache.clear()
     access = table_access_issue(table_round=table_round(t))
     assert table_access_lookup(code=access.short_code.lower(), client="10.0.0.9") == access
-    for _i in range(9):
+    for _i in range(SHORT_CODE_LOOKUPS_PER_MINUTE - 1):
         table_access_lookup(code="ZZZZZZ", client="10.0.0.9")
     with pytest.raises(PermissionDenied):
         table_access_lookup(code=access.short_code, client="10.0.0.9")
@@ -447,6 +448,9 @@ def test_dashboard_shows_each_cell_status_counts_the_needs_and_filters(t, person
     assert answer.status_code == 302
     assert Result.objects.get(table__number=1, donne__number=second).entry_status == "arbiter"
     assert dashboard_build(tournament=t).needs_him == []
+    assert 'id="awaiting-list"' in html
+    client.post(reverse("arbiter_entry_confirm", args=[t.pk, 1, first]))
+    assert dashboard_build(tournament=t).awaiting == []
 
 
 def test_dashboard_lists_results_unlike_the_others(t, personas, client):
