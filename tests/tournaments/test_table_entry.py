@@ -5,6 +5,7 @@ safe resends, and the table's page over HTTP (403 for another table, no hands)."
 from __future__ import annotations
 
 import datetime
+import re
 from decimal import Decimal
 
 import pytest
@@ -400,6 +401,7 @@ def test_service_worker_and_manifest_are_served_under_table(t, client):
     sw = client.get(reverse("table_sw"))
     assert sw.status_code == 200 and sw["Content-Type"].startswith("text/javascript")
     assert b"table.js" in sw.content
+    assert re.search(rb'var CACHE = "tarot-table-[0-9a-f]{12}"', sw.content)
     manifest = client.get(reverse("table_manifest", args=[access.secret])).json()
     assert manifest["start_url"] == f"/table/{access.secret}/" and manifest["scope"] == "/table/"
     assert TableAccess.objects.count() == 1

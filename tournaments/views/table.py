@@ -9,6 +9,7 @@ queue can resend safely.
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 from django.core.exceptions import PermissionDenied
@@ -388,19 +389,32 @@ def table_manifest(request: HttpRequest, secret: str) -> HttpResponse:
     return JsonResponse(data, content_type="application/manifest+json")
 
 
+def _assets_version(names: list[str]) -> str:
+    """A digest of the page's assets: when one changes, the service worker's text changes,
+    so phones install the new one and drop the old cache."""
+    from django.contrib.staticfiles import finders
+
+    digest = hashlib.sha256()
+    for name in names:
+        path = finders.find(name)
+        if path:
+            with open(path, "rb") as handle:
+                digest.update(handle.read())
+    return digest.hexdigest()[:12]
+
+
 @require_GET
 def service_worker(request: HttpRequest) -> HttpResponse:
     """The service worker, served under /table/ so that its scope covers the tables' pages."""
+    names = [
+        "tournaments/table/table.js",
+        "tournaments/table/table.css",
+        "tournaments/table/icon.svg",
+    ]
     response = render(
         request,
         "tournaments/table/sw.js",
-        {
-            "assets": [
-                static("tournaments/table/table.js"),
-                static("tournaments/table/table.css"),
-                static("tournaments/table/icon.svg"),
-            ]
-        },
+        {"assets": [static(n) for n in names], "version": _assets_version(names)},
         content_type="text/javascript",
     )
     response["Cache-Control"] = "no-cache"

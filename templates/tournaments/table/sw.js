@@ -1,7 +1,7 @@
 /* Service worker of the tables' pages (scope /table/): keeps each table page and its assets so
  * the page opens without a connection. Writes are never intercepted: the page queues them. */
 "use strict";
-var CACHE = "tarot-table-v1";
+var CACHE = "tarot-table-{{ version }}";
 var ASSETS = [{% for a in assets %}"{{ a|escapejs }}"{% if not forloop.last %}, {% endif %}{% endfor %}];
 
 self.addEventListener("install", function (event) {

@@ -358,6 +358,9 @@
   });
   window.addEventListener("online", function () { showNet(); flush().then(refresh); });
   window.addEventListener("offline", showNet);
+  document.addEventListener("visibilitychange", function () {
+    if (document.visibilityState === "visible" && navigator.onLine) flush().then(refresh);
+  });
   setInterval(function () { if (navigator.onLine) flush(); }, 5000);
 
   if ("serviceWorker" in navigator && root.dataset.sw) {
