@@ -132,8 +132,15 @@ def test_results_entered_offline_are_sent_once_when_the_connection_returns(
     page.select_option("#player", str(north.pk))
     expect(page.locator("#preview-note")).to_have_text("")
 
+    # The service worker keeps the page and its assets: it opens again without a connection.
+    page.wait_for_function(
+        "caches.match(location.href, {ignoreVary: true}).then(hit => hit !== undefined)"
+    )
     page.context.set_offline(True)
+    page.reload()
+    page.wait_for_selector("#donne-tabs .tab")
     expect(page.locator("#net")).to_contain_text("Pas de connexion")
+    page.select_option("#player", str(north.pk))
     for n in (first, second):
         page.locator(f'#donne-tabs .tab[data-donne="{n}"]').click()
         fill_garde(page)

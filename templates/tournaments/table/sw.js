@@ -32,7 +32,7 @@ self.addEventListener("fetch", function (event) {
       }
       return res;
     }).catch(function () {
-      return caches.match(req).then(function (hit) { return hit || Response.error(); });
+      return caches.match(req, { ignoreVary: true }).then(function (hit) { return hit || Response.error(); });
     }));
   }
 });

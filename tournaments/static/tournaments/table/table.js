@@ -365,6 +365,12 @@
 
   if ("serviceWorker" in navigator && root.dataset.sw) {
     navigator.serviceWorker.register(root.dataset.sw).catch(function () {});
+    // Once the worker controls the page, fetch the page through it so it keeps a copy.
+    var warm = function () {
+      if (navigator.serviceWorker.controller) fetch(location.href, { credentials: "omit" }).catch(function () {});
+    };
+    navigator.serviceWorker.addEventListener("controllerchange", warm);
+    warm();
   }
   showNet();
   var first = state.donnes.filter(function (d) { return !d.result; })[0] || state.donnes[0];
