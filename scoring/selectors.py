@@ -260,7 +260,10 @@ def complete_donnes(tournament: Tournament) -> set[int]:
         scheduled[etui_set].add(table)
     entered: dict[int, set[int]] = defaultdict(set)
     for donne, table in (
-        Result.objects.filter(tournament=tournament).order_by().values_list("donne_id", "table_id")
+        Result.objects.counted()
+        .filter(tournament=tournament)
+        .order_by()
+        .values_list("donne_id", "table_id")
     ):
         entered[donne].add(table)
     return {
@@ -277,7 +280,7 @@ def donne_is_complete(donne: Donne) -> bool:
     scheduled = set(
         TableRound.objects.filter(etui_set_id=donne.etui_set_id).values_list("table_id", flat=True)
     )
-    entered = set(Result.objects.filter(donne=donne).values_list("table_id", flat=True))
+    entered = set(Result.objects.counted().filter(donne=donne).values_list("table_id", flat=True))
     return bool(scheduled) and scheduled <= entered
 
 
@@ -473,7 +476,7 @@ def score_cards_from_snapshot(
     donnes_of: dict[int, list[tuple[int, int, int]]] = defaultdict(list)
     for donne in donnes.order_by("number").values_list("id", "number", "etui_set_id"):
         donnes_of[donne[2]].append(donne)
-    results_qs = Result.objects.filter(tournament=tournament)
+    results_qs = Result.objects.counted().filter(tournament=tournament)
     if few:
         results_qs = results_qs.filter(
             table_id__in={t for p in players for _r, t, _n in set_rounds[p.pk].values()},
@@ -704,7 +707,8 @@ def travellers(tournament: Tournament, donnes: Sequence[Donne]) -> list[Travelle
     donne_ids = [d.pk for d in donnes]
     by_donne: dict[int, list[Result]] = defaultdict(list)
     for r in (
-        Result.objects.filter(donne_id__in=donne_ids)
+        Result.objects.counted()
+        .filter(donne_id__in=donne_ids)
         .select_related("table")
         .order_by("table__number")
     ):

@@ -363,6 +363,27 @@ class Seat(models.Model):
         return f"{self.player} {self.position} ({self.table_round})"
 
 
+class EntryStatus(models.TextChoices):
+    """Who stands behind a result: the arbiter, or a table's page and an opponent."""
+
+    ARBITER = "arbiter", _("Entered by the arbiter")
+    AWAITING = "awaiting", _("Awaiting confirmation")
+    CONFIRMED = "confirmed", _("Confirmed by an opponent")
+    CONTESTED = "contested", _("Contested")
+    NEEDS_ARBITER = "needs_arbiter", _("Needs the arbiter")
+
+
+# The one rule of which results count (rankings, travellers, complete donnes, closing a
+# round): those the arbiter entered or overrode, and those an opponent confirmed.
+COUNTED_ENTRY_STATUSES = (EntryStatus.ARBITER, EntryStatus.CONFIRMED)
+
+
+class ResultQuerySet(models.QuerySet):
+    def counted(self) -> ResultQuerySet:
+        """Results that count; those waiting at a table for confirmation do not."""
+        return self.filter(entry_status__in=COUNTED_ENTRY_STATUSES)
+
+
 class Result(models.Model):
     """A table's result on one donne. Changed only through tournaments.services.results, which
     keeps the ledger and the version (optimistic concurrency) in the same transaction."""
@@ -402,6 +423,27 @@ class Result(models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+    # Entry at the table (tournaments.services.table_entry): only counted statuses count.
+    entry_status = models.CharField(
+        _("entry status"),
+        max_length=14,
+        choices=EntryStatus.choices,
+        default=EntryStatus.ARBITER,
+        db_index=True,
+    )
+    entered_by = models.ForeignKey(
+        Player, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    confirmed_by = models.ForeignKey(
+        Player, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    confirmed_at = models.DateTimeField(null=True, blank=True)
+    table_access = models.ForeignKey(
+        "TableAccess", on_delete=models.PROTECT, null=True, blank=True, related_name="results"
+    )
+    contest_note = models.CharField(_("contest note"), max_length=300, blank=True)
+
+    objects = ResultQuerySet.as_manager()
 
     class Meta:
         ordering = ["donne__number", "table__number"]
@@ -469,6 +511,8 @@ class LedgerEntry(models.Model):
         RESULT_ANNULLED = "result_annulled", _("Donne annulled")
         PENALTY_GIVEN = "penalty_given", _("Penalty given")
         PENALTY_WITHDRAWN = "penalty_withdrawn", _("Penalty withdrawn")
+        RESULT_CONFIRMED = "result_confirmed", _("Result confirmed")
+        RESULT_CONTESTED = "result_contested", _("Result contested")
 
     tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="ledger")
     result = models.ForeignKey(
@@ -485,6 +529,13 @@ class LedgerEntry(models.Model):
     reason = models.CharField(_("reason"), max_length=300, blank=True)
     before = models.JSONField(null=True, blank=True)
     after = models.JSONField(null=True, blank=True)
+    # A change made from a table's page: the player who made it and the page.
+    player = models.ForeignKey(
+        Player, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    table_access = models.ForeignKey(
+        "TableAccess", on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
 
     class Meta:
         ordering = ["at", "pk"]
@@ -501,6 +552,60 @@ class LedgerEntry(models.Model):
 
     def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
         raise ValidationError(_("The ledger is append-only: an entry cannot be deleted."))
+
+
+class TableAccess(models.Model):
+    """The secret of one table's page for one round: anyone holding it (the QR code of the
+    score sheet, or the short code typed) may enter and confirm that table's results in that
+    round, nothing else. Revoked by the arbiter (a new one is issued) or when the round closes.
+    """
+
+    tournament = models.ForeignKey(
+        Tournament, on_delete=models.CASCADE, related_name="table_accesses"
+    )
+    table_round = models.ForeignKey(TableRound, on_delete=models.CASCADE, related_name="accesses")
+    secret = models.CharField(max_length=64, unique=True)  # 256 random bits, URL-safe
+    short_code = models.CharField(max_length=6, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["table_round__round__number", "table_round__table__number", "-created_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["table_round"],
+                condition=models.Q(revoked_at__isnull=True),
+                name="one_live_access_per_table_round",
+            )
+        ]
+        verbose_name = _("table page access")
+        verbose_name_plural = _("table page accesses")
+
+    def __str__(self) -> str:
+        return f"{self.table_round} · {self.short_code}"
+
+
+class PlayerCode(models.Model):
+    """A player's personal 4-digit code for one tournament (printed on his route card): he
+    types it to confirm a result entered by the other camp. Wrong codes are counted; too many
+    lock it for a while."""
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="+")
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="+")
+    code = models.CharField(max_length=4)
+    failures = models.PositiveSmallIntegerField(default=0)
+    locked_until = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["tournament", "player"], name="one_code_per_player")
+        ]
+        verbose_name = _("player code")
+        verbose_name_plural = _("player codes")
+
+    def __str__(self) -> str:
+        return f"{self.player} @ {self.tournament_id}"
 
 
 from .api.models import IdempotencyRecord  # noqa: E402, F401

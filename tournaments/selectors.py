@@ -20,3 +20,11 @@ def visible_tournaments(user) -> QuerySet[Tournament]:
 
 def home_tournaments(user) -> list[Tournament]:
     return list(visible_tournaments(user).order_by("-date", "name")[:50])
+
+
+def player_codes(tournament: Tournament) -> dict[int, str]:
+    """Each registered player's 4-digit confirmation code ({player id: code}), for the route
+    cards; the missing ones are drawn on first read (tournaments.services.table_entry)."""
+    from .services.table_entry import player_codes_get
+
+    return player_codes_get(tournament=tournament)

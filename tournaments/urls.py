@@ -16,4 +16,5 @@ urlpatterns = [
     path("account/", public.account, name="account"),
     path("", include("tournaments.urls_organiser")),
     path("", include("tournaments.urls_arbiter")),
+    path("", include("tournaments.urls_table")),
 ]

@@ -117,7 +117,8 @@ def ranking_inputs(*, tournament_id: int) -> RankingInputs | None:
         if exists:
             return RankingInputs(tournament_id, version, method, rate, True, [], [], [], [])
         results = list(
-            Result.objects.filter(tournament_id=tournament_id)
+            Result.objects.counted()
+            .filter(tournament_id=tournament_id)
             .order_by()
             .values_list("pk", "status", "donne_id", "table_id", "holders", "scores", "sitter_id")
         )

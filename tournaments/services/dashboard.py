@@ -11,7 +11,9 @@ from dataclasses import dataclass, field
 
 from django.utils.translation import gettext_lazy as _
 
-from ..models import Donne, Result, Round, Table, TableRound, Tournament
+from scoring.unusual import Line, Unusual, unusual_results
+
+from ..models import Donne, EntryStatus, Result, Round, Table, TableRound, Tournament
 
 __all__ = [
     "CELL_STATES",
@@ -26,12 +28,21 @@ MISSING = "missing"
 ENTERED = "entered"
 FLAGGED = "flagged"
 ANNULLED = "annulled"
+# Entered at a table and not counting yet (tournaments.services.table_entry).
+AWAITING = "awaiting"
+CONTESTED = "contested"
+NEEDS_ARBITER = "needs_arbiter"
 CELL_STATES = {
     MISSING: _("Missing"),
     ENTERED: _("Entered"),
     FLAGGED: _("Flagged"),
     ANNULLED: _("Annulled"),
+    AWAITING: _("Awaiting confirmation"),
+    CONTESTED: _("Contested"),
+    NEEDS_ARBITER: _("Needs the arbiter"),
 }
+NOT_COUNTING = (AWAITING, CONTESTED, NEEDS_ARBITER)
+NEEDS_HIM = (CONTESTED, NEEDS_ARBITER)
 ROUND_STATES = {
     "pending": _("Not started"),
     "open": _("Open"),
@@ -51,6 +62,13 @@ class Cell:
     all_passed: bool = False
     version: int | None = None
     warnings: tuple[str, ...] = ()
+    entry_status: str = ""  # who stands behind the result (Result.entry_status)
+    contest_note: str = ""
+    unusual: Unusual | None = None
+
+    @property
+    def entry_label(self) -> str:
+        return str(EntryStatus(self.entry_status).label) if self.entry_status else ""
 
     @property
     def label(self) -> str:
@@ -83,11 +101,13 @@ class RoundBlock:
 
     @property
     def done(self) -> int:
-        return self.total - self.counts.get(MISSING, 0)
+        """Cells whose result counts (entered at a table and awaiting: not yet)."""
+        waiting = sum(self.counts.get(s, 0) for s in NOT_COUNTING)
+        return self.total - self.counts.get(MISSING, 0) - waiting
 
     @property
     def complete(self) -> bool:
-        return self.total > 0 and self.counts.get(MISSING, 0) == 0
+        return self.total > 0 and self.done == self.total
 
     @property
     def state(self) -> str:
@@ -115,6 +135,34 @@ class Dashboard:
     rounds: list[RoundBlock]
     counts: dict[str, int]
     cells: list[Cell]  # in entry order: round, table, donne
+
+    @property
+    def needs_him(self) -> list[Cell]:
+        """Cells the arbiter must settle: contested, or entered at a table with a warning."""
+        return [c for c in self.cells if c.state in NEEDS_HIM]
+
+    @property
+    def awaiting(self) -> list[Cell]:
+        return [c for c in self.cells if c.state == AWAITING]
+
+    @property
+    def unusual(self) -> list[Cell]:
+        """Cells whose result is unlike the others on the same donne (scoring.unusual)."""
+        return [c for c in self.cells if c.unusual is not None]
+
+    def only_needing(self) -> Dashboard:
+        """The same board with only the tables that have a cell needing the arbiter (or one
+        awaiting a confirmation, or an unusual result): the dashboard's filter."""
+        keep = set(NOT_COUNTING)
+        rounds = []
+        for block in self.rounds:
+            rows = [
+                r
+                for r in block.rows
+                if any(c.state in keep or c.unusual is not None for c in r.cells)
+            ]
+            rounds.append(RoundBlock(block.round, rows, block.counts))
+        return Dashboard(self.tournament, rounds, self.counts, self.cells)
 
     def cell(self, table_number: int, donne_number: int) -> Cell | None:
         return next((c for c in self.cells if c.key == (table_number, donne_number)), None)
@@ -148,7 +196,16 @@ def dashboard_build(*, tournament: Tournament) -> Dashboard:
     results = {
         (row["table_id"], row["donne_id"]): row
         for row in Result.objects.filter(tournament=tournament).values(
-            "table_id", "donne_id", "status", "confirmed_warnings", "version"
+            "table_id",
+            "donne_id",
+            "status",
+            "confirmed_warnings",
+            "version",
+            "entry_status",
+            "contest_note",
+            "taker",
+            "contract",
+            "scores",
         )
     }
     rows_by_round: dict[int, list[TableRow]] = defaultdict(list)
@@ -166,11 +223,16 @@ def dashboard_build(*, tournament: Tournament) -> Dashboard:
                 else:
                     cell.all_passed = found["status"] == Result.Status.ALL_PASSED
                     cell.state = FLAGGED if cell.warnings else ENTERED
+                cell.entry_status = found["entry_status"]
+                cell.contest_note = found["contest_note"]
+                if found["entry_status"] in NOT_COUNTING:
+                    cell.state = found["entry_status"]
             cells.append(cell)
         rows_by_round[tr.round_id].append(TableRow(tr, cells))
     blocks: list[RoundBlock] = []
     every: list[Cell] = []
     totals = dict.fromkeys(CELL_STATES, 0)
+    _mark_unusual(rows_by_round, results)
     for round_ in rounds:
         rows = rows_by_round.get(round_.pk, [])
         counts = dict.fromkeys(CELL_STATES, 0)
@@ -181,3 +243,24 @@ def dashboard_build(*, tournament: Tournament) -> Dashboard:
                 every.append(cell)
         blocks.append(RoundBlock(round_, rows, counts))
     return Dashboard(tournament, blocks, totals, every)
+
+
+def _mark_unusual(rows_by_round: dict[int, list[TableRow]], results: dict) -> None:
+    """Put on each cell whose result is unlike the others on its donne why it is."""
+    by_donne: dict[int, list[tuple[Cell, Line]]] = defaultdict(list)
+    for rows in rows_by_round.values():
+        for row in rows:
+            for cell in row.cells:
+                found = results.get((cell.table.pk, cell.donne.pk))
+                if found is None or found["status"] == Result.Status.ANNULLED:
+                    continue
+                line = Line(
+                    cell.key, found["contract"], found["taker"], dict(found["scores"] or {})
+                )
+                by_donne[cell.donne.pk].append((cell, line))
+    for pairs in by_donne.values():
+        if len(pairs) < 2:
+            continue
+        cells = {cell.key: cell for cell, _line in pairs}
+        for hit in unusual_results([line for _cell, line in pairs]):
+            cells[hit.key].unusual = hit

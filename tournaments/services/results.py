@@ -6,7 +6,8 @@ checks the permission, validates against the rules (scoring.engine) and the card
 database (unique (table, donne) on creation, ``UPDATE ... WHERE version = expected`` on
 change), appends a LedgerEntry and calls ``results_changed`` so the ranking follows.
 
-The REST API and the arbiter's screens both call these functions.
+The REST API, the arbiter's screens and the tables' pages (through
+tournaments.services.table_entry, with an ``EntrySource``) all call these functions.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from ..models import (
     POSITIONS,
     Contract,
     Donne,
+    EntryStatus,
     LedgerEntry,
     Player,
     Result,
@@ -44,6 +46,7 @@ from .events import results_changed
 
 __all__ = [
     "PLAYERS_PER_DONNE",
+    "EntrySource",
     "ResultConflict",
     "ResultContext",
     "ResultInput",
@@ -151,6 +154,18 @@ class ResultPreview:
     def problems(self) -> dict[str, list[str]]:
         """Errors other than "still to fill in": what to show while the arbiter types."""
         return {k: v for k, v in self.errors.items() if k not in self.missing}
+
+
+@dataclass(frozen=True)
+class EntrySource:
+    """An entry made at the table (not by the arbiter): who typed it, from which page.
+
+    It is saved awaiting an opponent's confirmation, or as needing the arbiter when it raises
+    a warning (the table cannot confirm those); the table's page has checked the access.
+    """
+
+    entered_by: Player | None
+    table_access: Any  # TableAccess
 
 
 # --- loading --------------------------------------------------------------------------------
@@ -491,6 +506,7 @@ def _write(
     action_created: str,
     action_changed: str,
     reason_required_message: str | None,
+    ledger: Mapping[str, Any] | None = None,
 ) -> Result:
     """Create or update the row with the database enforcing concurrency, then ledger it.
 
@@ -527,6 +543,7 @@ def _write(
             reason=(reason or "").strip()[:300],
             before=None,
             after=result_snapshot(result),
+            **(ledger or {}),
         )
     else:
         existing = Result.objects.filter(table=table, donne=donne).first()
@@ -565,6 +582,7 @@ def _write(
             reason=reason,
             before=before,
             after=result_snapshot(result),
+            **(ledger or {}),
         )
     Round.objects.filter(pk=ctx.round.pk, state=Round.State.PENDING).update(state=Round.State.OPEN)
     results_changed(tournament_id=tournament.pk)
@@ -581,15 +599,19 @@ def result_save(
     expected_version: int | None,
     reason: str = "",
     confirmed: Collection[str] = (),
+    source: EntrySource | None = None,
 ) -> Result:
     """Record (or correct) what ``table`` scored on ``donne``.
 
     ``expected_version`` is the version the form was loaded with (None: no result yet). A
     correction needs a ``reason``; warnings need their code in ``confirmed``. Raises
     PermissionDenied, ResultInvalid, ResultNeedsConfirmation or ResultConflict; nothing is
-    written unless all is valid.
+    written unless all is valid. With a ``source`` (a table's page) the entry does not count
+    until confirmed (``Result.entry_status``); a warning makes it "needs the arbiter" instead
+    of a refusal.
     """
-    _require_write(user, tournament)
+    if source is None:
+        _require_write(user, tournament)
     with transaction.atomic():
         ctx = result_context(tournament=tournament, table=table, donne=donne)
         _require_open(tournament, ctx.round)
@@ -597,9 +619,10 @@ def result_save(
         if ev.errors:
             raise ResultInvalid(ev.errors)
         unconfirmed = {c: m for c, m in ev.warnings.items() if c not in confirmed}
-        if unconfirmed:
+        if unconfirmed and source is None:
             raise ResultNeedsConfirmation(unconfirmed)
         values = _fields_for(ctx, data, ev, confirmed)
+        values.update(_entry_fields(ctx, values, source, needs_arbiter=bool(unconfirmed)))
         return _write(
             ctx=ctx,
             values=values,
@@ -609,7 +632,40 @@ def result_save(
             action_created=LedgerEntry.Action.RESULT_CREATED,
             action_changed=LedgerEntry.Action.RESULT_CHANGED,
             reason_required_message=None,
+            ledger=None
+            if source is None
+            else {"player": source.entered_by, "table_access": source.table_access},
         )
+
+
+def _entry_fields(
+    ctx: ResultContext,
+    values: Mapping[str, Any],
+    source: EntrySource | None,
+    *,
+    needs_arbiter: bool,
+) -> dict[str, Any]:
+    """Who stands behind the entry. The arbiter's save counts (it overrides a table's entry);
+    re-saving a counted result unchanged keeps it as it is."""
+    if source is not None:
+        return {
+            "entry_status": EntryStatus.NEEDS_ARBITER if needs_arbiter else EntryStatus.AWAITING,
+            "entered_by": source.entered_by,
+            "table_access": source.table_access,
+            "confirmed_by": None,
+            "confirmed_at": None,
+            "contest_note": "",
+        }
+    existing = Result.objects.filter(table=ctx.table, donne=ctx.donne).first()
+    if existing is not None and existing.entry_status in (EntryStatus.ARBITER,):
+        return {}
+    if (
+        existing is not None
+        and existing.entry_status == EntryStatus.CONFIRMED
+        and _same(existing, values)
+    ):
+        return {}
+    return {"entry_status": EntryStatus.ARBITER, "contest_note": ""}
 
 
 def result_annul(
@@ -652,6 +708,7 @@ def result_annul(
             "sitter": ctx.sitter,
             "confirmed_warnings": [],
             "annul_reason": reason,
+            "entry_status": EntryStatus.ARBITER,
         }
         return _write(
             ctx=ctx,
@@ -685,7 +742,7 @@ def round_close(*, round_: Round, user: Any) -> Round:
     with transaction.atomic():
         # One cell per (table of the round, donne of the étui set it plays).
         expected = Donne.objects.filter(etui_set__table_rounds__round=round_).count()
-        done = Result.objects.filter(table_round__round=round_).count()
+        done = Result.objects.counted().filter(table_round__round=round_).count()
         if done < expected:
             raise ResultInvalid(
                 {

@@ -101,9 +101,11 @@ def dashboard(request: HttpRequest, pk: int) -> HttpResponse:
     tournament = _tournament(request, pk)
     board = dashboard_build(tournament=tournament)
     active_penalties = Penalty.objects.filter(tournament=tournament, withdrawn_at=None).count()
+    needs_filter = request.GET.get("show") == "needs"
     context = {
         "tournament": tournament,
-        "board": board,
+        "board": board.only_needing() if needs_filter else board,
+        "needs_filter": needs_filter,
         "jump_form": JumpForm(),
         "next_cell": board.next_missing(),
         "active_penalties": active_penalties,
@@ -179,7 +181,11 @@ def _history(result: Result | None) -> list[LedgerEntry]:
     if result is None:
         return []
     return _described(
-        list(LedgerEntry.objects.filter(result=result).select_related("actor").order_by("at", "pk"))
+        list(
+            LedgerEntry.objects.filter(result=result)
+            .select_related("actor", "player", "table_access")
+            .order_by("at", "pk")
+        )
     )
 
 
@@ -536,7 +542,13 @@ def ledger(request: HttpRequest, pk: int) -> HttpResponse:
     entries = _described(
         LedgerEntry.objects.filter(tournament=tournament)
         .select_related(
-            "actor", "result__table", "result__donne", "penalty__player", "penalty__donne"
+            "actor",
+            "result__table",
+            "result__donne",
+            "penalty__player",
+            "penalty__donne",
+            "player",
+            "table_access",
         )
         .order_by("-at", "-pk")
     )

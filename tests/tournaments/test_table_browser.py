@@ -1,0 +1,224 @@
+"""On a phone (390 × 844) in real Chromium: the players of a table open its page from the QR
+code's URL, enter their relais, pass the phone and confirm with a code, and the ranking moves;
+results entered while offline wait on the phone and are sent once when the connection returns;
+five wrong codes lock the code."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.urls import reverse
+
+from tests.fixtures.people import PASSWORD
+from tests.rankings.helpers import enter
+from tests.tournaments.test_card_checks import deal
+from tournaments.models import Donne, EntryStatus, LedgerEntry, Result, TableRound
+from tournaments.services.preparation import seats_for_donne
+from tournaments.services.table_entry import player_codes_get, table_page_url
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+PHONE = {"width": 390, "height": 844}
+
+
+def prepare(tournament) -> TableRound:
+    """Known hands (North holds the 21 and the Excuse: North's garde with 2 bouts raises no
+    warning); the table round of table 1 in round 1."""
+    for donne in Donne.objects.filter(tournament=tournament):
+        hands, chien = deal(N=["T21", "EX"])
+        Donne.objects.filter(pk=donne.pk).update(
+            hand_n=hands["N"], hand_e=hands["E"], hand_s=hands["S"], hand_w=hands["W"], chien=chien
+        )
+    return TableRound.objects.select_related("table", "round", "etui_set").get(
+        round__tournament=tournament, round__number=1, table__number=1
+    )
+
+
+def numbers(table_round: TableRound) -> list[int]:
+    return sorted(d.number for d in Donne.objects.filter(etui_set=table_round.etui_set))
+
+
+def fill_garde(page, points: str = "50") -> None:
+    page.locator('input[name="contract"][value="garde"]').check()
+    page.locator('#takers input[value="N"]').check()
+    page.locator('input[name="bouts"][value="2"]').check()
+    page.fill("#points", points)
+
+
+def open_table(page, url: str) -> None:
+    page.set_viewport_size(PHONE)
+    page.goto(url)
+    page.wait_for_selector("#donne-tabs .tab")
+
+
+def test_table_enters_a_relais_confirms_with_codes_and_the_ranking_moves(
+    page, browser, live_server, running_tournament, personas, settings
+):
+    from playwright.sync_api import expect
+
+    t = running_tournament
+    settings.SITE_URL = live_server.url
+    tr = prepare(t)
+    # Table 2 plays the same étui set in round 2: the arbiter enters it, so table 1's
+    # results are compared with something once they count.
+    for n in numbers(tr):
+        enter(t, 2, n, personas.arbiter, points=60)
+    url = table_page_url(table_round=tr)
+    assert url.startswith(live_server.url + "/table/")
+
+    # The ranking as the arbiter sees it before.
+    arbiter = browser.new_context(locale="fr-FR", base_url=live_server.url)
+    ranking = arbiter.new_page()
+    ranking.goto(f"/login/?next={reverse('ranking', args=[t.pk])}")
+    ranking.fill("#id_username", personas.arbiter.username)
+    ranking.fill("#id_password", PASSWORD)
+    ranking.locator("form.card button[type=submit]").click()
+    ranking.wait_for_url(re.compile(r"/ranking/$"))
+    before = ranking.locator("#ranking-live").inner_text()
+
+    open_table(page, url)
+    weight = page.evaluate(
+        """() => performance.getEntriesByType('navigation').concat(
+             performance.getEntriesByType('resource')).reduce((s, e) => s + e.transferSize, 0)"""
+    )
+    assert 0 < weight < 100_000
+    assert page.locator("html").get_attribute("lang") == "fr"
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    small = page.evaluate(
+        """() => [...document.querySelectorAll('.choice, .btn, .tab, #player')]
+             .filter(e => e.offsetParent && e.getBoundingClientRect().height < 44).length"""
+    )
+    assert small == 0
+
+    codes = player_codes_get(tournament=t)
+    for index, n in enumerate(numbers(tr)):
+        seats = seats_for_donne(tr, index).hands
+        page.locator(f'#donne-tabs .tab[data-donne="{n}"]').click()
+        expect(page.locator("#entry-title")).to_have_text(f"Donne {n}")
+        page.select_option("#player", str(seats["N"].pk))
+        fill_garde(page)
+        expect(page.locator('#preview tr[data-position="N"] [data-score]')).to_have_text("+204")
+        page.locator("#save").click()
+        expect(page.locator("#result-status")).to_contain_text("En attente de confirmation")
+        # The phone passes to East, who confirms with his code.
+        page.locator(f'#confirm-players input[value="{seats["E"].pk}"]').check()
+        page.fill("#confirm-code", codes[seats["E"].pk])
+        page.locator("#confirm-form button[type=submit]").click()
+        expect(page.locator("#result-status")).to_contain_text("Confirmé")
+        expect(page.locator('#result-scores tr[data-position="N"] [data-score]')).to_have_text(
+            "+204"
+        )
+
+    rows = Result.objects.filter(table=tr.table)
+    assert rows.count() == 4
+    assert set(rows.values_list("entry_status", flat=True)) == {EntryStatus.CONFIRMED}
+    ranking.reload()
+    expect(ranking.locator("#ranking-live")).not_to_have_text(before)
+    arbiter.close()
+
+
+def test_results_entered_offline_are_sent_once_when_the_connection_returns(
+    page, live_server, running_tournament, settings
+):
+    from playwright.sync_api import expect
+
+    t = running_tournament
+    settings.SITE_URL = live_server.url
+    tr = prepare(t)
+    open_table(page, table_page_url(table_round=tr))
+    first, second = numbers(tr)[:2]
+    north = seats_for_donne(tr, 0).hands["N"]
+    page.select_option("#player", str(north.pk))
+    expect(page.locator("#preview-note")).to_have_text("")
+
+    # The service worker keeps the page and its assets: it opens again without a connection.
+    page.wait_for_function(
+        "caches.match(location.href, {ignoreVary: true}).then(hit => hit !== undefined)"
+    )
+    page.context.set_offline(True)
+    page.reload()
+    page.wait_for_selector("#donne-tabs .tab")
+    expect(page.locator("#net")).to_contain_text("Pas de connexion")
+    page.select_option("#player", str(north.pk))
+    for n in (first, second):
+        page.locator(f'#donne-tabs .tab[data-donne="{n}"]').click()
+        fill_garde(page)
+        page.locator("#save").click()
+    expect(page.locator("#queue")).to_have_text("2 résultats en attente d'envoi")
+    assert Result.objects.count() == 0
+
+    page.context.set_offline(False)
+    expect(page.locator("#queue")).to_be_hidden(timeout=15_000)
+    assert Result.objects.filter(table=tr.table).count() == 2
+    assert LedgerEntry.objects.filter(action="result_created").count() == 2
+    assert set(Result.objects.values_list("entry_status", flat=True)) == {EntryStatus.AWAITING}
+    # The page, reloaded, shows both as waiting for a confirmation.
+    page.reload()
+    expect(page.locator(f'#donne-tabs .tab[data-donne="{first}"]')).to_have_attribute(
+        "data-status", "awaiting"
+    )
+
+
+def test_five_wrong_codes_lock_confirmation_for_a_minute(
+    page, live_server, running_tournament, settings
+):
+    from playwright.sync_api import expect
+
+    t = running_tournament
+    settings.SITE_URL = live_server.url
+    tr = prepare(t)
+    seats = seats_for_donne(tr, 0).hands
+    open_table(page, table_page_url(table_round=tr))
+    page.select_option("#player", str(seats["N"].pk))
+    fill_garde(page)
+    page.locator("#save").click()
+    expect(page.locator("#confirm-form")).to_be_visible()
+    good = player_codes_get(tournament=t)[seats["E"].pk]
+    wrong = "0000" if good != "0000" else "1111"
+    page.locator(f'#confirm-players input[value="{seats["E"].pk}"]').check()
+    for attempt in range(5):
+        page.fill("#confirm-code", wrong)
+        page.locator("#confirm-form button[type=submit]").click()
+        if attempt < 4:
+            expect(page.locator("#confirm-errors")).to_contain_text(f"{4 - attempt} essai")
+    expect(page.locator("#confirm-errors")).to_contain_text("bloqué")
+    page.fill("#confirm-code", good)
+    page.locator("#confirm-form button[type=submit]").click()
+    expect(page.locator("#confirm-errors")).to_contain_text("bloqué")
+    assert Result.objects.get().entry_status == EntryStatus.AWAITING
+
+
+def test_an_unlikely_entry_calls_the_arbiter_and_a_conflict_is_shown_not_overwritten(
+    page, live_server, running_tournament, personas, settings
+):
+    from playwright.sync_api import expect
+
+    t = running_tournament
+    settings.SITE_URL = live_server.url
+    tr = prepare(t)
+    second = numbers(tr)[1]
+    seats = seats_for_donne(tr, 0).hands
+    open_table(page, table_page_url(table_round=tr))
+    page.select_option("#player", str(seats["E"].pk))
+
+    # East takes with 3 bouts, but North holds the 21 and the Excuse: the arbiter must settle it.
+    page.locator('input[name="contract"][value="garde"]').check()
+    page.locator('#takers input[value="E"]').check()
+    page.locator('input[name="bouts"][value="3"]').check()
+    page.fill("#points", "40")
+    page.locator("#save").click()
+    expect(page.locator("#call-arbiter")).to_be_visible()
+    expect(page.locator("#call-arbiter")).to_have_text("Appelez l'arbitre")
+    expect(page.locator("#confirm-form")).to_be_hidden()
+    assert Result.objects.get().entry_status == EntryStatus.NEEDS_ARBITER
+
+    # Meanwhile the arbiter enters the next donne himself; the page did not know.
+    enter(t, 1, second, personas.arbiter, points=60)
+    page.locator(f'#donne-tabs .tab[data-donne="{second}"]').click()
+    fill_garde(page)
+    page.locator("#save").click()
+    expect(page.locator("#conflicts")).to_be_visible()
+    expect(page.locator("#conflict-list li")).to_contain_text(f"Donne {second}")
+    saved = Result.objects.get(table=tr.table, donne__number=second)
+    assert saved.points == 60 and saved.entry_status == EntryStatus.ARBITER

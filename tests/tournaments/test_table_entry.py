@@ -1,0 +1,529 @@
+"""Entry at the table: secrets and short codes, entry awaiting confirmation, confirmation by
+the other camp with a code (throttled), contest, arbiter override, what counts, the ledger,
+safe resends, and the table's page over HTTP (403 for another table, no hands)."""
+
+from __future__ import annotations
+
+import datetime
+import re
+from decimal import Decimal
+
+import pytest
+from django.urls import reverse
+from django.utils import timezone, translation
+
+from tests.tournaments.test_card_checks import deal
+from tests.tournaments.test_results_service import GARDE_WON, cell, set_hands
+from tournaments.models import (
+    Donne,
+    EntryStatus,
+    LedgerEntry,
+    PlayerCode,
+    Result,
+    Round,
+    TableAccess,
+    TableRound,
+)
+from tournaments.services.preparation import seats_for_donne
+from tournaments.services.results import ResultConflict, ResultInput, ResultInvalid, result_save
+from tournaments.services.table_entry import (
+    SHORT_CODE_LOOKUPS_PER_MINUTE,
+    CodeLocked,
+    TableAccessDenied,
+    confirmer_problem,
+    player_code_reissue,
+    player_codes_get,
+    result_confirm_by_arbiter,
+    table_access_issue,
+    table_access_lookup,
+    table_access_reissue,
+    table_access_resolve,
+    table_entry_confirm,
+    table_entry_contest,
+    table_entry_save,
+    table_page_links,
+    table_page_url,
+)
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def english():
+    with translation.override("en"):
+        yield
+
+
+@pytest.fixture
+def t(running_tournament):
+    for donne in Donne.objects.filter(tournament=running_tournament):
+        set_hands(donne, deal(N=["T21", "EX"]))
+    return running_tournament
+
+
+def table_round(t, table=1, round_=1) -> TableRound:
+    return TableRound.objects.select_related("round", "table", "etui_set").get(
+        round__tournament=t, round__number=round_, table__number=table
+    )
+
+
+def holders(t, table=1, donne=1):
+    tr = table_round(t, table)
+    numbers = sorted(d.number for d in Donne.objects.filter(etui_set=tr.etui_set))
+    return seats_for_donne(tr, numbers.index(donne)).hands
+
+
+def first_donne(t, table=1) -> int:
+    return min(d.number for d in Donne.objects.filter(etui_set=table_round(t, table).etui_set))
+
+
+def test_a_table_access_has_a_long_secret_a_short_code_and_an_absolute_url(t, settings):
+    settings.SITE_URL = "http://192.168.1.20:8000"
+    tr = table_round(t)
+    access = table_access_issue(table_round=tr)
+    assert len(access.secret) >= 43  # 256 random bits, URL-safe base64
+    assert len(access.short_code) == 6
+    assert table_access_issue(table_round=tr) == access  # one live access per table and round
+    url = table_page_url(table_round=tr)
+    assert url == f"http://192.168.1.20:8000/table/{access.secret}/"
+    links = table_page_links(table_round=tr)
+    assert links.short_url == "http://192.168.1.20:8000/table/" and links.code == access.short_code
+    assert table_access_issue(table_round=table_round(t, 2)).secret != access.secret
+
+
+def test_reissue_revokes_the_old_secret_and_a_closed_round_refuses_it(t, personas):
+    tr = table_round(t)
+    old = table_access_issue(table_round=tr)
+    new = table_access_reissue(table_round=tr, user=personas.arbiter)
+    assert new.secret != old.secret and new.short_code != old.short_code
+    with pytest.raises(TableAccessDenied) as exc:
+        table_access_resolve(secret=old.secret)
+    assert "replaced" in str(exc.value)
+    assert table_access_resolve(secret=new.secret) == new
+    Round.objects.filter(pk=tr.round_id).update(state=Round.State.CLOSED)
+    with pytest.raises(TableAccessDenied) as exc:
+        table_access_resolve(secret=new.secret)
+    assert "closed" in str(exc.value)
+
+
+def test_short_code_lookup_is_rate_limited(t):
+    from django.core.cache import cache
+    from django.core.exceptions import PermissionDenied
+
+    cache.clear()
+    access = table_access_issue(table_round=table_round(t))
+    assert table_access_lookup(code=access.short_code.lower(), client="10.0.0.9") == access
+    for _i in range(SHORT_CODE_LOOKUPS_PER_MINUTE - 1):
+        table_access_lookup(code="ZZZZZZ", client="10.0.0.9")
+    with pytest.raises(PermissionDenied):
+        table_access_lookup(code=access.short_code, client="10.0.0.9")
+    assert table_access_lookup(code=access.short_code, client="10.0.0.10") == access
+
+
+def _enter(t, access, donne, by, data=GARDE_WON, version=None):
+    return table_entry_save(
+        access=access, donne_number=donne, data=data, entered_by_id=by.pk, expected_version=version
+    )
+
+
+def test_a_table_entry_awaits_an_opponent_and_counts_only_once_confirmed(t):
+    access = table_access_issue(table_round=table_round(t))
+    d = first_donne(t)
+    seats = holders(t, 1, d)
+    before = t.__class__.objects.get(pk=t.pk).results_version
+    result = _enter(t, access, d, seats["N"])  # North took and enters his garde
+    assert result.entry_status == EntryStatus.AWAITING
+    assert result.entered_by == seats["N"] and result.table_access == access
+    assert not Result.objects.counted().filter(pk=result.pk).exists()
+    codes = player_codes_get(tournament=t)
+    assert len(codes) == 8 and all(len(c) == 4 and c.isdigit() for c in codes.values())
+
+    # A partner of the same camp cannot confirm: only the defence (E, S, W) can.
+    with pytest.raises(ResultInvalid) as exc:
+        table_entry_confirm(
+            access=access,
+            donne_number=d,
+            player_id=seats["N"].pk,
+            code=codes[seats["N"].pk],
+            version=result.version,
+        )
+    assert "opponent" in str(exc.value)
+    confirmed = table_entry_confirm(
+        access=access,
+        donne_number=d,
+        player_id=seats["E"].pk,
+        code=codes[seats["E"].pk],
+        version=result.version,
+    )
+    assert confirmed.entry_status == EntryStatus.CONFIRMED and confirmed.confirmed_by == seats["E"]
+    assert Result.objects.counted().filter(pk=result.pk).exists()
+    assert t.__class__.objects.get(pk=t.pk).results_version == before + 2
+    actions = list(
+        LedgerEntry.objects.filter(result=result)
+        .order_by("pk")
+        .values_list("action", "player_id", "table_access_id")
+    )
+    assert actions == [
+        ("result_created", seats["N"].pk, access.pk),
+        ("result_confirmed", seats["E"].pk, access.pk),
+    ]
+    # Once it counts, the table cannot change it any more: a conflict, never an overwrite.
+    with pytest.raises(ResultConflict):
+        _enter(t, access, d, seats["E"], ResultInput(status="all_passed"), confirmed.version)
+    assert Result.objects.get(pk=result.pk).contract == "garde"
+
+
+def test_confirmer_rule():
+    holders_ = {"N": 1, "E": 2, "S": 3, "W": 4}
+    rule = confirmer_problem
+    assert rule(holders=holders_, taker="N", all_passed=False, entered_by=1, confirmer=2) is None
+    assert rule(holders=holders_, taker="N", all_passed=False, entered_by=2, confirmer=3) == (
+        "same_camp"
+    )
+    assert rule(holders=holders_, taker="N", all_passed=False, entered_by=2, confirmer=1) is None
+    assert rule(holders=holders_, taker="", all_passed=True, entered_by=2, confirmer=3) is None
+    assert rule(holders=holders_, taker="", all_passed=True, entered_by=2, confirmer=2) == (
+        "same_player"
+    )
+    assert rule(holders=holders_, taker="N", all_passed=False, entered_by=1, confirmer=9) == (
+        "not_holder"
+    )
+
+
+def test_five_wrong_codes_lock_the_code_for_a_minute(t):
+    access = table_access_issue(table_round=table_round(t))
+    d = first_donne(t)
+    seats = holders(t, 1, d)
+    result = _enter(t, access, d, seats["N"])
+    good = player_codes_get(tournament=t)[seats["E"].pk]
+    wrong = "0000" if good != "0000" else "1111"
+    for _i in range(4):
+        with pytest.raises(ResultInvalid) as exc:
+            table_entry_confirm(
+                access=access, donne_number=d, player_id=seats["E"].pk, code=wrong, version=None
+            )
+        assert not isinstance(exc.value, CodeLocked)
+    with pytest.raises(CodeLocked):
+        table_entry_confirm(
+            access=access, donne_number=d, player_id=seats["E"].pk, code=wrong, version=None
+        )
+    with pytest.raises(CodeLocked):  # even the right code waits
+        table_entry_confirm(
+            access=access, donne_number=d, player_id=seats["E"].pk, code=good, version=None
+        )
+    assert Result.objects.get(pk=result.pk).entry_status == EntryStatus.AWAITING
+    PlayerCode.objects.filter(player=seats["E"]).update(
+        locked_until=timezone.now() - datetime.timedelta(seconds=1)
+    )
+    table_entry_confirm(
+        access=access, donne_number=d, player_id=seats["E"].pk, code=good, version=None
+    )
+    assert Result.objects.get(pk=result.pk).entry_status == EntryStatus.CONFIRMED
+
+
+def test_a_warning_makes_the_entry_need_the_arbiter_who_confirms_it(t, personas):
+    access = table_access_issue(table_round=table_round(t))
+    d = first_donne(t)
+    seats = holders(t, 1, d)
+    # North holds the 21 and the Excuse: East taking with 3 bouts is a warning.
+    unlikely = ResultInput(
+        status="played", taker="E", contract="garde", bouts=3, points=Decimal(40)
+    )
+    result = _enter(t, access, d, seats["E"], unlikely)
+    assert result.entry_status == EntryStatus.NEEDS_ARBITER
+    with pytest.raises(ResultInvalid) as exc:
+        table_entry_confirm(
+            access=access,
+            donne_number=d,
+            player_id=seats["N"].pk,
+            code=player_codes_get(tournament=t)[seats["N"].pk],
+            version=None,
+        )
+    assert "arbiter" in str(exc.value)
+    done = result_confirm_by_arbiter(result=result, user=personas.arbiter)
+    assert done.entry_status == EntryStatus.ARBITER and done.confirmed_warnings
+
+
+def test_contest_flags_for_the_arbiter_whose_save_overrides(t, personas):
+    access = table_access_issue(table_round=table_round(t))
+    d = first_donne(t)
+    seats = holders(t, 1, d)
+    result = _enter(t, access, d, seats["N"])
+    with pytest.raises(ResultInvalid):
+        table_entry_contest(
+            access=access, donne_number=d, player_id=seats["E"].pk, note=" ", version=None
+        )
+    contested = table_entry_contest(
+        access=access,
+        donne_number=d,
+        player_id=seats["E"].pk,
+        note="Prise, pas garde",
+        version=None,
+    )
+    assert contested.entry_status == EntryStatus.CONTESTED
+    assert contested.contest_note == "Prise, pas garde"
+    fixed = result_save(
+        **cell(t, 1, d),
+        data=ResultInput(status="played", taker="N", contract="prise", bouts=2, points=Decimal(50)),
+        user=personas.arbiter,
+        expected_version=contested.version,
+        reason="Contested at the table: it was a prise",
+    )
+    assert fixed.entry_status == EntryStatus.ARBITER and fixed.contract == "prise"
+    assert Result.objects.counted().filter(pk=result.pk).exists()
+
+
+def test_the_table_corrects_its_entry_while_it_awaits(t):
+    access = table_access_issue(table_round=table_round(t))
+    d = first_donne(t)
+    seats = holders(t, 1, d)
+    result = _enter(t, access, d, seats["N"])
+    with pytest.raises(ResultConflict):  # the page thought there was none: shown, not saved
+        _enter(t, access, d, seats["N"], ResultInput(status="all_passed"))
+    corrected = _enter(
+        t, access, d, seats["E"], ResultInput(status="all_passed"), version=result.version
+    )
+    assert corrected.status == "all_passed" and corrected.entry_status == EntryStatus.AWAITING
+    assert corrected.entered_by == seats["E"]
+
+
+def test_player_code_reissue_changes_the_code(t, personas):
+    player = holders(t)["N"]
+    old = player_codes_get(tournament=t)[player.pk]
+    for _i in range(5):
+        new = player_code_reissue(tournament=t, player=player, user=personas.arbiter)
+        if new != old:
+            break
+    assert player_codes_get(tournament=t)[player.pk] == new != old
+
+
+def test_awaiting_results_stay_out_of_the_ranking_and_of_complete_donnes(t, personas):
+    from scoring.selectors import complete_donnes
+
+    access = table_access_issue(table_round=table_round(t, 1))
+    d = first_donne(t, 1)
+    # Table 2 plays the same donne in round 2; enter it by the arbiter.
+    other = TableRound.objects.get(
+        round__tournament=t, etui_set=table_round(t, 1).etui_set, table__number=2
+    )
+    result_save(
+        tournament=t,
+        table=other.table,
+        donne=Donne.objects.get(tournament=t, number=d),
+        data=GARDE_WON,
+        user=personas.arbiter,
+        expected_version=None,
+    )
+    _enter(t, access, d, holders(t, 1, d)["N"])
+    donne = Donne.objects.get(tournament=t, number=d)
+    assert donne.pk not in complete_donnes(t)
+    result_confirm_by_arbiter(
+        result=Result.objects.get(table__number=1, donne=donne), user=personas.arbiter
+    )
+    assert donne.pk in complete_donnes(t)
+
+
+# --- over HTTP ------------------------------------------------------------------------------
+
+
+def test_table_one_secret_cannot_write_table_two_nor_read_hands(t, client):
+    access = table_access_issue(table_round=table_round(t, 1))
+    page = client.get(reverse("table_page", args=[access.secret]))
+    assert page.status_code == 200
+    text = page.content.decode()
+    donne = Donne.objects.get(tournament=t, number=first_donne(t, 1))
+    for hand in donne.hands.values():
+        assert hand not in text
+    state = client.get(reverse("table_state", args=[access.secret])).json()
+    assert "hand" not in str(state).lower() and donne.chien not in str(state)
+    assert [d["number"] for d in state["donnes"]] == sorted(
+        d.number for d in Donne.objects.filter(etui_set=table_round(t, 1).etui_set)
+    )
+    theirs = first_donne(t, 2)
+    seats = holders(t, 1, first_donne(t, 1))
+    body = {
+        "contract": "garde",
+        "taker": "N",
+        "bouts": "2",
+        "points": "50",
+        "player": seats["N"].pk,
+    }
+    answer = client.post(reverse("table_save", args=[access.secret, theirs]), body)
+    assert answer.status_code == 403
+    assert not Result.objects.exists()
+
+
+def test_a_closed_round_or_an_unknown_secret_refuses_the_page(t, client):
+    access = table_access_issue(table_round=table_round(t, 1))
+    assert client.get(reverse("table_page", args=["x" * 43])).status_code == 403
+    Round.objects.filter(pk=access.table_round.round_id).update(state=Round.State.CLOSED)
+    assert client.get(reverse("table_page", args=[access.secret])).status_code == 403
+    body = {"contract": "all_passed", "player": holders(t)["N"].pk}
+    answer = client.post(reverse("table_save", args=[access.secret, first_donne(t)]), body)
+    assert answer.status_code == 403
+
+
+def test_a_resend_with_the_same_idempotency_key_saves_once(t, client):
+    access = table_access_issue(table_round=table_round(t, 1))
+    d = first_donne(t)
+    body = {
+        "contract": "garde",
+        "taker": "N",
+        "bouts": "2",
+        "points": "50",
+        "player": holders(t)["N"].pk,
+    }
+    url = reverse("table_save", args=[access.secret, d])
+    first = client.post(url, body, headers={"Idempotency-Key": "k-1"})
+    again = client.post(url, body, headers={"Idempotency-Key": "k-1"})
+    assert first.status_code == again.status_code == 200
+    assert again["Idempotent-Replayed"] == "true"
+    assert first.json() == again.json()
+    assert Result.objects.count() == 1 and LedgerEntry.objects.count() == 1
+    other = client.post(url, body, headers={"Idempotency-Key": "k-2"})
+    assert other.status_code == 409  # a new entry while one awaits: a conflict, shown
+    assert Result.objects.get().version == 1
+
+
+def test_short_address_redirects_to_the_table_page(t, client):
+    from django.core.cache import cache
+
+    cache.clear()
+    access = table_access_issue(table_round=table_round(t, 1))
+    answer = client.post(reverse("table_code"), {"code": access.short_code.lower()})
+    assert answer.status_code == 302 and answer["Location"].endswith(f"/table/{access.secret}/")
+    assert client.get(f"/table/{access.short_code}/").status_code == 302
+    assert client.post(reverse("table_code"), {"code": "ZZZZZ9"}).status_code == 400
+
+
+def test_service_worker_and_manifest_are_served_under_table(t, client):
+    access = table_access_issue(table_round=table_round(t, 1))
+    sw = client.get(reverse("table_sw"))
+    assert sw.status_code == 200 and sw["Content-Type"].startswith("text/javascript")
+    assert b"table.js" in sw.content
+    assert re.search(rb'var CACHE = "tarot-table-[0-9a-f]{12}"', sw.content)
+    manifest = client.get(reverse("table_manifest", args=[access.secret])).json()
+    assert manifest["start_url"] == f"/table/{access.secret}/" and manifest["scope"] == "/table/"
+    assert TableAccess.objects.count() == 1
+
+
+# --- the arbiter's view -----------------------------------------------------------------------
+
+
+def test_dashboard_shows_each_cell_status_counts_the_needs_and_filters(t, personas, client):
+    from tournaments.services.dashboard import dashboard_build
+
+    access = table_access_issue(table_round=table_round(t, 1))
+    first, second, third = sorted(
+        d.number for d in Donne.objects.filter(etui_set=table_round(t, 1).etui_set)
+    )[:3]
+    _enter(t, access, first, holders(t, 1, first)["N"])
+    _enter(t, access, second, holders(t, 1, second)["N"])
+    table_entry_contest(
+        access=access,
+        donne_number=second,
+        player_id=holders(t, 1, second)["E"].pk,
+        note="Pas 50 points",
+        version=None,
+    )
+    result_save(**cell(t, 1, third), data=GARDE_WON, user=personas.arbiter, expected_version=None)
+    board = dashboard_build(tournament=t)
+    assert board.cell(1, first).state == "awaiting"
+    assert board.cell(1, second).state == "contested"
+    assert board.cell(1, second).contest_note == "Pas 50 points"
+    assert (
+        board.cell(1, third).state == "entered" and board.cell(1, third).entry_status == "arbiter"
+    )
+    assert [c.key for c in board.needs_him] == [(1, second)]
+    assert board.rounds[0].done == 1  # only the arbiter's result counts
+
+    client.force_login(personas.arbiter)
+    page = client.get(reverse("arbiter_dashboard", args=[t.pk]))
+    html = page.content.decode()
+    assert f'data-cell="1-{first}" data-state="awaiting"' in html
+    assert "Pas 50 points" in html and 'id="needs-list"' in html
+    only = client.get(reverse("arbiter_dashboard", args=[t.pk]) + "?show=needs").content.decode()
+    assert f'data-cell="1-{first}"' in only
+    assert 'data-cell="2-' not in only.split('id="round-1"')[1].split("</section>")[0]
+
+    answer = client.post(reverse("arbiter_entry_confirm", args=[t.pk, 1, second]))
+    assert answer.status_code == 302
+    assert Result.objects.get(table__number=1, donne__number=second).entry_status == "arbiter"
+    assert dashboard_build(tournament=t).needs_him == []
+    assert 'id="awaiting-list"' in html
+    client.post(reverse("arbiter_entry_confirm", args=[t.pk, 1, first]))
+    assert dashboard_build(tournament=t).awaiting == []
+
+
+def test_dashboard_lists_results_unlike_the_others(t, personas, client):
+    from tournaments.services.dashboard import dashboard_build
+
+    d = first_donne(t, 1)
+    result_save(**cell(t, 1, d), data=GARDE_WON, user=personas.arbiter, expected_version=None)
+    lost = ResultInput(status="played", taker="N", contract="garde", bouts=2, points=Decimal(30))
+    result_save(**cell(t, 2, d), data=lost, user=personas.arbiter, expected_version=None)
+    board = dashboard_build(tournament=t)
+    assert {c.key for c in board.unusual} == {(1, d), (2, d)}  # two tables, opposite signs
+    assert board.cell(1, d).unusual.reason == "opposite_sign"
+    client.force_login(personas.arbiter)
+    html = client.get(reverse("arbiter_dashboard", args=[t.pk])).content.decode()
+    assert 'id="unusual-list"' in html
+
+
+def test_arbiter_reissues_and_revokes_pages_and_codes(t, personas, client):
+    client.force_login(personas.arbiter)
+    tr = table_round(t, 1)
+    page = client.get(reverse("arbiter_tables", args=[t.pk]))
+    assert page.status_code == 200
+    access = TableAccess.objects.get(table_round=tr, revoked_at=None)
+    assert access.short_code in page.content.decode()
+    client.post(reverse("arbiter_table_reissue", args=[t.pk, tr.pk]))
+    new = TableAccess.objects.get(table_round=tr, revoked_at=None)
+    assert new.secret != access.secret
+    assert client.get(reverse("table_page", args=[access.secret])).status_code == 403
+    client.post(reverse("arbiter_table_revoke", args=[t.pk, tr.pk]))
+    assert not TableAccess.objects.filter(table_round=tr, revoked_at=None).exists()
+    assert client.get(reverse("table_page", args=[new.secret])).status_code == 403
+    player = holders(t)["N"]
+    old = player_codes_get(tournament=t)[player.pk]
+    codes = {old}
+    for _i in range(4):
+        client.post(reverse("arbiter_player_code", args=[t.pk, player.pk]))
+        codes.add(player_codes_get(tournament=t)[player.pk])
+    assert len(codes) > 1
+
+
+def test_strangers_cannot_manage_table_pages(t, personas, client):
+    tr = table_round(t, 1)
+    client.force_login(personas.other_arbiter)
+    assert client.get(reverse("arbiter_tables", args=[t.pk])).status_code == 403
+    assert client.post(reverse("arbiter_table_reissue", args=[t.pk, tr.pk])).status_code == 403
+    assert not TableAccess.objects.exists()
+
+
+def test_route_cards_can_read_every_players_code(t):
+    from tournaments.selectors import player_codes
+
+    codes = player_codes(t)
+    assert codes == player_codes(t)  # drawn once, then stable
+    assert set(codes) == set(t.registrations.values_list("player_id", flat=True))
+
+
+def test_the_ledger_says_who_entered_and_confirmed_at_which_table_page(t, personas, client):
+    access = table_access_issue(table_round=table_round(t))
+    d = first_donne(t)
+    seats = holders(t, 1, d)
+    _enter(t, access, d, seats["N"])
+    table_entry_confirm(
+        access=access,
+        donne_number=d,
+        player_id=seats["W"].pk,
+        code=player_codes_get(tournament=t)[seats["W"].pk],
+        version=None,
+    )
+    client.force_login(personas.arbiter)
+    html = client.get(reverse("arbiter_ledger", args=[t.pk])).content.decode()
+    assert f"{seats['N']}, à la table (page {access.short_code})" in html
+    assert f"{seats['W']}, à la table (page {access.short_code})" in html
+    entry = client.get(reverse("arbiter_result", args=[t.pk, 1, d])).content.decode()
+    assert f"{seats['W']}, à la table (page {access.short_code})" in entry

@@ -1,0 +1,421 @@
+"""The table's page: players enter and confirm their table's results from a phone, without an
+account. Thin: tournaments.services.table_entry decides; these views translate HTTP.
+
+The secret in the URL is the only key (no session, no CSRF cookie: the JSON writes are
+CSRF-exempt because a forged request would need the secret). Writes take the same form
+fields as the arbiter's entry form and an ``Idempotency-Key`` header, so the page's offline
+queue can resend safely.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.templatetags.static import static
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+from django.views.decorators.cache import never_cache
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from ..forms_arbiter import ResultForm
+from ..models import POSITIONS, Donne, EntryStatus, Position, Result, Seat, TableAccess
+from ..services.preparation import seats_for_donne
+from ..services.results import (
+    NON_FIELD,
+    ResultConflict,
+    ResultInvalid,
+    contract_label,
+    result_describe,
+    result_preview,
+    result_snapshot,
+)
+from ..services.table_entry import (
+    TableAccessDenied,
+    table_access_lookup,
+    table_access_resolve,
+    table_donne,
+    table_entry_confirm,
+    table_entry_contest,
+    table_entry_save,
+    table_idempotent,
+)
+
+__all__ = [
+    "service_worker",
+    "table_code",
+    "table_confirm",
+    "table_contest",
+    "table_manifest",
+    "table_page",
+    "table_preview",
+    "table_save",
+    "table_state",
+]
+
+
+def _denied(request: HttpRequest, exc: PermissionDenied) -> HttpResponse:
+    message = getattr(exc, "message", None) or str(exc) or _("This page is not for this table.")
+    if request.method == "GET" and not request.path.endswith(".json"):
+        return render(request, "tournaments/table/denied.html", {"message": message}, status=403)
+    return JsonResponse({"errors": {NON_FIELD: [message]}}, status=403)
+
+
+def _access(secret: str) -> TableAccess:
+    return table_access_resolve(secret=secret)
+
+
+def _result_json(result: Result | None) -> dict[str, Any] | None:
+    if result is None:
+        return None
+    return {
+        "version": result.version,
+        "status": result.status,
+        "entry_status": result.entry_status,
+        "entry_label": str(EntryStatus(result.entry_status).label),
+        "counts": result.entry_status in (EntryStatus.ARBITER, EntryStatus.CONFIRMED),
+        "summary": result_describe(result_snapshot(result)),
+        "taker": result.taker,
+        "contract": result.contract,
+        "contract_label": contract_label(result.contract) if result.contract else "",
+        "bouts": result.bouts,
+        "points": None if result.points is None else f"{result.points:f}".removesuffix(".0"),
+        "petit_au_bout": result.petit_au_bout,
+        "poignees": dict(result.poignees or {}),
+        "chelem": result.chelem,
+        "scores": dict(result.scores or {}),
+        "entered_by": result.entered_by_id,
+        "confirmed_by": result.confirmed_by_id,
+        "contest_note": result.contest_note,
+    }
+
+
+def _state(access: TableAccess) -> dict[str, Any]:
+    """The table's seats and donnes in the round, and its own results: never hands."""
+    table_round = access.table_round
+    seats = list(Seat.objects.filter(table_round=table_round).select_related("player"))
+    donnes = list(Donne.objects.filter(etui_set_id=table_round.etui_set_id).order_by("number"))
+    results = {
+        r.donne_id: r
+        for r in Result.objects.filter(table=table_round.table, donne__in=donnes).select_related(
+            "table", "donne"
+        )
+    }
+    rows = []
+    for index, donne in enumerate(donnes):
+        holding = seats_for_donne(table_round, index, seats)
+        rows.append(
+            {
+                "number": donne.number,
+                "seats": {
+                    p: {"id": holding.hands[p].pk, "name": str(holding.hands[p])}
+                    for p in POSITIONS
+                    if p in holding.hands
+                },
+                "sitter": str(holding.sitter) if holding.sitter else None,
+                "result": _result_json(results.get(donne.pk)),
+            }
+        )
+    return {
+        "table": table_round.table.number,
+        "round": table_round.round.number,
+        "tournament": access.tournament.name,
+        "players": [
+            {"id": s.player_id, "name": str(s.player), "seat": s.position}
+            for s in sorted(seats, key=lambda s: "NESWF".index(s.position))
+        ],
+        "positions": {p: str(Position(p).label) for p in POSITIONS},
+        "donnes": rows,
+    }
+
+
+def _page_strings() -> dict[str, str]:
+    """What the page's script says, translated here ("%(n)s" is filled in by the script)."""
+    return {
+        "online": _("Connected."),
+        "offline": _(
+            "No connection: results entered are kept on this phone and sent when it returns."
+        ),
+        "queue_one": ngettext(
+            "%(n)s result waiting to be sent", "%(n)s results waiting to be sent", 1
+        ),
+        "queue_many": ngettext(
+            "%(n)s result waiting to be sent", "%(n)s results waiting to be sent", 2
+        ),
+        "donne": _("Donne %(n)s"),
+        "to_enter": _("to enter"),
+        "queued": _("waiting to be sent"),
+        "sitter": _("Sits out: %(n)s"),
+        "confirmed_by": _("Confirmed by %(n)s."),
+        "no_preview": _("The scores are computed when the connection returns."),
+        "saved_offline": _("Kept on this phone: it will be sent when the connection returns."),
+        "saved": _("Saved. Now pass the phone to a player of the other camp to confirm."),
+        "needs_connection": _("Confirming needs the connection: try again when it returns."),
+        "conflict": _("Donne %(n)s"),
+        "confirmed": _("Confirmed: it counts."),
+        "contested": _("Sent to the arbiter."),
+        "error": _("Something went wrong: try again."),
+    }
+
+
+@never_cache
+@require_GET
+def table_page(request: HttpRequest, secret: str) -> HttpResponse:
+    try:
+        access = _access(secret)
+    except TableAccessDenied as exc:
+        return _denied(request, exc)
+    context = {
+        "access": access,
+        "state": _state(access),
+        "i18n": _page_strings(),
+        "form": ResultForm(),
+        "positions": [(p, Position(p).label) for p in POSITIONS],
+        "urls": {
+            "state": reverse("table_state", args=[secret]),
+            "base": reverse("table_page", args=[secret]),
+            "sw": reverse("table_sw"),
+        },
+    }
+    return render(request, "tournaments/table/page.html", context)
+
+
+@never_cache
+@require_GET
+def table_state(request: HttpRequest, secret: str) -> HttpResponse:
+    try:
+        access = _access(secret)
+    except TableAccessDenied as exc:
+        return _denied(request, exc)
+    return JsonResponse(_state(access))
+
+
+def _form(request: HttpRequest) -> ResultForm:
+    return ResultForm(request.POST)
+
+
+def _form_errors(form: ResultForm) -> dict[str, list[str]]:
+    return {k: [str(m) for m in v] for k, v in form.errors.items()}
+
+
+def _version(request: HttpRequest) -> int | None:
+    text = (request.POST.get("version") or "").strip()
+    return int(text) if text.isdigit() else None
+
+
+def _int(text: str | None) -> int | None:
+    text = (text or "").strip()
+    return int(text) if text.isdigit() and len(text) < 10 else None
+
+
+@csrf_exempt
+@require_POST
+def table_preview(request: HttpRequest, secret: str, donne: int) -> HttpResponse:
+    """The live scores while the players type; never writes."""
+    try:
+        access = _access(secret)
+        donne_obj = table_donne(access, donne)
+    except PermissionDenied as exc:
+        return _denied(request, exc)
+    form = _form(request)
+    if not form.is_valid():
+        return JsonResponse({"scores": {}, "errors": _form_errors(form), "warnings": {}})
+    preview = result_preview(
+        tournament=access.tournament,
+        table=access.table_round.table,
+        donne=donne_obj,
+        data=form.to_input(),
+    )
+    return JsonResponse(
+        {
+            "scores": preview.scores,
+            "errors": preview.problems,
+            "missing": preview.missing,
+            "warnings": preview.warnings,
+        }
+    )
+
+
+def _conflict(exc: ResultConflict) -> tuple[int, dict[str, Any]]:
+    current = exc.current
+    return 409, {
+        "errors": {
+            NON_FIELD: [
+                _(
+                    "This donne's result changed meanwhile (now: %(summary)s, %(status)s). "
+                    "Yours was not saved: check with the arbiter."
+                )
+                % {
+                    "summary": result_describe(result_snapshot(current)),
+                    "status": EntryStatus(current.entry_status).label,
+                }
+            ]
+        },
+        "result": _result_json(current),
+    }
+
+
+def _write(request: HttpRequest, secret: str, donne: int, action: Any) -> HttpResponse:
+    """Run one write from the table's page, once per Idempotency-Key."""
+    try:
+        access = _access(secret)
+        table_donne(access, donne)
+    except PermissionDenied as exc:
+        return _denied(request, exc)
+
+    def run() -> tuple[int, dict[str, Any]]:
+        try:
+            result = action(access)
+        except ResultConflict as exc:
+            return _conflict(exc)
+        except ResultInvalid as exc:
+            return 400, {"errors": exc.errors}
+        except PermissionDenied as exc:
+            return 403, {"errors": {NON_FIELD: [str(exc)]}}
+        return 200, {"result": _result_json(result)}
+
+    body = {k: v for k, v in request.POST.lists()}
+    status, answer, replayed = table_idempotent(
+        access=access,
+        key=request.headers.get("Idempotency-Key"),
+        method=request.method or "POST",
+        path=request.path,
+        body=body,
+        run=run,
+    )
+    response = JsonResponse(answer, status=status)
+    if replayed:
+        response["Idempotent-Replayed"] = "true"
+    return response
+
+
+@csrf_exempt
+@require_POST
+def table_save(request: HttpRequest, secret: str, donne: int) -> HttpResponse:
+    form = _form(request)
+
+    def action(access: TableAccess) -> Result:
+        if not form.is_valid():
+            raise ResultInvalid(_form_errors(form))
+        return table_entry_save(
+            access=access,
+            donne_number=donne,
+            data=form.to_input(),
+            entered_by_id=_int(request.POST.get("player")),
+            expected_version=_version(request),
+        )
+
+    return _write(request, secret, donne, action)
+
+
+@csrf_exempt
+@require_POST
+def table_confirm(request: HttpRequest, secret: str, donne: int) -> HttpResponse:
+    def action(access: TableAccess) -> Result:
+        return table_entry_confirm(
+            access=access,
+            donne_number=donne,
+            player_id=_int(request.POST.get("player")),
+            code=request.POST.get("code") or "",
+            version=_version(request),
+        )
+
+    return _write(request, secret, donne, action)
+
+
+@csrf_exempt
+@require_POST
+def table_contest(request: HttpRequest, secret: str, donne: int) -> HttpResponse:
+    def action(access: TableAccess) -> Result:
+        return table_entry_contest(
+            access=access,
+            donne_number=donne,
+            player_id=_int(request.POST.get("player")),
+            note=request.POST.get("note") or "",
+            version=_version(request),
+        )
+
+    return _write(request, secret, donne, action)
+
+
+@require_http_methods(["GET", "POST"])
+def table_code(request: HttpRequest, code: str = "") -> HttpResponse:
+    """The short address: type the 6-character code printed beside the QR code."""
+    error = ""
+    typed = code or (request.POST.get("code") or "")
+    if typed:
+        try:
+            access = table_access_lookup(code=typed, client=request.META.get("REMOTE_ADDR", ""))
+        except PermissionDenied as exc:
+            error = str(exc)
+        else:
+            if access is not None:
+                return redirect(reverse("table_page", args=[access.secret]))
+            error = _("No table has this code. Check the 6 characters beside the QR code.")
+    status = 400 if error else 200
+    return render(
+        request,
+        "tournaments/table/code.html",
+        {"error": error, "typed": typed},
+        status=status,
+    )
+
+
+@require_GET
+def table_manifest(request: HttpRequest, secret: str) -> HttpResponse:
+    """The web app manifest: the table's page installs on the phone's home screen."""
+    try:
+        access = _access(secret)
+    except TableAccessDenied as exc:
+        return _denied(request, exc)
+    name = _("Table %(table)s") % {"table": access.table_round.table.number}
+    data = {
+        "name": f"{name} · {access.tournament.name}",
+        "short_name": name,
+        "start_url": reverse("table_page", args=[secret]),
+        "scope": reverse("table_code"),
+        "display": "standalone",
+        "background_color": "#ffffff",
+        "theme_color": "#1d4e89",
+        "icons": [
+            {"src": static("tournaments/table/icon.svg"), "sizes": "any", "type": "image/svg+xml"}
+        ],
+    }
+    return JsonResponse(data, content_type="application/manifest+json")
+
+
+def _assets_version(names: list[str]) -> str:
+    """A digest of the page's assets: when one changes, the service worker's text changes,
+    so phones install the new one and drop the old cache."""
+    from django.contrib.staticfiles import finders
+
+    digest = hashlib.sha256()
+    for name in names:
+        path = finders.find(name)
+        if path:
+            with open(path, "rb") as handle:
+                digest.update(handle.read())
+    return digest.hexdigest()[:12]
+
+
+@require_GET
+def service_worker(request: HttpRequest) -> HttpResponse:
+    """The service worker, served under /table/ so that its scope covers the tables' pages."""
+    names = [
+        "tournaments/table/table.js",
+        "tournaments/table/table.css",
+        "tournaments/table/icon.svg",
+    ]
+    response = render(
+        request,
+        "tournaments/table/sw.js",
+        {"assets": [static(n) for n in names], "version": _assets_version(names)},
+        content_type="text/javascript",
+    )
+    response["Cache-Control"] = "no-cache"
+    return response

@@ -1,0 +1,144 @@
+"""The arbiter's side of the tables' pages: each table's address and short code per round,
+revoking and reissuing them, the players' confirmation codes, and confirming a table's entry.
+Thin: tournaments.services.table_entry decides."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_POST
+
+from ..models import Player, Registration, Result, TableAccess, TableRound, Tournament
+from ..permissions import can_write_results
+from ..services.results import ResultConflict
+from ..services.table_entry import (
+    player_code_reissue,
+    player_codes_get,
+    result_confirm_by_arbiter,
+    table_access_reissue,
+    table_access_revoke,
+    table_page_links,
+)
+
+__all__ = ["entry_confirm", "player_code_new", "table_access_change", "tables_overview"]
+
+
+def _tournament(request: HttpRequest, pk: int) -> Tournament:
+    tournament = get_object_or_404(Tournament.objects.select_related("club"), pk=pk)
+    if not can_write_results(request.user, tournament):
+        raise PermissionDenied
+    return tournament
+
+
+def _overview_url(tournament: Tournament) -> str:
+    return reverse("arbiter_tables", args=[tournament.pk])
+
+
+@login_required
+@require_GET
+def tables_overview(request: HttpRequest, pk: int) -> HttpResponse:
+    """Each table's page per round (QR address, short code) and each player's code."""
+    tournament = _tournament(request, pk)
+    table_rounds = list(
+        TableRound.objects.filter(round__tournament=tournament)
+        .select_related("round", "table")
+        .order_by("round__number", "table__number")
+    )
+    issued = set(
+        TableAccess.objects.filter(tournament=tournament).values_list("table_round_id", flat=True)
+    )
+    live = set(
+        TableAccess.objects.filter(tournament=tournament, revoked_at=None).values_list(
+            "table_round_id", flat=True
+        )
+    )
+    rows = []
+    for tr in table_rounds:
+        open_ = tr.round.state != "closed"
+        # Never issued: issue it now (the score sheets do the same); revoked: stays revoked.
+        usable = open_ and (tr.pk in live or tr.pk not in issued)
+        rows.append(
+            {
+                "table_round": tr,
+                "links": table_page_links(table_round=tr) if usable else None,
+                "revoked": tr.pk in issued and tr.pk not in live,
+            }
+        )
+    codes = player_codes_get(tournament=tournament)
+    players = [
+        (r.player, codes.get(r.player_id, ""))
+        for r in Registration.objects.filter(tournament=tournament).select_related("player")
+    ]
+    context = {"tournament": tournament, "rows": rows, "players": players}
+    return render(request, "tournaments/table/arbiter_tables.html", context)
+
+
+@login_required
+@require_POST
+def table_access_change(
+    request: HttpRequest, pk: int, table_round: int, action: str
+) -> HttpResponse:
+    """Revoke a table's page, or issue a new one (the old one stops working)."""
+    tournament = _tournament(request, pk)
+    tr = get_object_or_404(
+        TableRound.objects.select_related("round__tournament", "table"),
+        pk=table_round,
+        round__tournament=tournament,
+    )
+    if action == "revoke":
+        for access in TableAccess.objects.filter(table_round=tr, revoked_at=None):
+            table_access_revoke(access=access, user=request.user)
+        messages.success(
+            request,
+            _("The page of table %(table)s is revoked: issue a new one when needed.")
+            % {"table": tr.table.number},
+        )
+    else:
+        access = table_access_reissue(table_round=tr, user=request.user)
+        messages.success(
+            request,
+            _("Table %(table)s has a new page: code %(code)s. Print its score sheet again.")
+            % {"table": tr.table.number, "code": access.short_code},
+        )
+    return redirect(_overview_url(tournament))
+
+
+@login_required
+@require_POST
+def player_code_new(request: HttpRequest, pk: int, player_id: int) -> HttpResponse:
+    tournament = _tournament(request, pk)
+    player = get_object_or_404(Player, pk=player_id, registrations__tournament=tournament)
+    code = player_code_reissue(tournament=tournament, player=player, user=request.user)
+    messages.success(
+        request, _("New code of %(player)s: %(code)s.") % {"player": player, "code": code}
+    )
+    return redirect(_overview_url(tournament) + "#codes")
+
+
+@login_required
+@require_POST
+def entry_confirm(request: HttpRequest, pk: int, table: int, donne: int) -> HttpResponse:
+    """The arbiter makes a table's entry count as it stands."""
+    tournament = _tournament(request, pk)
+    result = get_object_or_404(
+        Result.objects.select_related("tournament", "table", "donne"),
+        tournament=tournament,
+        table__number=table,
+        donne__number=donne,
+    )
+    try:
+        result_confirm_by_arbiter(result=result, user=request.user)
+    except ResultConflict as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(
+            request,
+            _("Table %(table)s, donne %(donne)s: the result counts.")
+            % {"table": table, "donne": donne},
+        )
+    return redirect(reverse("arbiter_dashboard", args=[tournament.pk]) + "#at-tables")
