@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from django.core.exceptions import PermissionDenied
-from django.db.models import Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
@@ -15,6 +14,7 @@ from ..permissions import (
     can_see_tournament,
     is_club_organiser,
 )
+from ..search import players_matching
 from ..services.errors import translate_message
 from ..services.preparation import PreparationError, tournament_verify
 
@@ -38,14 +38,7 @@ def player_search(request: HttpRequest) -> HttpResponse:
     query = request.GET.get("q", "").strip()
     players = Player.objects.none()
     if query:
-        terms = Q()
-        for word in query.split():
-            terms &= (
-                Q(first_name__icontains=word)
-                | Q(last_name__icontains=word)
-                | Q(licence__startswith=word)
-            )
-        players = Player.objects.filter(terms).select_related("club")[:50]
+        players = players_matching(Player.objects.select_related("club"), query)[:50]
     template = (
         "tournaments/_player_results.html" if request.htmx else "tournaments/player_search.html"
     )
