@@ -21,3 +21,9 @@ urlpatterns = [
     path("", include("scoring.urls")),
     path("api/", include("tournaments.api.urls")),
 ]
+
+# Styled error pages (tarot_club/errors.py), used when DEBUG is off.
+handler400 = "tarot_club.errors.bad_request"
+handler403 = "tarot_club.errors.permission_denied"
+handler404 = "tarot_club.errors.page_not_found"
+handler500 = "tarot_club.errors.server_error"
