@@ -13,6 +13,7 @@ from . import views
 urlpatterns = [
     path("", views.home, name="home"),
     path("healthz", views.healthz, name="healthz"),
+    path("welcome/", views.landing, name="landing"),
     path("i18n/", include("django.conf.urls.i18n")),
     path("admin/", admin.site.urls),
     path("login/", throttled_login(auth_views.LoginView.as_view()), name="login"),
