@@ -9,6 +9,9 @@ from fractions import Fraction
 from html import escape
 
 from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import get_language
+
+from scoring.display import localise_number_text
 
 
 def _nice_step(span: float) -> float:
@@ -21,7 +24,8 @@ def _nice_step(span: float) -> float:
 
 
 def _fmt(value: float) -> str:
-    return f"{value:.1f}".rstrip("0").rstrip(".")
+    text = f"{value:.1f}".rstrip("0").rstrip(".")
+    return localise_number_text(text, get_language())
 
 
 def running_total_chart(
@@ -74,9 +78,10 @@ def running_total_chart(
         every = max(1, len(values) // 12)
         for i, ((label, _value), v) in enumerate(zip(points, values, strict=True)):
             css = "chart-dot pos" if v > 0 else "chart-dot neg" if v < 0 else "chart-dot"
+            tip = localise_number_text(value_format.format(v), get_language())
             parts.append(
                 f'<circle class="{css}" cx="{x(i):.1f}" cy="{y(v):.1f}" r="3.5">'
-                f"<title>{escape(label)}: {escape(value_format.format(v))}</title></circle>"
+                f"<title>{escape(label)}: {escape(tip)}</title></circle>"
             )
             if i % every == 0 or i == len(values) - 1:
                 parts.append(
