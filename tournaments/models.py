@@ -228,8 +228,8 @@ class Tournament(models.Model):
         _("public while it runs"),
         default=True,
         help_text=_(
-            "Anyone in the room may read the live ranking and look up where he sits, without "
-            "an account. Travellers and score cards stay for the players."
+            "Anyone in the room may read the live ranking and look up where they sit, without "
+            "an account. Results of donnes not yet played at every table stay hidden."
         ),
     )
     round_minutes = models.PositiveSmallIntegerField(

@@ -84,3 +84,25 @@ def test_where_do_i_sit_says_who_sits_out_at_a_table_of_five(client, personas):
     assert "sits out" in page
     if out:
         assert f"You sit out donne {out[0]}" in page
+
+
+def test_an_anonymous_visitor_sees_a_score_card_as_another_player_does(
+    client, running_tournament, personas
+):
+    """Public during play opens the ranking and the score cards, but a donne not yet played
+    at every table stays hidden on someone else's card, exactly as for another player."""
+    import re
+
+    from tests.rankings.helpers import schedule
+
+    t = running_tournament
+    me = personas.player_user.player
+    my_table = Seat.objects.get(player=me, round__number=1).table_round.table.number
+    donne = next(d for r, tb, d in schedule(t) if (r, tb) == (1, my_table))
+    enter(t, my_table, donne, personas.arbiter, points=60)
+    url = reverse("score_card", args=[t.pk, me.pk])
+    row = rf'<tr data-donne="{donne}" data-status="played">.*?</tr>'
+    page = client.get(url, HTTP_ACCEPT_LANGUAGE="en")
+    assert page.status_code == 200
+    hidden = re.search(row, page.content.decode(), re.S).group(0)
+    assert "Hidden until every table has played it" in hidden and "Garde" not in hidden

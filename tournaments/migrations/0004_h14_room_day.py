@@ -68,7 +68,7 @@ class Migration(migrations.Migration):
             name="public_during_play",
             field=models.BooleanField(
                 default=True,
-                help_text="Anyone in the room may read the live ranking and look up where he sits, without an account. Travellers and score cards stay for the players.",
+                help_text="Anyone in the room may read the live ranking and look up where they sit, without an account. Results of donnes not yet played at every table stay hidden.",
                 verbose_name="public while it runs",
             ),
         ),
