@@ -4,7 +4,8 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 PY := $(VENV)/bin/python
 PORT ?= 8000
-export DEBUG ?= 1
+# DEBUG stays off unless asked for (`DEBUG=1 make run`); serving beyond this machine
+# (HOST not a loopback address) always runs with it off.
 
 .PHONY: run test setup messages makemessages migrate demo lint format bench guide clean
 

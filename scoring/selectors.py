@@ -585,6 +585,7 @@ class HandSuit:
     symbol: str
     css: str
     cards: list[str]
+    name: str = ""  # the suit's name, for screen readers ("pique")
 
 
 @dataclass(frozen=True)
@@ -655,29 +656,34 @@ class Traveller:
         return method_label(self.method)
 
 
-_FACE = {14: "R", 13: "D", 12: "C", 11: "V"}
-
-
 def hand_view(position: str, label: str, text: str) -> HandView:
-    """A hand grouped by suit for the diagram (suit symbols, trumps high to low)."""
+    """A hand grouped by suit for the diagram (suit symbols, ranks in the page's language:
+    R D C V or K Q C J; trumps high to low)."""
+    from django.utils.translation import get_language
+
+    from scoring import display
+
     try:
         from scoring.cards import parse_hand
 
         cards = parse_hand(text)
     except Exception:  # a hand the notation cannot read is shown as stored
         return HandView(position, label, [], [], text)
-    suits: dict[str, list[str]] = {s: [] for s in ("S", "H", "D", "C")}
+    language = get_language()
+    suits: dict[str, list[str]] = {s: [] for s in display.SUITS}
     trumps: list[str] = []
     for card in cards:  # display order: ♠ ♥ ♦ ♣ high to low, then trumps 21..1, Excuse
         if card.suit is not None:
-            suits[card.suit].append(_FACE.get(card.rank, str(card.rank)))
+            suits[card.suit].append(display.rank_text(card.rank, language))
         else:
             trumps.append(card.symbol)
-    symbols = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
     return HandView(
         position,
         label,
-        [HandSuit(symbols[s], f"suit-{s}", suits[s]) for s in ("S", "H", "D", "C")],
+        [
+            HandSuit(display.SUIT_SYMBOLS[s], f"suit-{s}", suits[s], display.suit_name(s, language))
+            for s in display.SUITS
+        ],
         trumps,
         text,
     )

@@ -112,7 +112,7 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
 ]
 LOGIN_URL = "login"
-LOGIN_REDIRECT_URL = "home"
+LOGIN_REDIRECT_URL = "landing"  # where the user works today (tournaments/services/landing.py)
 LOGOUT_REDIRECT_URL = "home"
 
 LANGUAGE_CODE = "fr"

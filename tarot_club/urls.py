@@ -13,6 +13,7 @@ from . import views
 urlpatterns = [
     path("", views.home, name="home"),
     path("healthz", views.healthz, name="healthz"),
+    path("welcome/", views.landing, name="landing"),
     path("i18n/", include("django.conf.urls.i18n")),
     path("admin/", admin.site.urls),
     path("login/", throttled_login(auth_views.LoginView.as_view()), name="login"),
@@ -22,3 +23,9 @@ urlpatterns = [
     path("api/", include("tournaments.api.urls")),
     path("aide/", include("tarot_club.guide.urls")),
 ]
+
+# Styled error pages (tarot_club/errors.py), used when DEBUG is off.
+handler400 = "tarot_club.errors.bad_request"
+handler403 = "tarot_club.errors.permission_denied"
+handler404 = "tarot_club.errors.page_not_found"
+handler500 = "tarot_club.errors.server_error"

@@ -45,18 +45,22 @@ class PlayerForm(forms.ModelForm):
 
 
 class PlayerImportForm(forms.Form):
-    """A CSV file of players, read as UTF-8 (with or without the BOM spreadsheets add)."""
+    """A CSV file of players, in UTF-8 (with or without a BOM) or Windows-1252."""
 
     file = forms.FileField(
         label=_("CSV file"),
         help_text=_(
             "One player a line, after a header line: licence,nom,prenom (or licence,last_name,"
-            "first_name), separated by commas or semicolons, saved as CSV UTF-8."
+            "first_name), separated by commas or semicolons; UTF-8 or Windows-1252 (what "
+            "Excel writes) are both read."
         ),
         widget=forms.ClearableFileInput(attrs={"accept": ".csv,text/csv,text/plain"}),
     )
+    encoding = ""  # set by clean_file: what the file was read as (ENCODING_LABELS)
 
     def clean_file(self) -> str:
+        from .services.players import ENCODING_LABELS, CsvEncodingError, csv_decode
+
         upload = self.cleaned_data["file"]
         if upload.size > MAX_IMPORT_BYTES:
             raise forms.ValidationError(
@@ -64,17 +68,18 @@ class PlayerImportForm(forms.Form):
                 code="too_large",
                 params={"size": upload.size, "max": MAX_IMPORT_BYTES},
             )
-        raw = upload.read()
         try:
-            return raw.decode("utf-8-sig")
-        except UnicodeDecodeError:
+            text, encoding = csv_decode(upload.read())
+        except CsvEncodingError:
             raise forms.ValidationError(
                 _(
-                    "The file is not UTF-8 text. In your spreadsheet, save it as “CSV UTF-8” "
-                    "and import it again."
+                    "The file is not a CSV text file. In your spreadsheet, save it as “CSV” "
+                    "or “CSV UTF-8” and import it again."
                 ),
-                code="not_utf8",
+                code="not_text",
             ) from None
+        self.encoding = ENCODING_LABELS[encoding]
+        return text
 
 
 class ArbiterChoiceField(forms.ModelMultipleChoiceField):
@@ -107,6 +112,9 @@ class TournamentForm(forms.ModelForm):
             "method",
             "matchpoint_penalty_rate",
             "arbiters",
+            "public_during_play",
+            "round_minutes",
+            "announcement",
         ]
         widgets = {"date": forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d")}
 
@@ -124,6 +132,16 @@ class TournamentForm(forms.ModelForm):
         )
         if self.instance.pk is not None:
             self.fields["club"].disabled = True
+        # Left empty, the round's length keeps its value (the default for a new tournament).
+        self.fields["round_minutes"].required = False
+
+    def clean_round_minutes(self) -> int:
+        minutes = self.cleaned_data.get("round_minutes")
+        if minutes is None:
+            return (
+                self.instance.round_minutes or Tournament._meta.get_field("round_minutes").default
+            )
+        return minutes
 
 
 class StatusForm(forms.Form):

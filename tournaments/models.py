@@ -104,6 +104,24 @@ class Club(models.Model):
         return reverse("club_detail", args=[self.pk])
 
 
+class PlayerQuerySet(models.QuerySet):
+    """Bulk writes keep the folded search column too (they bypass Player.save)."""
+
+    def bulk_create(self, objs: Any, *args: Any, **kwargs: Any) -> list[Any]:
+        objs = list(objs)
+        for player in objs:
+            player.refresh_search_name()
+        return super().bulk_create(objs, *args, **kwargs)
+
+    def bulk_update(self, objs: Any, fields: Any, *args: Any, **kwargs: Any) -> int:
+        objs, fields = list(objs), list(fields)
+        if {"first_name", "last_name"} & set(fields):
+            for player in objs:
+                player.refresh_search_name()
+            fields = [*fields, "search_name"]
+        return super().bulk_update(objs, fields, *args, **kwargs)
+
+
 class Player(models.Model):
     first_name = models.CharField(_("first name"), max_length=80)
     last_name = models.CharField(_("last name"), max_length=80)
@@ -121,6 +139,10 @@ class Player(models.Model):
         related_name="player",
         verbose_name=_("login"),
     )
+    # Folded names for accent- and case-blind search (tournaments/search.py); kept by save().
+    search_name = models.CharField(max_length=200, blank=True, default="", editable=False)
+
+    objects = PlayerQuerySet.as_manager()
 
     class Meta:
         ordering = ["last_name", "first_name"]
@@ -131,8 +153,20 @@ class Player(models.Model):
     def __str__(self) -> str:
         return f"{self.first_name} {self.last_name}"
 
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        self.refresh_search_name()
+        update_fields = kwargs.get("update_fields")
+        if update_fields is not None and {"first_name", "last_name"} & set(update_fields):
+            kwargs["update_fields"] = {*update_fields, "search_name"}
+        super().save(*args, **kwargs)
+
     def get_absolute_url(self) -> str:
         return reverse("player_detail", args=[self.pk])
+
+    def refresh_search_name(self) -> None:
+        from .search import player_search_name
+
+        self.search_name = player_search_name(first_name=self.first_name, last_name=self.last_name)
 
     @property
     def full_name(self) -> str:
@@ -188,6 +222,28 @@ class Tournament(models.Model):
     # ranking snapshot records the version it was computed from.
     results_version = models.PositiveBigIntegerField(default=0, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
+    # The room on the day: who may read the live ranking and the seating while it runs, how
+    # long a round lasts on the room's screen, and the line of announcements shown there.
+    public_during_play = models.BooleanField(
+        _("public while it runs"),
+        default=True,
+        help_text=_(
+            "Anyone in the room may read the live ranking and look up where they sit, without "
+            "an account. Results of donnes not yet played at every table stay hidden."
+        ),
+    )
+    round_minutes = models.PositiveSmallIntegerField(
+        _("length of a round (minutes)"),
+        default=30,
+        validators=[MinValueValidator(1), MaxValueValidator(240)],
+        help_text=_("The clock of the room's screen counts down from this."),
+    )
+    announcement = models.CharField(
+        _("announcements"),
+        max_length=300,
+        blank=True,
+        help_text=_("One line shown at the bottom of the room's screen."),
+    )
 
     class Meta:
         ordering = ["-date", "name"]
@@ -238,6 +294,11 @@ class Round(models.Model):
     tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="round_set")
     number = models.PositiveSmallIntegerField(_("number"))
     state = models.CharField(_("state"), max_length=8, choices=State.choices, default="pending")
+    # The round's clock (tournaments/services/clock.py): seconds run before the current start,
+    # the start of the current run (None while stopped), and minutes added by the arbiter.
+    clock_started_at = models.DateTimeField(null=True, blank=True)
+    clock_elapsed_seconds = models.PositiveIntegerField(default=0)
+    clock_extra_seconds = models.IntegerField(default=0)
 
     class Meta:
         ordering = ["tournament", "number"]

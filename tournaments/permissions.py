@@ -1,7 +1,8 @@
 """Who may do what, per tournament. Every screen and the API ask these functions.
 
 Organisers of the club and arbiters of the tournament change it; registered players read it
-while it runs; strangers see only what is published (and the tournament's public page).
+while it runs (everyone, when it is public during play); strangers see only what is published
+(and the tournament's public page).
 """
 
 from __future__ import annotations
@@ -51,10 +52,30 @@ def can_see_tournament(user: AnyUser, tournament: Tournament) -> bool:
     return tournament.status != tournament.Status.DRAFT or can_manage_tournament(user, tournament)
 
 
-def can_see_results(user: AnyUser, tournament: Tournament) -> bool:
-    """Rankings and score cards: public once published, players of the tournament meanwhile."""
+def is_public_during_play(tournament: Tournament) -> bool:
+    """The room reads the live ranking and the seating without an account (a tournament
+    setting, on by default) while the tournament runs and until it is published."""
     status = tournament.Status
-    if tournament.status == status.PUBLISHED:
+    return tournament.public_during_play and tournament.status in (status.RUNNING, status.FINISHED)
+
+
+def can_see_seating(user: AnyUser, tournament: Tournament) -> bool:
+    """ "Où suis-je assis ?": who sits where, round by round, once the tournament runs."""
+    status = tournament.Status
+    if can_manage_tournament(user, tournament):
+        return tournament.status != status.DRAFT
+    if tournament.status not in (status.RUNNING, status.FINISHED, status.PUBLISHED):
+        return False
+    return is_public_during_play(tournament) or is_registered_player(user, tournament)
+
+
+def can_see_results(user: AnyUser, tournament: Tournament) -> bool:
+    """Rankings and score cards: public once published, players of the tournament meanwhile
+    (anyone, when the tournament is public during play). Travellers of donnes not yet played
+    everywhere and other players' lines of such donnes stay hidden all the same (the
+    selectors hide them from whoever does not manage the tournament)."""
+    status = tournament.Status
+    if tournament.status == status.PUBLISHED or is_public_during_play(tournament):
         return True
     if can_manage_tournament(user, tournament):
         return True

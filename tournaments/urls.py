@@ -13,8 +13,10 @@ urlpatterns = [
     path("players/<int:pk>/", public.player_detail, name="player_detail"),
     path("t/<int:pk>/", public.tournament_detail, name="tournament_detail"),
     path("t/<int:pk>/verify/", public.tournament_verify_page, name="tournament_verify"),
+    path("t/<int:pk>/seats/", public.tournament_seats, name="tournament_seats"),
     path("account/", public.account, name="account"),
     path("", include("tournaments.urls_organiser")),
     path("", include("tournaments.urls_arbiter")),
     path("", include("tournaments.urls_table")),
+    path("", include("tournaments.urls_room")),
 ]

@@ -1,57 +1,40 @@
-"""Display of exact numbers (RULES §6: differentials are exact; round only when displaying)."""
+"""Display of exact numbers (RULES §6: differentials are exact; round only when displaying).
+
+The writing itself (decimal comma in French) is scoring/display.py, shared with the PDFs."""
 
 from __future__ import annotations
 
-from decimal import ROUND_HALF_UP, Decimal
-from fractions import Fraction
+from decimal import Decimal
 from typing import Any
 
 from django import template
-from django.utils.formats import number_format
+from django.utils.translation import get_language
+
+from scoring import display
 
 register = template.Library()
 
-_HUNDREDTH = Decimal("0.01")
-
 
 def _decimal(value: Any) -> Decimal | None:
-    if value is None or value == "":
-        return None
-    if isinstance(value, Fraction):
-        number = Decimal(value.numerator) / Decimal(value.denominator)
-    else:
-        try:
-            number = Decimal(str(value))
-        except ArithmeticError:
-            return None
-    number = number.quantize(_HUNDREDTH, rounding=ROUND_HALF_UP)
-    # 12.50 -> 12.5, 12.00 -> 12: no trailing zeros, never an exponent.
-    if number == number.to_integral():
-        return number.quantize(Decimal(1))
-    return number.normalize()
+    return display.to_decimal(value)
 
 
 @register.filter
 def number(value: Any) -> str:
-    """An exact number rounded to two decimals, localised (12,5 in French)."""
-    d = _decimal(value)
-    if d is None:
-        return ""
-    return number_format(d, use_l10n=True)
+    """An exact number rounded to two decimals, in the page's language (12,5 in French)."""
+    return display.decimal_text(value, get_language())
 
 
 @register.filter
 def signed(value: Any) -> str:
     """Like `number`, with a + before positive values (a differential reads better so)."""
-    d = _decimal(value)
-    if d is None:
-        return ""
-    text = number_format(abs(d), use_l10n=True)
-    if d > 0:
-        return f"+{text}"
-    if d < 0:
-        return f"-{text}"
-    return text
+    return display.signed_text(value, get_language())
+
+
+@register.filter
+def position_letter(value: str) -> str:
+    """N E S O in French, N E S W in English."""
+    return display.position_letter(value, get_language())
 
 
 @register.filter

@@ -274,6 +274,8 @@ def setup(personas: Personas, status: str) -> dict[str, Any]:
     """A staged tournament in `status` with, at both tables, a result for donne 1 (so it is
     complete and its traveller visible) and a penalty."""
     tournament = stage_tournament(personas=personas, status=status)
+    # The matrix checks the rule for registered players; public during play is tested apart.
+    Tournament.objects.filter(pk=tournament.pk).update(public_during_play=False)
     player = personas.player_user.player
     outsider = Player.objects.create(
         first_name="Zoé", last_name="Extérieure", licence="0188888", club=tournament.club

@@ -302,6 +302,7 @@ def test_documents_page_runs_a_bounded_number_of_queries(
 
 
 def test_the_tournament_page_links_to_the_documents(played_tournament, personas):
+    Tournament.objects.filter(pk=played_tournament.pk).update(public_during_play=False)
     url = reverse("tournament_detail", args=[played_tournament.pk])
     documents = reverse("documents", args=[played_tournament.pk])
     html = client_for(personas, "arbiter").get(url, HTTP_ACCEPT_LANGUAGE="en").content.decode()

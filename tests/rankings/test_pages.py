@@ -45,6 +45,7 @@ def urls(tournament: Tournament, player: Player) -> list[str]:
 
 def test_permission_matrix_while_running(client, running_tournament, personas):
     player = player_of(personas.player_user)
+    Tournament.objects.filter(pk=running_tournament.pk).update(public_during_play=False)
     for url in urls(running_tournament, player):
         assert get(client, url).status_code == 302, url  # anonymous: log in first
         assert "/login/" in get(client, url)["Location"]
@@ -287,6 +288,7 @@ def test_player_results_page_lists_visible_tournaments_with_rank(client, persona
 
 
 def test_tournament_page_links_to_the_results_for_its_players(client, running_tournament, personas):
+    Tournament.objects.filter(pk=running_tournament.pk).update(public_during_play=False)
     url = running_tournament.get_absolute_url()
     html = get(client, url, personas.player_user).content.decode()
     assert reverse("ranking", args=[running_tournament.pk]) in html

@@ -310,14 +310,40 @@ def test_import_reports_counts_or_every_bad_line(organiser_client, scene):
     assert Player.objects.get(licence="0999010").first_name == "Zoé"
 
 
-def test_import_explains_a_file_that_is_not_utf8(organiser_client, scene):
+@pytest.mark.parametrize(
+    ("raw", "label"),
+    [
+        ("licence;nom;prénom\n0999011;Lefèvre;Zoé\n".encode("cp1252"), "Windows-1252"),
+        ("licence;nom;prénom\n0999011;Lefèvre;Zoé\n".encode(), "UTF-8."),
+        ("\ufefflicence;nom;prénom\n0999011;Lefèvre;Zoé\n".encode(), "UTF-8 (BOM)"),
+    ],
+)
+def test_import_reads_the_encodings_spreadsheets_write_and_says_which(
+    organiser_client, scene, raw, label
+):
     url = reverse("organiser_players_import", args=[scene.club.pk])
-    latin = SimpleUploadedFile(
-        "j.csv", "licence;nom;prénom\n0999011;Lefèvre;Zoé\n".encode("cp1252")
+    response = organiser_client.post(
+        url, {"file": SimpleUploadedFile("j.csv", raw)}, follow=True, **EN
     )
-    response = organiser_client.post(url, {"file": latin}, **EN)
+    assert f"The file was read as {label}" in response.content.decode()
+    player = Player.objects.get(licence="0999011")
+    assert (player.last_name, player.first_name) == ("Lefèvre", "Zoé")
+
+
+def test_import_says_which_encoding_it_read_when_refusing_a_line(organiser_client, scene):
+    url = reverse("organiser_players_import", args=[scene.club.pk])
+    bad = "licence;nom;prénom\n12;Lefèvre;Zoé\n".encode("cp1252")
+    response = organiser_client.post(url, {"file": SimpleUploadedFile("j.csv", bad)}, **EN)
+    assert response.status_code == 422
+    assert "The file was read as Windows-1252." in response.content.decode()
+
+
+def test_import_refuses_a_file_that_is_not_text(organiser_client, scene):
+    url = reverse("organiser_players_import", args=[scene.club.pk])
+    xlsx = SimpleUploadedFile("j.xlsx", b"PK\x03\x04\x14\x00\x06\x00\x08\x00\x00\x00!\x00")
+    response = organiser_client.post(url, {"file": xlsx}, **EN)
+    assert "is not a CSV text file" in response.content.decode()
     assert "CSV UTF-8" in response.content.decode()
-    assert not Player.objects.filter(licence="0999011").exists()
 
 
 # --- tournaments and status -----------------------------------------------------------------

@@ -35,6 +35,37 @@ HEADER_ALIASES = {
 REQUIRED_COLUMNS = ("licence", "last_name", "first_name")
 
 
+class CsvEncodingError(ValueError):
+    """The file is not text in an encoding a spreadsheet writes (e.g. an .xlsx file)."""
+
+
+# The names shown to the user for what the file was read as.
+ENCODING_LABELS = {"utf-8-sig": "UTF-8 (BOM)", "utf-8": "UTF-8", "cp1252": "Windows-1252"}
+
+
+def csv_decode(raw: bytes) -> tuple[str, str]:
+    """The text of a CSV file and the encoding it was read as (a key of ENCODING_LABELS).
+
+    Spreadsheets write UTF-8 with a byte-order mark ("CSV UTF-8"), plain UTF-8 (LibreOffice,
+    Numbers), or Windows-1252 (French Excel's plain "CSV"). UTF-8 is tried first: a
+    Windows-1252 file with accents is almost never valid UTF-8, while the reverse always
+    "succeeds" with wrong letters (Ã© for é).
+    """
+    if b"\x00" in raw:
+        raise CsvEncodingError("binary")
+    if raw.startswith(b"\xef\xbb\xbf"):
+        encoding = "utf-8-sig"
+    else:
+        try:
+            return raw.decode("utf-8"), "utf-8"
+        except UnicodeDecodeError:
+            encoding = "cp1252"
+    try:
+        return raw.decode(encoding), encoding
+    except UnicodeDecodeError as exc:
+        raise CsvEncodingError(encoding) from exc
+
+
 @dataclass(frozen=True)
 class ImportReport:
     """What a successful import did."""

@@ -781,6 +781,10 @@ def _signed(value: int) -> str:
 
 def result_describe(snapshot: Mapping[str, Any] | None) -> str:
     """One line saying what a ledger snapshot of a result holds, for people to read."""
+    from django.utils.translation import get_language
+
+    from scoring.display import decimal_text, position_letter
+
     from ..models import Chelem, PetitAuBout, PoigneeSize, Position
 
     if not snapshot:
@@ -796,7 +800,7 @@ def result_describe(snapshot: Mapping[str, Any] | None) -> str:
             "contract": contract_label(snapshot.get("contract") or ""),
             "taker": Position(snapshot["taker"]).label if snapshot.get("taker") else "?",
             "bouts": snapshot.get("bouts"),
-            "points": (snapshot.get("points") or "").removesuffix(".0"),
+            "points": decimal_text(snapshot.get("points"), get_language(), places=1),
         }
     ]
     if snapshot.get("petit_au_bout") in PetitAuBout.values:
@@ -816,5 +820,11 @@ def result_describe(snapshot: Mapping[str, Any] | None) -> str:
         )
     scores = snapshot.get("scores") or {}
     if scores:
-        parts.append(" ".join(f"{p} {_signed(int(scores[p]))}" for p in POSITIONS if p in scores))
+        parts.append(
+            " ".join(
+                f"{position_letter(p, get_language())} {_signed(int(scores[p]))}"
+                for p in POSITIONS
+                if p in scores
+            )
+        )
     return "; ".join(str(part) for part in parts)

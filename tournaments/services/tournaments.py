@@ -39,12 +39,15 @@ PREPARATION_STATUSES = (Status.DRAFT, Status.REGISTRATION)
 # Fields that shape the seating: they cannot change once the tournament runs.
 STRUCTURE_FIELDS = ("rounds", "donnes_per_relais")
 RANKING_FIELDS = ("method", "matchpoint_penalty_rate")
+# The room on the day (public pages while it runs, the room's screen): changeable at any time.
+ROOM_FIELDS = ("public_during_play", "round_minutes", "announcement")
 EDITABLE_FIELDS = (
     "name",
     "date",
     "venue",
     *STRUCTURE_FIELDS,
     *RANKING_FIELDS,
+    *ROOM_FIELDS,
 )
 
 
@@ -175,6 +178,9 @@ def tournament_create(
     method: str = "average",
     matchpoint_penalty_rate: Decimal | str = Decimal("0.1"),
     arbiters: Iterable[AbstractBaseUser] = (),
+    public_during_play: bool = True,
+    round_minutes: int = 30,
+    announcement: str = "",
 ) -> Tournament:
     """A new tournament in draft: nobody but its managers sees it until registration opens.
 
@@ -189,6 +195,9 @@ def tournament_create(
         donnes_per_relais=donnes_per_relais,
         method=method,
         matchpoint_penalty_rate=matchpoint_penalty_rate,
+        public_during_play=public_during_play,
+        round_minutes=round_minutes,
+        announcement=announcement.strip(),
         status=Status.DRAFT,
     )
     tournament.full_clean()

@@ -212,10 +212,12 @@ def _initial(result: Result | None) -> dict[str, Any]:
 
 
 def _points_text(points: Any) -> str:
-    if points is None:
-        return ""
-    text = f"{points:f}"
-    return text[:-2] if text.endswith(".0") else text
+    """The attack's points as the arbiter writes them: "40,5" in French (the form reads both)."""
+    from django.utils.translation import get_language
+
+    from scoring.display import decimal_text
+
+    return decimal_text(points, get_language(), places=1)
 
 
 def _radio_groups(form: ResultForm, ctx: ResultContext | None) -> dict[str, Any]:
@@ -257,6 +259,14 @@ def _preview_for(
     if not form.is_valid():
         return None
     return result_preview(tournament=tournament, table=table, donne=donne, data=form.to_input())
+
+
+def _hands(donne: Donne) -> list[Any]:
+    """The donne's hands and chien with suit symbols and the ranks of the page's language."""
+    from scoring.selectors import hand_view
+
+    hands = [hand_view(p, str(Position(p).label), donne.hand(p)) for p in POSITIONS]
+    return [*hands, hand_view("", str(_("Chien")), donne.chien)]
 
 
 def _seat_rows(ctx: ResultContext, preview: ResultPreview | None) -> list[dict[str, Any]]:
@@ -362,7 +372,7 @@ def result_entry(request: HttpRequest, pk: int, table: int, donne: int) -> HttpR
         "round_block": round_block,
         "next_cell": board.next_missing(after=(table, donne)),
         "jump_form": JumpForm(initial={"table": table, "donne": donne}),
-        "hands": [(p, donne_obj.hand(p)) for p in POSITIONS],
+        "hands": _hands(donne_obj),
     }
     return render(request, "tournaments/arbiter/result_entry.html", context, status=status)
 

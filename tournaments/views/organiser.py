@@ -32,6 +32,7 @@ from ..forms import (
 from ..forms_seating import SeatingSetForm, SeatingSwapForm
 from ..models import Club, Player, Registration, Result, Tournament
 from ..permissions import can_manage_tournament, is_club_organiser
+from ..search import players_matching
 from ..services.players import PlayerImportError, player_create, player_update, players_import_csv
 from ..services.registration import (
     RegistrationError,
@@ -129,13 +130,7 @@ def organiser_home(request: HttpRequest) -> HttpResponse:
 def club_players(request: HttpRequest, club_pk: int) -> HttpResponse:
     club = _organised_club(request, club_pk)
     query = request.GET.get("q", "").strip()
-    players = club.players.all()
-    for word in query.split():
-        players = players.filter(
-            Q(first_name__icontains=word)
-            | Q(last_name__icontains=word)
-            | Q(licence__startswith=word)
-        )
+    players = players_matching(club.players.all(), query)
     return render(
         request,
         "tournaments/organiser/club_players.html",
@@ -195,10 +190,12 @@ def players_import_view(request: HttpRequest, club_pk: int) -> HttpResponse:
     form = PlayerImportForm(request.POST or None, request.FILES or None)
     import_error: PlayerImportError | None = None
     if request.method == "POST" and form.is_valid():
+        read_as = _("The file was read as %(encoding)s.") % {"encoding": form.encoding}
         try:
             report = players_import_csv(club=club, text=form.cleaned_data["file"])
         except PlayerImportError as exc:
             import_error = exc
+            messages.info(request, read_as)
         else:
             messages.success(
                 request,
@@ -210,7 +207,9 @@ def players_import_view(request: HttpRequest, club_pk: int) -> HttpResponse:
                     "created": report.created,
                     "updated": report.updated,
                     "unchanged": report.unchanged,
-                },
+                }
+                + " "
+                + read_as,
             )
             return redirect("organiser_club_players", club_pk=club.pk)
     return render(
@@ -312,14 +311,7 @@ def _registrations_context(tournament: Tournament) -> dict[str, Any]:
 def _search_players(tournament: Tournament, query: str) -> list[Player]:
     if not query:
         return []
-    terms = Q()
-    for word in query.split():
-        terms &= (
-            Q(first_name__icontains=word)
-            | Q(last_name__icontains=word)
-            | Q(licence__startswith=word)
-        )
-    players = list(Player.objects.filter(terms).select_related("club")[:SEARCH_LIMIT])
+    players = list(players_matching(Player.objects.select_related("club"), query)[:SEARCH_LIMIT])
     registered = set(
         Registration.objects.filter(
             tournament=tournament, player__in=[p.pk for p in players]

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
-from django.db.models import Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
@@ -12,9 +12,11 @@ from ..models import Club, Player, Tournament
 from ..permissions import (
     can_manage_tournament,
     can_see_results,
+    can_see_seating,
     can_see_tournament,
     is_club_organiser,
 )
+from ..search import players_matching
 from ..services.errors import translate_message
 from ..services.preparation import PreparationError, tournament_verify
 
@@ -38,14 +40,7 @@ def player_search(request: HttpRequest) -> HttpResponse:
     query = request.GET.get("q", "").strip()
     players = Player.objects.none()
     if query:
-        terms = Q()
-        for word in query.split():
-            terms &= (
-                Q(first_name__icontains=word)
-                | Q(last_name__icontains=word)
-                | Q(licence__startswith=word)
-            )
-        players = Player.objects.filter(terms).select_related("club")[:50]
+        players = players_matching(Player.objects.select_related("club"), query)[:50]
     template = (
         "tournaments/_player_results.html" if request.htmx else "tournaments/player_search.html"
     )
@@ -76,8 +71,32 @@ def tournament_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "tournament": tournament,
         "can_manage": can_manage_tournament(request.user, tournament),
         "can_see_results": can_see_results(request.user, tournament),
+        "can_see_seating": can_see_seating(request.user, tournament),
     }
     return render(request, "tournaments/tournament_detail.html", context)
+
+
+def tournament_seats(request: HttpRequest, pk: int) -> HttpResponse:
+    """“Où suis-je assis ?”: type part of a name, read the table and position of each round.
+    Without an account while the tournament is public during play; htmx asks for the list."""
+    from ..services.seat_lookup import MAX_MATCHES, MIN_QUERY_LENGTH, seats_lookup
+
+    tournament = get_object_or_404(Tournament.objects.select_related("club"), pk=pk)
+    if not can_see_seating(request.user, tournament):
+        if not request.user.is_authenticated:
+            return redirect_to_login(request.get_full_path())
+        raise PermissionDenied
+    query = request.GET.get("q", "").strip()[:100]
+    context = {
+        "tournament": tournament,
+        "query": query,
+        "routes": seats_lookup(tournament=tournament, query=query),
+        "too_short": 0 < len(query) < MIN_QUERY_LENGTH,
+        "max_matches": MAX_MATCHES,
+        "can_see_results": can_see_results(request.user, tournament),
+    }
+    template = "tournaments/_seats_results.html" if request.htmx else "tournaments/seats.html"
+    return render(request, template, context)
 
 
 def tournament_verify_page(request: HttpRequest, pk: int) -> HttpResponse:

@@ -7,15 +7,19 @@ Both run in this terminal and stop together on Ctrl-C. Without Redis, tasks run 
 from __future__ import annotations
 
 import os
+import secrets
 import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
+from tarot_club.env import TRUE_WORDS
 from tarot_club.health import redis_reachable
+from tarot_club.room import WILDCARD_HOSTS, is_loopback, room_url, url_host
 
 DEMO_LOGINS = (
     ("organisateur", "Organiser of the demo club"),
@@ -35,6 +39,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, host: str, port: str, **options) -> None:
         env = dict(os.environ)
+        address = self._room_environment(env, host=host, port=port)
         children: list[subprocess.Popen] = []
         manage = [sys.executable, str(settings.BASE_DIR / "manage.py")]
         if redis_reachable(settings.REDIS_URL):
@@ -59,15 +64,38 @@ class Command(BaseCommand):
         children.append(
             subprocess.Popen([*manage, "runserver", f"{host}:{port}", "--noreload"], env=env)
         )
-        shown_host = "127.0.0.1" if host in ("0.0.0.0", "::") else host
-        self.stdout.write(
-            self.style.SUCCESS(f"tarot_club is served on http://{shown_host}:{port}/")
-        )
+        self.stdout.write(self.style.SUCCESS(f"tarot_club is served on {address}/"))
         self.stdout.write(f"Demo logins (password {DEMO_PASSWORD}):")
         for login, role in DEMO_LOGINS:
             self.stdout.write(f"  {login:<13} {role}")
         self.stdout.write("Press Ctrl-C to stop.")
         self._wait(children)
+
+    def _room_environment(self, env: dict[str, str], *, host: str, port: str) -> str:
+        """Set SITE_URL (QR codes), DEBUG and ALLOWED_HOSTS for the site and its worker;
+        return the address to print. Beyond this machine the site never runs in DEBUG."""
+        address = room_url(host=host, port=port, site_url=env.get("SITE_URL", ""))
+        env["SITE_URL"] = address
+        if is_loopback(host):
+            return address
+        if env_bool_value(env.get("DEBUG")):
+            self.stdout.write("DEBUG=1 is ignored: the site serves the room's network.")
+        env["DEBUG"] = "0"
+        if not env.get("SECRET_KEY") and not Path(settings.SECRET_KEY_FILE).is_file():
+            env["SECRET_KEY"] = secrets.token_urlsafe(50)  # generated for this run
+        hosts = [h for h in env.get("ALLOWED_HOSTS", "").split(",") if h.strip()]
+        hosts = hosts or list(settings.ALLOWED_HOSTS)
+        for extra in (url_host(address), host if host not in WILDCARD_HOSTS else ""):
+            if extra and extra not in hosts:
+                hosts.append(extra)
+        env["ALLOWED_HOSTS"] = ",".join(hosts)
+        self.stdout.write(
+            self.style.WARNING(
+                f"Serving the room: phones in the room open {address}/ "
+                "(DEBUG is off; set SITE_URL to print another address)."
+            )
+        )
+        return address
 
     def _wait(self, children: list[subprocess.Popen]) -> None:
         signal.signal(signal.SIGTERM, _interrupt)
@@ -88,6 +116,10 @@ class Command(BaseCommand):
                 except subprocess.TimeoutExpired:
                     child.kill()
             self.stdout.write("Stopped.")
+
+
+def env_bool_value(value: str | None) -> bool:
+    return (value or "").strip().lower() in TRUE_WORDS
 
 
 def _interrupt(signum: int, frame: object) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from django.db.models import Q
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
@@ -10,6 +9,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from tournaments.models import Club, Player
+from tournaments.search import players_matching
 from tournaments.services.players import (
     PlayerImportError,
     player_create,
@@ -139,12 +139,7 @@ class PlayerListView(ApiView):
         players = Player.objects.select_related("club").order_by("last_name", "first_name", "pk")
         players = filter_by_params(players, request, {"club": "club_id"})
         query = request.query_params.get("search", "").strip()[:200]
-        for word in query.split():
-            players = players.filter(
-                Q(first_name__icontains=word)
-                | Q(last_name__icontains=word)
-                | Q(licence__startswith=word)
-            )
+        players = players_matching(players, query)
         return self.paginated(players, PlayerSerializer)
 
     @extend_schema(

@@ -1,0 +1,52 @@
+"""scoring/display.py: numbers, cards and positions as French and English players read them."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from fractions import Fraction
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from scoring import display
+
+
+def test_decimal_comma_in_french_point_in_english():
+    assert display.decimal_text(Decimal("40.5")) == "40,5"
+    assert display.decimal_text("40.5", "en") == "40.5"
+    assert display.decimal_text(Fraction(-25, 3), "fr-fr") == "-8,33"
+    assert display.decimal_text(Fraction(1, 200)) == "0,01"  # half up
+    assert display.decimal_text(12.0) == "12"
+    assert display.decimal_text(Fraction(-1, 1000)) == "0"  # never "-0"
+    assert display.decimal_text(None) == "" and display.decimal_text("abc") == ""
+    assert display.signed_text(Fraction(25, 2)) == "+12,5"
+    assert display.signed_text(-3, "en") == "-3"
+    assert display.signed_text(0) == "0"
+    assert display.localise_number_text("+12.5 %", "fr") == "+12,5 %"
+
+
+@given(st.fractions(max_denominator=1000).filter(lambda f: abs(f) < 10**6))
+def test_french_and_english_differ_only_by_the_separator(value):
+    fr, en = display.decimal_text(value, "fr"), display.decimal_text(value, "en")
+    assert "." not in fr
+    assert fr.replace(",", ".") == en
+    assert Decimal(en) == display.to_decimal(value)
+    assert abs(Decimal(en) - Decimal(value.numerator) / Decimal(value.denominator)) <= Decimal(
+        "0.005"
+    )
+
+
+def test_ranks_suits_and_positions():
+    assert [display.rank_text(r) for r in (14, 13, 12, 11, 10, 1)] == [
+        "R",
+        "D",
+        "C",
+        "V",
+        "10",
+        "1",
+    ]
+    assert [display.rank_text(r, "en") for r in (14, 13, 12, 11)] == ["K", "Q", "C", "J"]
+    assert display.suit_name("D") == "carreau" and display.suit_name("C", "en") == "clubs"
+    assert display.position_letter("W") == "O" and display.position_letter("W", "en") == "W"
+    assert display.camp_amount(-58) == (58, "defence")
+    assert display.camp_amount(26) == (26, "taker")

@@ -1,0 +1,182 @@
+"""The room's screen (a TV or projector: the round's clock, the ranking page by page, the
+announcements) and the arbiter's controls of the clock.
+
+The screen never needs a click: htmx asks the server for the clock every second and for the
+ranking every few seconds. The clock is computed from the times stored on the round
+(tournaments/services/clock.py) and the ranking page from the server's time, so every screen in
+the room shows the same thing and a reloaded one starts where the others are.
+"""
+
+from __future__ import annotations
+
+import time
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.views import redirect_to_login
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET, require_POST
+
+from ..models import Round, Tournament
+from ..permissions import can_manage_tournament, can_see_results, can_write_results
+from ..services.clock import (
+    MAX_ADDED_MINUTES,
+    clock_add_minutes,
+    clock_pause,
+    clock_reset,
+    clock_start,
+    clock_state,
+    current_round,
+)
+from ..services.tournaments import tournament_update
+
+ROWS_PER_PAGE = 12  # legible at 3 metres on a 1080p screen
+SECONDS_PER_PAGE = 10
+CLOCK_POLL_SECONDS = 1
+RANKING_POLL_SECONDS = 2
+CLOCK_ACTIONS = ("start", "pause", "add", "reset")
+
+
+def _screen_tournament(request: HttpRequest, pk: int) -> tuple[Tournament, HttpResponse | None]:
+    tournament = get_object_or_404(Tournament.objects.select_related("club"), pk=pk)
+    if can_see_results(request.user, tournament) or can_manage_tournament(request.user, tournament):
+        return tournament, None
+    if not request.user.is_authenticated:
+        return tournament, redirect_to_login(request.get_full_path())
+    raise PermissionDenied
+
+
+def _int_param(request: HttpRequest, name: str, default: int, low: int, high: int) -> int:
+    try:
+        return max(low, min(high, int(request.GET.get(name, default))))
+    except ValueError:
+        return default
+
+
+def _clock_context(tournament: Tournament) -> dict:
+    round_ = current_round(tournament)
+    state = clock_state(round_=round_, tournament=tournament) if round_ else None
+    return {"tournament": tournament, "round": round_, "clock": state}
+
+
+def _ranking_context(request: HttpRequest, tournament: Tournament) -> dict:
+    from scoring.selectors import ranking_current
+
+    rows = _int_param(request, "rows", ROWS_PER_PAGE, 3, 40)
+    every = _int_param(request, "every", SECONDS_PER_PAGE, 2, 120)
+    view = ranking_current(tournament)
+    pages = max(1, -(-len(view.rows) // rows))
+    page = int(time.time() // every) % pages  # the same page on every screen of the room
+    return {
+        "view": view,
+        "lines": view.rows[page * rows : (page + 1) * rows],
+        "page": page + 1,
+        "pages": pages,
+        "query": f"rows={rows}&every={every}",
+    }
+
+
+@never_cache
+@require_GET
+def screen(request: HttpRequest, pk: int) -> HttpResponse:
+    """The full-screen page; its parts refresh themselves."""
+    tournament, denied = _screen_tournament(request, pk)
+    if denied:
+        return denied
+    context = {
+        **_clock_context(tournament),
+        **_ranking_context(request, tournament),
+        "clock_poll": CLOCK_POLL_SECONDS,
+        "ranking_poll": RANKING_POLL_SECONDS,
+    }
+    return render(request, "tournaments/room/screen.html", context)
+
+
+@never_cache
+@require_GET
+def screen_clock(request: HttpRequest, pk: int) -> HttpResponse:
+    tournament, denied = _screen_tournament(request, pk)
+    if denied:
+        return denied
+    # The announcement line comes along, swapped out of band.
+    context = {**_clock_context(tournament), "oob": True}
+    return render(request, "tournaments/room/_clock_poll.html", context)
+
+
+@never_cache
+@require_GET
+def screen_ranking(request: HttpRequest, pk: int) -> HttpResponse:
+    tournament, denied = _screen_tournament(request, pk)
+    if denied:
+        return denied
+    context = {"tournament": tournament, **_ranking_context(request, tournament)}
+    return render(request, "tournaments/room/_ranking.html", context)
+
+
+# --- the arbiter's controls ------------------------------------------------------------------
+
+
+def _managed(request: HttpRequest, pk: int) -> Tournament:
+    tournament = get_object_or_404(Tournament.objects.select_related("club"), pk=pk)
+    if not can_write_results(request.user, tournament):
+        raise PermissionDenied
+    return tournament
+
+
+@login_required
+@never_cache
+@require_GET
+def clock_panel(request: HttpRequest, pk: int) -> HttpResponse:
+    """The clock block of the arbiter's dashboard (htmx keeps it up to date)."""
+    return _panel(request, _managed(request, pk))
+
+
+def _panel(request: HttpRequest, tournament: Tournament) -> HttpResponse:
+    context = {**_clock_context(tournament), "max_minutes": MAX_ADDED_MINUTES}
+    return render(request, "tournaments/room/_clock_panel.html", context)
+
+
+@login_required
+@require_POST
+def clock_action(request: HttpRequest, pk: int, number: int, action: str) -> HttpResponse:
+    """Start, pause, add minutes to or reset round `number`'s clock."""
+    tournament = _managed(request, pk)
+    if action not in CLOCK_ACTIONS:
+        raise Http404
+    round_ = get_object_or_404(Round, tournament=tournament, number=number)
+    if action == "start":
+        clock_start(round_=round_)
+    elif action == "pause":
+        clock_pause(round_=round_)
+    elif action == "reset":
+        clock_reset(round_=round_)
+    else:
+        try:
+            minutes = int(request.POST.get("minutes", ""))
+            clock_add_minutes(round_=round_, minutes=minutes)
+        except ValueError:
+            messages.error(
+                request,
+                _("Add between -%(max)d and %(max)d minutes.") % {"max": MAX_ADDED_MINUTES},
+            )
+    if request.htmx:
+        return _panel(request, tournament)
+    return redirect("arbiter_dashboard", pk=tournament.pk)
+
+
+@login_required
+@require_POST
+def announcement_save(request: HttpRequest, pk: int) -> HttpResponse:
+    """The line of announcements at the bottom of the room's screen."""
+    tournament = _managed(request, pk)
+    text = " ".join(request.POST.get("announcement", "").split())[:300]
+    tournament_update(tournament=tournament, announcement=text)
+    if request.htmx:
+        tournament.refresh_from_db()
+        return _panel(request, tournament)
+    messages.success(request, _("The announcement is on the room's screen."))
+    return redirect("arbiter_dashboard", pk=tournament.pk)
