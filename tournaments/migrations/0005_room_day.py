@@ -29,7 +29,7 @@ def fill_search_names(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("tournaments", "0003_idempotency"),
+        ("tournaments", "0004_table_entry"),
     ]
 
     operations = [
