@@ -94,20 +94,28 @@ def _catch_up(tournament: Tournament) -> bool:
         IN_PROCESS,
         ranking_claim_in_process,
         ranking_note_error,
+        ranking_pending,
         ranking_recompute,
         stale_after,
     )
     from scoring.tasks import broker_in_use, schedule_ranking
 
     if broker_in_use():
-        stale_since = (
+        now = timezone.now()
+        queued_at, started_at, stale_since = (
             RankingState.objects.filter(pk=tournament.pk)
-            .values_list("stale_since", flat=True)
+            .values_list("queued_at", "started_at", "stale_since")
             .first()
-        )
-        waited = (timezone.now() - stale_since).total_seconds() if stale_since else 0.0
+        ) or (None, None, None)
+        waited = (now - stale_since).total_seconds() if stale_since else 0.0
         if stale_since is None or waited < stale_after():
-            schedule_ranking(tournament.pk)  # starts the clock; queues unless one is queued
+            # A queued task or a running computation will bring the change: asking again
+            # would only queue a task that finds nothing to do.
+            pending = ranking_pending(
+                queued_at=queued_at, started_at=started_at, stale_since=stale_since, now=now
+            )
+            if not pending:
+                schedule_ranking(tournament.pk)  # starts the clock; queues unless queued
             return False
         window = stale_after()
     else:

@@ -260,17 +260,21 @@ def ranking_encode(ranking: Ranking) -> tuple[dict[str, Any], dict[str, Any]]:
     return data, cards
 
 
-def ranking_recompute(*, tournament_id: int, where: str = IN_PROCESS) -> int:
+def ranking_recompute(
+    *, tournament_id: int, where: str = IN_PROCESS, start_clock: bool = False
+) -> int:
     """Compute and store the tournament's ranking; return the results version it reflects.
 
     Idempotent: when a snapshot exists for the current version, method and rate, nothing is
     computed. Two computations racing on one version store one snapshot (unique constraint).
+    start_clock (the task): note the start of a real computation for the coalescing, only
+    once it is known there is something to compute (in-process callers claim it before).
     """
     with collector_paused():
-        return _recompute(tournament_id=tournament_id, where=where)
+        return _recompute(tournament_id=tournament_id, where=where, start_clock=start_clock)
 
 
-def _recompute(*, tournament_id: int, where: str) -> int:
+def _recompute(*, tournament_id: int, where: str, start_clock: bool) -> int:
     started = time.perf_counter()
     inputs = ranking_inputs(tournament_id=tournament_id)
     if inputs is None:
@@ -279,6 +283,8 @@ def _recompute(*, tournament_id: int, where: str) -> int:
     if inputs.exists:
         _state_after(inputs, computed=False)
         return inputs.results_version
+    if start_clock:
+        _computation_started(tournament_id)  # the coalescing clock: only real work moves it
     ranking = compute_ranking(
         inputs.plays,
         method=inputs.method,
@@ -374,12 +380,40 @@ def ranking_release_queue(*, tournament_id: int, claimed_at: datetime) -> None:
 
 
 def ranking_task_started(*, tournament_id: int) -> None:
-    """A computation starts: changes from now on need a new task (the claim is released)."""
+    """A task starts: changes from now on need a new task (the claim is released). The
+    coalescing clock (`started_at`) is not moved here: only a computation moves it (see
+    `ranking_recompute`), so a task that finds its snapshot already stored delays nobody."""
+    if not RankingState.objects.filter(pk=tournament_id).update(queued_at=None):
+        _state_ensure(tournament_id)
+
+
+def _computation_started(tournament_id: int) -> None:
+    """A computation really starts: the next one waits RANKING_MIN_INTERVAL from now."""
     now = timezone.now()
-    if not RankingState.objects.filter(pk=tournament_id).update(queued_at=None, started_at=now):
+    if not RankingState.objects.filter(pk=tournament_id).update(started_at=now):
         RankingState.objects.bulk_create(
             [RankingState(tournament_id=tournament_id, started_at=now)], ignore_conflicts=True
         )
+
+
+def ranking_pending(
+    *,
+    queued_at: datetime | None,
+    started_at: datetime | None,
+    stale_since: datetime | None,
+    now: datetime,
+) -> bool:
+    """From a RankingState row: True when a task is queued (claim not void) or a computation
+    started after the first unranked change (it will include it), so a page read has nothing
+    to ask for."""
+    if queued_at is not None and queued_at >= now - QUEUE_CLAIM_TIMEOUT:
+        return True
+    return (
+        started_at is not None
+        and stale_since is not None
+        and started_at >= stale_since
+        and started_at >= now - timedelta(seconds=stale_after())
+    )
 
 
 def ranking_claim_in_process(*, tournament_id: int, window: float) -> bool:
