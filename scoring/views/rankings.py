@@ -10,6 +10,7 @@ play the donne has a result or an annulment.
 from __future__ import annotations
 
 import datetime
+from typing import Any
 
 from django import forms
 from django.conf import settings
@@ -17,8 +18,10 @@ from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
+from django.template.loader import render_to_string
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
+from django.views.decorators.gzip import gzip_page
 from django.views.decorators.http import require_GET
 
 from scoring.selectors import (
@@ -26,9 +29,12 @@ from scoring.selectors import (
     donne_index,
     donne_is_complete,
     player_history,
+    ranking_poll_tournament,
+    ranking_poll_unchanged,
     ranking_snapshot,
     ranking_view,
     score_card,
+    snapshot_cached,
     traveller,
 )
 from scoring.svg import running_total_chart
@@ -53,28 +59,70 @@ def poll_seconds(updating: bool) -> int:
     return max(1, min(base, 2)) if updating else base
 
 
+def _wants_fragment(request: HttpRequest) -> bool:
+    """The live script (and htmx) ask for the ranking's fragment, not the whole page."""
+    return bool(request.htmx) or request.GET.get("partial") == "1"
+
+
+@gzip_page
 @require_GET
 def ranking(request: HttpRequest, pk: int) -> HttpResponse:
-    """The live ranking. htmx polls the same URL: 204 when nothing changed, else the table."""
+    """The live ranking. The page's script polls the same URL with the snapshot it shows:
+    204 when nothing changed (decided from one query), else the fragment to merge.
+
+    The table is rendered once per snapshot and language and cached: every phone gets the
+    same bytes; what differs per reader (his own line, his score card link) is outside the
+    table (the script marks his row from `data-me`)."""
+    fragment = _wants_fragment(request)
+    if fragment and "since" in request.GET:
+        polled = ranking_poll_tournament(pk)
+        if (
+            polled is not None
+            and ranking_poll_unchanged(
+                polled, since=request.GET.get("since", ""), cur=request.GET.get("cur", "")
+            )
+            and can_see_results(request.user, polled)
+        ):
+            return HttpResponse(status=204)
     tournament, denied = _results_tournament(request, pk)
     if denied:
         return denied
     snapshot, current = ranking_snapshot(tournament)
-    if request.htmx:
+    if fragment:
         since, cur = request.GET.get("since", ""), request.GET.get("cur", "")
         if since == str(snapshot.pk if snapshot else "") and cur == ("1" if current else "0"):
             return HttpResponse(status=204)
-    view = ranking_view(tournament, snapshot, current)
+    table = snapshot_cached(
+        "table", snapshot, lambda: _ranking_table(tournament, snapshot, current)
+    )
+    updating = not current
     final = tournament.status == Tournament.Status.PUBLISHED and current
     context = {
         "tournament": tournament,
-        "view": view,
-        "poll": None if final else poll_seconds(view.updating),
-        "has_penalties": any(line.penalty_points for line in view.rows),
+        "table": table,
+        "snapshot_id": snapshot.pk if snapshot else None,
+        "version": snapshot.results_version if snapshot else None,
+        "is_current": current,
+        "updating": updating,
+        "computed_at": snapshot.computed_at if snapshot else None,
+        "poll": None if final else poll_seconds(updating),
         "me": _my_player_id(request),
     }
-    template = "scoring/_ranking_live.html" if request.htmx else "scoring/ranking.html"
+    template = "scoring/_ranking_live.html" if fragment else "scoring/ranking.html"
     return render(request, template, context)
+
+
+def _ranking_table(tournament: Tournament, snapshot: Any, current: bool) -> str:
+    """The ranking's method line and table for one snapshot: the same for every reader."""
+    view = ranking_view(tournament, snapshot, current)
+    return render_to_string(
+        "scoring/_ranking_table.html",
+        {
+            "tournament": tournament,
+            "view": view,
+            "has_penalties": any(line.penalty_points for line in view.rows),
+        },
+    )
 
 
 def _my_player_id(request: HttpRequest) -> int | None:
