@@ -29,6 +29,7 @@ from scoring.errors import (
     InvalidPlayers,
     InvalidPoignees,
     InvalidPoints,
+    Message,
     ScoringError,
     display_value,
 )
@@ -49,6 +50,7 @@ __all__ = [
     "Method",
     "PetitAuBout",
     "PoigneeSize",
+    "announcement_error",
     "deal_errors",
     "parse_points",
     "poignee_min_trumps",
@@ -274,6 +276,10 @@ def score_deal(
                 and len(poignees) <= players  # type: ignore[arg-type]
                 and (called_self is False or (called_self is True and players == 5))
                 and (ch, base[3]) in _CHELEM_CONSISTENT
+                and (
+                    (ch is None and petit_au_bout is None)
+                    or announcement_error(base[0], bouts, h, _PETITS[petit_au_bout], ch) is None
+                )
             ):
                 if poignees:
                     sizes = tuple([_POIGNEES[size] for size in poignees])
@@ -464,6 +470,60 @@ def _check_called_self(called_self: Any, players: int | None) -> bool:
     return called_self
 
 
+# --- what a chelem and the petit au bout say about bouts and points (RULES §5.1) --------------
+
+# Contracts under which the chien does not count against the camp of a chelem: the attack's
+# chelem owns every card but possibly the Excuse (not under garde contre, whose chien goes to
+# the defence); the defence's chelem leaves the attack at most its écart and the Excuse (not
+# under garde sans, whose chien goes to the attack).
+_CHELEM_MADE_BOUNDED = frozenset({Contract.PRISE, Contract.GARDE, Contract.GARDE_SANS})
+_CHELEM_DEFENCE_BOUNDED = frozenset({Contract.PRISE, Contract.GARDE, Contract.GARDE_CONTRE})
+_CHELEM_MADE_MIN_HALF = 173  # 86.5 points: everything but the Excuse
+_CHELEM_DEFENCE_MAX_HALF = 47  # 23.5 points: at most the écart and the Excuse
+_CONTRACT_NAMES: dict[Contract, str] = {
+    Contract.PRISE: "Prise",
+    Contract.GARDE: "Garde",
+    Contract.GARDE_SANS: "Garde sans le chien",
+    Contract.GARDE_CONTRE: "Garde contre le chien",
+}
+
+
+def announcement_error(
+    contract: Contract,
+    bouts: int,
+    half_points: int,
+    petit_au_bout: PetitAuBout | None,
+    chelem: Chelem | None,
+) -> ScoringError | None:
+    """The first table of RULES §5.1: a petit au bout or chelem that the bouts, the points or
+    each other make impossible, whatever the hands. Input already normalised; None when fine."""
+    if petit_au_bout is PetitAuBout.ATTACK:
+        if bouts == 0:
+            return InvalidPetitAuBout("petit_au_bout_attack_no_bout")
+        if chelem is Chelem.DEFENCE:
+            return InvalidPetitAuBout("petit_au_bout_attack_chelem_defence")
+    elif petit_au_bout is PetitAuBout.DEFENCE:
+        if bouts == 3:
+            return InvalidPetitAuBout("petit_au_bout_defence_three_bouts")
+        if chelem in _CHELEM_MADE:
+            return InvalidPetitAuBout("petit_au_bout_defence_chelem_made")
+    if chelem in _CHELEM_MADE and contract in _CHELEM_MADE_BOUNDED:
+        name = Message(_CONTRACT_NAMES[contract])
+        if bouts < 2:
+            return InvalidChelem("chelem_made_too_few_bouts", contract=name, bouts=bouts)
+        if half_points < _CHELEM_MADE_MIN_HALF:
+            points = display_value(_HALF_POINTS[half_points])
+            return InvalidChelem("chelem_made_too_few_points", contract=name, points=points)
+    elif chelem is Chelem.DEFENCE and contract in _CHELEM_DEFENCE_BOUNDED:
+        name = Message(_CONTRACT_NAMES[contract])
+        if bouts > 1:
+            return InvalidChelem("chelem_defence_too_many_bouts", contract=name, bouts=bouts)
+        if half_points > _CHELEM_DEFENCE_MAX_HALF:
+            points = display_value(_HALF_POINTS[half_points])
+            return InvalidChelem("chelem_defence_too_many_points", contract=name, points=points)
+    return None
+
+
 def _collect(
     players: Any,
     contract: Any,
@@ -502,6 +562,10 @@ def _collect(
             errors.append(InvalidChelem("chelem_made_but_lost", **params))
         elif ch is Chelem.DEFENCE and won:
             errors.append(InvalidChelem("chelem_defence_but_won", **params))
+    if not errors:
+        found = announcement_error(c, b, int(p * 2), pab, ch)
+        if found is not None:
+            errors.append(found)
     if errors:
         return errors, None
     return errors, (n, c, b, p, pab, sizes, ch, cs)

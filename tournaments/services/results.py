@@ -303,8 +303,12 @@ def _evaluate(ctx: ResultContext, data: ResultInput) -> _Evaluation:
             continue
         if key == "points" and "bouts" in missing and err.code == "points_impossible_for_bouts":
             continue
-        if key == "chelem" and ("points" in missing or "bouts" in missing):
-            continue
+        if (
+            key in ("chelem", "petit_au_bout")
+            and not err.code.endswith("_unknown")
+            and ("points" in missing or "bouts" in missing or "contract" in missing)
+        ):
+            continue  # what the chelem and petit au bout imply is judged once all is filled
         _add(errors, key, translate_error(err))
 
     # The cards: impossible poignées are errors, unlikely bouts and half points warnings.
@@ -317,9 +321,12 @@ def _evaluate(ctx: ResultContext, data: ResultInput) -> _Evaluation:
         points=data.points,
         poignees={p: s for p, s in data.poignees.items() if p in POSITIONS and s},
         seats=ctx.seats,
+        petit_au_bout=data.petit_au_bout,
+        chelem=data.chelem,
     )
     for key, message in card_errors.items():
-        _add(errors, key, message)
+        if message not in errors.get(key, []):
+            _add(errors, key, message)
     warnings.update(card_warnings)
 
     if errors:
