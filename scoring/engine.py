@@ -240,6 +240,13 @@ def _fill_base() -> None:
 
 _fill_base()
 
+# Deals scored by the fast path, by their input: a tournament scores the same few hundred
+# deals again and again (a recomputation re-scores every result), and a DealScore is
+# immutable, so it is shared. Bounded: past the limit, deals are simply scored again.
+_SCORED: dict[tuple[Any, ...], DealScore] = {}
+_SCORED_MAX = 50_000
+_POINT_TYPES = frozenset({int, float, str, Fraction})
+
 
 def score_deal(
     players: int,
@@ -254,7 +261,30 @@ def score_deal(
     """Score one deal (RULES §5); raise a ScoringError subclass for an impossible entry."""
     # Fast path for plain, valid input: a few lookups in precomputed tables. Anything unusual
     # or invalid falls through to the thorough validation, which raises the precise error.
+    # A deal scored before: the same (immutable) DealScore. Only scores of the fast path are
+    # kept, keyed on values whose types are checked here (so True is not taken for 1, nor a
+    # Decimal for an int): a hit can only be an input the fast path accepted, scored the same.
+    key: tuple[Any, ...] | None = None
     try:
+        if (
+            type(players) is int
+            and type(bouts) is int
+            and (called_self is False or called_self is True)
+            and type(points) in _POINT_TYPES
+        ):
+            key = (
+                players,
+                contract,
+                bouts,
+                points,
+                petit_au_bout,
+                chelem,
+                called_self,
+                tuple(poignees) if type(poignees) is list else poignees,
+            )
+            known = _SCORED.get(key)
+            if known is not None:
+                return known
         if type(players) is int and type(bouts) is int and 3 <= players <= 5:
             tp = type(points)
             if tp is int:
@@ -288,7 +318,7 @@ def score_deal(
                         total += _POIGNEE_BONUS[size]
                 else:
                     sizes, total = (), 0
-                return _build(
+                score = _build(
                     players,
                     base,
                     _PETITS[petit_au_bout],
@@ -298,6 +328,9 @@ def score_deal(
                     _CHELEM_BONUS[chelem],
                     called_self,
                 )
+                if key is not None and len(_SCORED) < _SCORED_MAX:
+                    _SCORED[key] = score
+                return score
     except (KeyError, TypeError):
         pass
     return _score_slow(
