@@ -424,3 +424,29 @@ def test_the_api_ranking_rows_are_built_once_per_snapshot(client):
     assert second.status_code == 200
     assert len(second.json()["rows"]) == 40
     assert not [q for q in ctx.captured_queries if "tournaments_player" in q["sql"]]
+
+
+def test_names_in_the_ranking_rows_are_escaped(client):
+    built = build_tournament(players=8, rounds=2, status="published", seed=8)
+    fill_results(built)
+    Player.objects.filter(pk=built.players[0].pk).update(last_name='<b onmouseover="x">')
+    Club.objects.filter(pk=built.players[0].club_id).update(name="A & <i>B</i>")
+    ranking_recompute(tournament_id=built.tournament.pk)
+    html = client.get(reverse("ranking", args=[built.tournament.pk]), **EN).content.decode()
+    assert "<b onmouseover" not in html and "&lt;b onmouseover=&quot;x&quot;&gt;" in html
+    assert "<i>B</i>" not in html and "A &amp; &lt;i&gt;B&lt;/i&gt;" in html
+
+
+def test_the_live_fragment_is_the_same_bytes_for_every_reader(client, personas):
+    """Compressed once per snapshot: the reader's own row is not in the fragment (the page's
+    script keeps it from the page), so a player and a visitor get the same bytes."""
+    built = build_tournament(players=40, rounds=2, status="published", seed=9)
+    fill_results(built)
+    ranking_recompute(tournament_id=built.tournament.pk)
+    url = reverse("ranking", args=[built.tournament.pk]) + "?partial=1&since=0&cur=1"
+    visitor = client.get(url, HTTP_ACCEPT_ENCODING="gzip", **EN)
+    client.force_login(personas.player_user)
+    player = client.get(url, HTTP_ACCEPT_ENCODING="gzip", **EN)
+    assert visitor["Content-Encoding"] == player["Content-Encoding"] == "gzip"
+    assert visitor.content == player.content
+    assert b"data-me" not in __import__("gzip").decompress(player.content)
