@@ -43,6 +43,7 @@ from ..models import (
     Table,
     Tournament,
 )
+from ..once import once_per_form
 from ..params import id_param
 from ..permissions import can_write_results
 from ..services.dashboard import dashboard_build
@@ -142,6 +143,7 @@ def jump(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
+@once_per_form
 def round_state(request: HttpRequest, pk: int, number: int, action: str) -> HttpResponse:
     tournament = _tournament(request, pk)
     round_ = get_object_or_404(
@@ -268,6 +270,7 @@ def _seat_rows(ctx: ResultContext, preview: ResultPreview | None) -> list[dict[s
 
 @login_required
 @require_http_methods(["GET", "POST"])
+@once_per_form
 def result_entry(request: HttpRequest, pk: int, table: int, donne: int) -> HttpResponse:
     tournament = _tournament(request, pk)
     table_obj, donne_obj = _cell(tournament, table, donne)
@@ -400,6 +403,7 @@ def result_preview_view(request: HttpRequest, pk: int, table: int, donne: int) -
 
 @login_required
 @require_POST
+@once_per_form
 def result_annul_view(request: HttpRequest, pk: int, table: int, donne: int) -> HttpResponse:
     tournament = _tournament(request, pk)
     table_obj, donne_obj = _cell(tournament, table, donne)
@@ -446,6 +450,7 @@ def result_annul_view(request: HttpRequest, pk: int, table: int, donne: int) -> 
 
 @login_required
 @require_http_methods(["GET", "POST"])
+@once_per_form
 def penalties(request: HttpRequest, pk: int) -> HttpResponse:
     tournament = _tournament(request, pk)
     status = 200
@@ -502,6 +507,7 @@ def penalties(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
+@once_per_form
 def penalty_withdraw_view(request: HttpRequest, pk: int, penalty_id: int) -> HttpResponse:
     tournament = _tournament(request, pk)
     penalty = get_object_or_404(
