@@ -69,6 +69,7 @@ from ..services.results import (
     round_close,
     round_open,
 )
+from ..services.tournaments import tournament_start_steps
 
 
 def _tournament(request: HttpRequest, pk: int) -> Tournament:
@@ -103,6 +104,7 @@ def dashboard(request: HttpRequest, pk: int) -> HttpResponse:
     board = dashboard_build(tournament=tournament)
     active_penalties = Penalty.objects.filter(tournament=tournament, withdrawn_at=None).count()
     context = {
+        "start_steps": tournament_start_steps(tournament=tournament, user=request.user),
         "tournament": tournament,
         "board": board,
         "jump_form": JumpForm(),
@@ -150,8 +152,14 @@ def round_state(request: HttpRequest, pk: int, number: int, action: str) -> Http
         Round.objects.select_related("tournament"), tournament=tournament, number=number
     )
     if action == "open":
-        round_open(round_=round_, user=request.user)
-        messages.success(request, _("Round %(number)s is open.") % {"number": number})
+        try:
+            round_open(round_=round_, user=request.user)
+        except ResultInvalid as exc:
+            for msgs in exc.errors.values():
+                for message in msgs:
+                    messages.error(request, message)
+        else:
+            messages.success(request, _("Round %(number)s is open.") % {"number": number})
     else:
         try:
             round_close(round_=round_, user=request.user)
