@@ -222,14 +222,17 @@ def _points_text(points: Any) -> str:
     return text[:-2] if text.endswith(".0") else text
 
 
-def _radio_groups(form: ResultForm, ctx: ResultContext | None) -> dict[str, Any]:
+def _radio_groups(
+    form: ResultForm, ctx: ResultContext | None, *, confirming: bool = False
+) -> dict[str, Any]:
     seats = ctx.seats if ctx else {}
     takers = form.radios("taker", TAKER_KEYS)
     for choice in takers:
         choice["player"] = seats.get(choice["value"])
-    # The cursor starts on the taker: his radio when known, else the first.
+    # The cursor starts on the taker: his radio when known, else the first; after a warning
+    # to confirm it starts on the first box to tick instead (the preview's autofocus).
     focus = next((c for c in takers if c["checked"]), takers[0] if takers else None)
-    if focus is not None:
+    if focus is not None and not confirming:
         focus["autofocus"] = True
     contracts = form.radios("contract", CONTRACT_KEYS)
     for choice in contracts:
@@ -354,7 +357,7 @@ def result_entry(request: HttpRequest, pk: int, table: int, donne: int) -> HttpR
         "donne": donne_obj,
         "ctx": ctx,
         "form": form,
-        "groups": _radio_groups(form, ctx),
+        "groups": _radio_groups(form, ctx, confirming=bool(needs_confirmation)),
         "preview": preview,
         "seat_rows": _seat_rows(ctx, preview),
         "confirmed": confirmed,
