@@ -676,8 +676,22 @@ def result_annul(
 
 
 def round_open(*, round_: Round, user: Any) -> Round:
-    """Open a round (or reopen a closed one to correct it)."""
+    """Open a round (or reopen a closed one to correct it); only once the tournament runs."""
     _require_write(user, round_.tournament)
+    status = Tournament.Status
+    if round_.tournament.status in (status.DRAFT, status.REGISTRATION):
+        raise ResultInvalid(
+            {
+                NON_FIELD: [
+                    _(
+                        "The tournament has not started: round %(number)s can be opened once it "
+                        "is running. Start it from the arbiter's dashboard or the preparation "
+                        "page."
+                    )
+                    % {"number": round_.number}
+                ]
+            }
+        )
     Round.objects.filter(pk=round_.pk).update(state=Round.State.OPEN)
     round_.state = Round.State.OPEN
     return round_

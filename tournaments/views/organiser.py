@@ -31,6 +31,7 @@ from ..forms import (
 )
 from ..forms_seating import SeatingSetForm, SeatingSwapForm
 from ..models import Club, Player, Registration, Result, Tournament
+from ..once import once_per_form
 from ..permissions import can_manage_tournament, is_club_organiser
 from ..services.players import PlayerImportError, player_create, player_update, players_import_csv
 from ..services.registration import (
@@ -150,6 +151,7 @@ def club_players(request: HttpRequest, club_pk: int) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "POST"])
+@once_per_form
 def player_create_view(request: HttpRequest, club_pk: int) -> HttpResponse:
     club = _organised_club(request, club_pk)
     form = PlayerForm(request.POST or None)
@@ -168,6 +170,7 @@ def player_create_view(request: HttpRequest, club_pk: int) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "POST"])
+@once_per_form
 def player_edit_view(request: HttpRequest, club_pk: int, pk: int) -> HttpResponse:
     club = _organised_club(request, club_pk)
     player = get_object_or_404(Player, pk=pk, club=club)
@@ -189,6 +192,7 @@ def player_edit_view(request: HttpRequest, club_pk: int, pk: int) -> HttpRespons
 
 @login_required
 @require_http_methods(["GET", "POST"])
+@once_per_form
 def players_import_view(request: HttpRequest, club_pk: int) -> HttpResponse:
     """Import a CSV of players: all lines or none, every bad line listed with its reasons."""
     club = _organised_club(request, club_pk)
@@ -226,6 +230,7 @@ def players_import_view(request: HttpRequest, club_pk: int) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "POST"])
+@once_per_form
 def tournament_create_view(request: HttpRequest) -> HttpResponse:
     if not _organised_clubs(request.user).exists():
         raise PermissionDenied
@@ -247,6 +252,7 @@ def tournament_create_view(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "POST"])
+@once_per_form
 def tournament_edit_view(request: HttpRequest, pk: int) -> HttpResponse:
     tournament = _managed_tournament(request, pk)
     form = TournamentForm(request.POST or None, user=request.user, instance=tournament)
@@ -274,6 +280,7 @@ def tournament_edit_view(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
+@once_per_form
 def tournament_status_view(request: HttpRequest, pk: int) -> HttpResponse:
     tournament = _managed_tournament(request, pk)
     form = StatusForm(request.POST)
@@ -373,6 +380,7 @@ def _registrations_response(
 
 @login_required
 @require_POST
+@once_per_form
 def registration_add_view(request: HttpRequest, pk: int) -> HttpResponse:
     tournament = _managed_tournament(request, pk)
     form = PlayerChoiceForm(request.POST)
@@ -410,6 +418,7 @@ def _registration_action(
 ) -> Callable[[HttpRequest, int, int], HttpResponse]:
     @login_required
     @require_POST
+    @once_per_form
     @wraps(action)
     def view(request: HttpRequest, pk: int, player_pk: int) -> HttpResponse:
         tournament = _managed_tournament(request, pk)
@@ -438,6 +447,7 @@ registration_check_out_view = _registration_action(
 
 @login_required
 @require_POST
+@once_per_form
 def registration_check_in_all_view(request: HttpRequest, pk: int) -> HttpResponse:
     tournament = _managed_tournament(request, pk)
     try:
@@ -483,6 +493,7 @@ def prepare_view(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
+@once_per_form
 def prepare_generate_view(request: HttpRequest, pk: int) -> HttpResponse:
     from ..services.preparation import PreparationError
 
@@ -505,6 +516,7 @@ def prepare_generate_view(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
+@once_per_form
 def prepare_reveal_view(request: HttpRequest, pk: int) -> HttpResponse:
     """After the event, reveal the seed so anyone can check the donnes against the commitment."""
     from ..services.preparation import PreparationError, tournament_reveal_seed
@@ -576,6 +588,7 @@ def _seating_refused(request: HttpRequest, exc: SeatingEditRefused) -> None:
 
 @login_required
 @require_POST
+@once_per_form
 def seating_swap_view(request: HttpRequest, pk: int) -> HttpResponse:
     tournament = _managed_tournament(request, pk)
     form = SeatingSwapForm(request.POST)
@@ -613,6 +626,7 @@ def seating_swap_view(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
+@once_per_form
 def seating_set_view(request: HttpRequest, pk: int) -> HttpResponse:
     tournament = _managed_tournament(request, pk)
     form = SeatingSetForm(request.POST)
