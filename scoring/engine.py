@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass
 from decimal import Decimal
 from enum import StrEnum
 from fractions import Fraction
 from numbers import Rational, Real
-from typing import Any
+from typing import Any, NamedTuple
 
 from scoring.duplicate import Method
 from scoring.errors import (
@@ -135,12 +134,13 @@ def poignee_min_trumps(players: int, size: PoigneeSize | str) -> int:
     return POIGNEE_TRUMPS[p][_check_poignee(size)]
 
 
-@dataclass(frozen=True, slots=True)
-class DealScore:
+class DealScore(NamedTuple):
     """The score of one deal, with the parts that explain it (all per unit, ints).
 
     ``unit`` is what each defender pays (negative: receives);
     unit == contract_part + petit_au_bout_part + poignees_part + chelem_part.
+    An immutable named tuple: built in one step (a frozen dataclass sets its twenty fields
+    one by one, which was most of the cost of scoring a deal).
     """
 
     players: int
