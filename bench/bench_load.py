@@ -258,7 +258,7 @@ def write_section(text: str) -> None:
     current = DOC.read_text(encoding="utf-8") if DOC.exists() else "# Benchmarks\n"
     pattern = re.compile(rf"^{re.escape(SECTION)}\n.*?(?=^## |\Z)", re.S | re.M)
     if pattern.search(current):
-        updated = pattern.sub(lambda _: text, current, count=1)
+        updated = pattern.sub(lambda _: text.rstrip("\n") + "\n\n", current, count=1)
     else:
         updated = current.rstrip("\n") + "\n\n" + text
     DOC.write_text(updated.rstrip("\n") + "\n", encoding="utf-8")

@@ -307,7 +307,7 @@ def write_section(text: str) -> None:
     titles = "|".join(re.escape(title) for title in (SECTION, *OLD_SECTIONS))
     pattern = re.compile(rf"^(?:{titles})\n.*?(?=^## |\Z)", re.S | re.M)
     if pattern.search(current):
-        updated = pattern.sub(lambda _: text, current, count=1)
+        updated = pattern.sub(lambda _: text.rstrip("\n") + "\n\n", current, count=1)
     else:
         updated = current.rstrip("\n") + "\n\n" + text
     DOC.write_text(updated.rstrip("\n") + "\n", encoding="utf-8")
