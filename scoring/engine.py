@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass
 from decimal import Decimal
 from enum import StrEnum
 from fractions import Fraction
 from numbers import Rational, Real
-from typing import Any
+from typing import Any, NamedTuple
 
 from scoring.duplicate import Method
 from scoring.errors import (
@@ -29,6 +28,7 @@ from scoring.errors import (
     InvalidPlayers,
     InvalidPoignees,
     InvalidPoints,
+    Message,
     ScoringError,
     display_value,
 )
@@ -49,6 +49,7 @@ __all__ = [
     "Method",
     "PetitAuBout",
     "PoigneeSize",
+    "announcement_error",
     "deal_errors",
     "parse_points",
     "poignee_min_trumps",
@@ -133,12 +134,13 @@ def poignee_min_trumps(players: int, size: PoigneeSize | str) -> int:
     return POIGNEE_TRUMPS[p][_check_poignee(size)]
 
 
-@dataclass(frozen=True, slots=True)
-class DealScore:
+class DealScore(NamedTuple):
     """The score of one deal, with the parts that explain it (all per unit, ints).
 
     ``unit`` is what each defender pays (negative: receives);
     unit == contract_part + petit_au_bout_part + poignees_part + chelem_part.
+    An immutable named tuple: built in one step (a frozen dataclass sets its twenty fields
+    one by one, which was most of the cost of scoring a deal).
     """
 
     players: int
@@ -238,6 +240,13 @@ def _fill_base() -> None:
 
 _fill_base()
 
+# Deals scored by the fast path, by their input: a tournament scores the same few hundred
+# deals again and again (a recomputation re-scores every result), and a DealScore is
+# immutable, so it is shared. Bounded: past the limit, deals are simply scored again.
+_SCORED: dict[tuple[Any, ...], DealScore] = {}
+_SCORED_MAX = 50_000
+_POINT_TYPES = frozenset({int, float, str, Fraction})
+
 
 def score_deal(
     players: int,
@@ -252,7 +261,30 @@ def score_deal(
     """Score one deal (RULES §5); raise a ScoringError subclass for an impossible entry."""
     # Fast path for plain, valid input: a few lookups in precomputed tables. Anything unusual
     # or invalid falls through to the thorough validation, which raises the precise error.
+    # A deal scored before: the same (immutable) DealScore. Only scores of the fast path are
+    # kept, keyed on values whose types are checked here (so True is not taken for 1, nor a
+    # Decimal for an int): a hit can only be an input the fast path accepted, scored the same.
+    key: tuple[Any, ...] | None = None
     try:
+        if (
+            type(players) is int
+            and type(bouts) is int
+            and (called_self is False or called_self is True)
+            and type(points) in _POINT_TYPES
+        ):
+            key = (
+                players,
+                contract,
+                bouts,
+                points,
+                petit_au_bout,
+                chelem,
+                called_self,
+                tuple(poignees) if type(poignees) is list else poignees,
+            )
+            known = _SCORED.get(key)
+            if known is not None:
+                return known
         if type(players) is int and type(bouts) is int and 3 <= players <= 5:
             tp = type(points)
             if tp is int:
@@ -274,6 +306,10 @@ def score_deal(
                 and len(poignees) <= players  # type: ignore[arg-type]
                 and (called_self is False or (called_self is True and players == 5))
                 and (ch, base[3]) in _CHELEM_CONSISTENT
+                and (
+                    (ch is None and petit_au_bout is None)
+                    or announcement_error(base[0], bouts, h, _PETITS[petit_au_bout], ch) is None
+                )
             ):
                 if poignees:
                     sizes = tuple([_POIGNEES[size] for size in poignees])
@@ -282,7 +318,7 @@ def score_deal(
                         total += _POIGNEE_BONUS[size]
                 else:
                     sizes, total = (), 0
-                return _build(
+                score = _build(
                     players,
                     base,
                     _PETITS[petit_au_bout],
@@ -292,6 +328,9 @@ def score_deal(
                     _CHELEM_BONUS[chelem],
                     called_self,
                 )
+                if key is not None and len(_SCORED) < _SCORED_MAX:
+                    _SCORED[key] = score
+                return score
     except (KeyError, TypeError):
         pass
     return _score_slow(
@@ -464,6 +503,60 @@ def _check_called_self(called_self: Any, players: int | None) -> bool:
     return called_self
 
 
+# --- what a chelem and the petit au bout say about bouts and points (RULES §5.1) --------------
+
+# Contracts under which the chien does not count against the camp of a chelem: the attack's
+# chelem owns every card but possibly the Excuse (not under garde contre, whose chien goes to
+# the defence); the defence's chelem leaves the attack at most its écart and the Excuse (not
+# under garde sans, whose chien goes to the attack).
+_CHELEM_MADE_BOUNDED = frozenset({Contract.PRISE, Contract.GARDE, Contract.GARDE_SANS})
+_CHELEM_DEFENCE_BOUNDED = frozenset({Contract.PRISE, Contract.GARDE, Contract.GARDE_CONTRE})
+_CHELEM_MADE_MIN_HALF = 173  # 86.5 points: everything but the Excuse
+_CHELEM_DEFENCE_MAX_HALF = 47  # 23.5 points: at most the écart and the Excuse
+_CONTRACT_NAMES: dict[Contract, str] = {
+    Contract.PRISE: "Prise",
+    Contract.GARDE: "Garde",
+    Contract.GARDE_SANS: "Garde sans le chien",
+    Contract.GARDE_CONTRE: "Garde contre le chien",
+}
+
+
+def announcement_error(
+    contract: Contract,
+    bouts: int,
+    half_points: int,
+    petit_au_bout: PetitAuBout | None,
+    chelem: Chelem | None,
+) -> ScoringError | None:
+    """The first table of RULES §5.1: a petit au bout or chelem that the bouts, the points or
+    each other make impossible, whatever the hands. Input already normalised; None when fine."""
+    if petit_au_bout is PetitAuBout.ATTACK:
+        if bouts == 0:
+            return InvalidPetitAuBout("petit_au_bout_attack_no_bout")
+        if chelem is Chelem.DEFENCE:
+            return InvalidPetitAuBout("petit_au_bout_attack_chelem_defence")
+    elif petit_au_bout is PetitAuBout.DEFENCE:
+        if bouts == 3:
+            return InvalidPetitAuBout("petit_au_bout_defence_three_bouts")
+        if chelem in _CHELEM_MADE:
+            return InvalidPetitAuBout("petit_au_bout_defence_chelem_made")
+    if chelem in _CHELEM_MADE and contract in _CHELEM_MADE_BOUNDED:
+        name = Message(_CONTRACT_NAMES[contract])
+        if bouts < 2:
+            return InvalidChelem("chelem_made_too_few_bouts", contract=name, bouts=bouts)
+        if half_points < _CHELEM_MADE_MIN_HALF:
+            points = display_value(_HALF_POINTS[half_points])
+            return InvalidChelem("chelem_made_too_few_points", contract=name, points=points)
+    elif chelem is Chelem.DEFENCE and contract in _CHELEM_DEFENCE_BOUNDED:
+        name = Message(_CONTRACT_NAMES[contract])
+        if bouts > 1:
+            return InvalidChelem("chelem_defence_too_many_bouts", contract=name, bouts=bouts)
+        if half_points > _CHELEM_DEFENCE_MAX_HALF:
+            points = display_value(_HALF_POINTS[half_points])
+            return InvalidChelem("chelem_defence_too_many_points", contract=name, points=points)
+    return None
+
+
 def _collect(
     players: Any,
     contract: Any,
@@ -502,6 +595,10 @@ def _collect(
             errors.append(InvalidChelem("chelem_made_but_lost", **params))
         elif ch is Chelem.DEFENCE and won:
             errors.append(InvalidChelem("chelem_defence_but_won", **params))
+    if not errors:
+        found = announcement_error(c, b, int(p * 2), pab, ch)
+        if found is not None:
+            errors.append(found)
     if errors:
         return errors, None
     return errors, (n, c, b, p, pab, sizes, ch, cs)

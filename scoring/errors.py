@@ -186,6 +186,22 @@ class InvalidPetitAuBout(ScoringError):
             "Unknown petit au bout value %(value)s. Use attack or defence, or leave it empty "
             "when the Petit was not played in the last trick."
         ),
+        "petit_au_bout_attack_no_bout": _(
+            "A petit au bout won by the attack means the attack owns the Petit, a bout; "
+            "0 bouts is impossible. Check the bouts or the petit au bout."
+        ),
+        "petit_au_bout_defence_three_bouts": _(
+            "A petit au bout won by the defence means the defence owns the Petit; the attack "
+            "cannot have 3 bouts. Check the bouts or the petit au bout."
+        ),
+        "petit_au_bout_defence_chelem_made": _(
+            "A chelem made by the attack means the defence took no trick, so the petit au bout "
+            "cannot go to the defence. Check the chelem or the petit au bout."
+        ),
+        "petit_au_bout_attack_chelem_defence": _(
+            "A chelem made by the defence means the attack took no trick, so the petit au bout "
+            "cannot go to the attack. Check the chelem or the petit au bout."
+        ),
     }
 
 
@@ -218,6 +234,24 @@ class InvalidChelem(ScoringError):
         "chelem_defence_but_won": _(
             "A chelem made by the defence means the contract is lost, but %(points)s points with "
             "%(bouts)s bout(s) is won (%(threshold)s needed). Check the chelem or the points."
+        ),
+        "chelem_made_too_few_bouts": _(
+            "A chelem made by the attack (%(contract)s) gives the attack every card but "
+            "possibly the Excuse: at least 2 bouts, not %(bouts)s. Check the chelem or the bouts."
+        ),
+        "chelem_made_too_few_points": _(
+            "A chelem made by the attack (%(contract)s) gives the attack every card but "
+            "possibly the Excuse: at least 86.5 points, not %(points)s. "
+            "Check the chelem or the points."
+        ),
+        "chelem_defence_too_many_bouts": _(
+            "A chelem made by the defence (%(contract)s) leaves the attack at most its écart "
+            "and the Excuse: at most 1 bout, not %(bouts)s. Check the chelem or the bouts."
+        ),
+        "chelem_defence_too_many_points": _(
+            "A chelem made by the defence (%(contract)s) leaves the attack at most its écart "
+            "and the Excuse: at most 23.5 points, not %(points)s. "
+            "Check the chelem or the points."
         ),
     }
 

@@ -3,6 +3,11 @@
 Results are grouped by (donne, position); each group is compared once, with exact Fractions.
 Annulled tables and sit-outs give a differential of 0; penalties come off the penalised
 player's total only.
+
+Speed (a recomputation ranks every play of a championship again): plays and score-card lines
+are named tuples (several times cheaper to build than frozen dataclasses), and a player's total is
+summed as whole numerators per denominator, turned into one Fraction at the end, instead of
+adding thousands of Fractions (each addition normalises with a gcd).
 """
 
 from __future__ import annotations
@@ -12,7 +17,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from fractions import Fraction
 from functools import cached_property
-from typing import Any
+from typing import Any, NamedTuple
 
 from scoring.duplicate import Method, matchpoints, parse_method, to_exact
 from scoring.errors import InvalidPenalty, InvalidPlays, InvalidScore, ScoringError, display_value
@@ -32,8 +37,7 @@ _ZERO = Fraction(0)
 _FREE = object()  # sentinel: nobody in that seat yet (None may be a player id)
 
 
-@dataclass(frozen=True, slots=True)
-class Play:
+class Play(NamedTuple):
     """One player's result on one donne, at one position of one table."""
 
     player: Hashable
@@ -60,8 +64,7 @@ class DonneStatus(StrEnum):
     SAT_OUT = "sat_out"
 
 
-@dataclass(frozen=True, slots=True)
-class DonneLine:
+class DonneLine(NamedTuple):
     """A player's line on one donne of his score card.
 
     ``differential`` is the method's value (matchpoints: the count of matchpoints);
@@ -199,11 +202,13 @@ def compute_ranking(
             card = lines[player] = {}
         card[donne] = DonneLine(None, None, None, _ZERO, None, DonneStatus.SAT_OUT, 0)
 
-    differential_sums: dict[Hashable, Fraction] = {}
+    # player -> {denominator: sum of numerators}: exact, and whole-number additions only.
+    sums: dict[Hashable, dict[int, Any]] = {}
     compared: dict[Hashable, int] = {}
     played: dict[Hashable, int] = {}
     is_mp = m is Method.MATCHPOINTS
     played_status = DonneStatus.PLAYED
+    denominator_of = {Method.AVERAGE: 0, Method.PAIRWISE: 1}.get(m, 0)
 
     for group in groups.values():
         scores = []
@@ -226,25 +231,38 @@ def compute_ranking(
             played[play.player] = played.get(play.player, 0) + 1
             continue
         if is_mp:
-            scale = 2 * (n - 1)
-            values = [(Fraction(mp), Fraction(100 * mp, scale)) for mp in matchpoints(scores)]
+            # The total sums percentages: 100 * mp over the group's maximum 2 * (n - 1).
+            denominator = 2 * (n - 1)
+            numerators = matchpoints(scores)
+            values = [
+                (Fraction(mp), Fraction(100 * mp, denominator), 100 * mp) for mp in numerators
+            ]
         else:
             total = sum(scores)
-            denominator = n if m is Method.AVERAGE else n - 1
+            denominator = n - denominator_of  # average: n; pairwise: n - 1
             if all(type(s) is int for s in scores):
-                values = [(Fraction(n * s - total, denominator), None) for s in scores]
+                values = [
+                    (Fraction(n * s - total, denominator), None, n * s - total) for s in scores
+                ]
             else:
-                values = [(Fraction(n * s - total) / denominator, None) for s in scores]
-        for play, score, (differential, percentage) in zip(group, scores, values, strict=True):
+                values = [
+                    (Fraction(n * s - total) / denominator, None, Fraction(n * s - total))
+                    for s in scores
+                ]
+        for play, score, (differential, percentage, numerator) in zip(
+            group, scores, values, strict=True
+        ):
             player = play.player
             lines[player][play.donne] = DonneLine(
                 play.position, play.table, score, differential, percentage, played_status, n
             )
             played[player] = played.get(player, 0) + 1
             compared[player] = compared.get(player, 0) + 1
-            value = percentage if is_mp else differential
-            previous = differential_sums.get(player)
-            differential_sums[player] = value if previous is None else previous + value
+            bucket = sums.get(player)
+            if bucket is None:
+                sums[player] = {denominator: numerator}
+            else:
+                bucket[denominator] = bucket.get(denominator, 0) + numerator
 
     penalty_points: dict[Hashable, int] = {}
     for penalty in penalties:
@@ -258,7 +276,14 @@ def compute_ranking(
 
     totals: dict[Hashable, tuple[Fraction, Fraction]] = {}
     for player in lines:
-        summed = differential_sums.get(player, _ZERO)
+        bucket = sums.get(player)
+        if bucket is None:
+            summed = _ZERO
+        else:
+            summed = sum(
+                (Fraction(numerator, denominator) for denominator, numerator in bucket.items()),
+                _ZERO,
+            )
         count = compared.get(player, 0)
         pen = penalty_points.get(player, 0)
         if is_mp:

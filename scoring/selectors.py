@@ -94,20 +94,28 @@ def _catch_up(tournament: Tournament) -> bool:
         IN_PROCESS,
         ranking_claim_in_process,
         ranking_note_error,
+        ranking_pending,
         ranking_recompute,
         stale_after,
     )
     from scoring.tasks import broker_in_use, schedule_ranking
 
     if broker_in_use():
-        stale_since = (
+        now = timezone.now()
+        queued_at, started_at, stale_since = (
             RankingState.objects.filter(pk=tournament.pk)
-            .values_list("stale_since", flat=True)
+            .values_list("queued_at", "started_at", "stale_since")
             .first()
-        )
-        waited = (timezone.now() - stale_since).total_seconds() if stale_since else 0.0
+        ) or (None, None, None)
+        waited = (now - stale_since).total_seconds() if stale_since else 0.0
         if stale_since is None or waited < stale_after():
-            schedule_ranking(tournament.pk)  # starts the clock; queues unless one is queued
+            # A queued task or a running computation will bring the change: asking again
+            # would only queue a task that finds nothing to do.
+            pending = ranking_pending(
+                queued_at=queued_at, started_at=started_at, stale_since=stale_since, now=now
+            )
+            if not pending:
+                schedule_ranking(tournament.pk)  # starts the clock; queues unless queued
             return False
         window = stale_after()
     else:
@@ -239,6 +247,97 @@ def ranking_current(tournament: Tournament, *, refresh: bool = True) -> RankingV
     """The tournament's ranking as the pages show it (a fixed number of queries)."""
     snapshot, current = ranking_snapshot(tournament, refresh=refresh)
     return ranking_view(tournament, snapshot, current)
+
+
+# --- rendered once per snapshot ----------------------------------------------------------------
+
+SNAPSHOT_CACHE_SECONDS = 300
+"""How long a rendering of a snapshot is kept. A new result makes a new snapshot (a new key);
+the timeout only bounds how long an edited player name may show its old spelling."""
+
+
+def snapshot_cache_key(kind: str, snapshot: RankingSnapshot) -> str:
+    """Cache key of one rendering (`kind`: the page's table, the API's rows) of one snapshot
+    in the active language: the same for every reader, so it is built once per snapshot.
+    The computation time is part of it: a database restored from a backup (or a test
+    database rolled back) may give a snapshot id again, never with the same time."""
+    from django.utils.translation import get_language
+
+    stamp = snapshot.computed_at.timestamp() if snapshot.computed_at else 0
+    return (
+        f"ranking:{kind}:{snapshot.tournament_id}:{snapshot.pk}:{stamp:.6f}:{get_language() or '-'}"
+    )
+
+
+def snapshot_cached(kind: str, snapshot: RankingSnapshot | None, build: Any) -> Any:
+    """`build()` once per (snapshot, language) in Django's cache; uncached without snapshot."""
+    from django.core.cache import cache
+
+    if snapshot is None:
+        return build()
+    key = snapshot_cache_key(kind, snapshot)
+    value = cache.get(key)
+    if value is None:
+        value = build()
+        cache.set(key, value, SNAPSHOT_CACHE_SECONDS)
+    return value
+
+
+def ranking_poll_tournament(pk: int) -> Tournament | None:
+    """The tournament for a ranking poll, in one query: with its latest snapshot's id and
+    version for its method and rate (`latest_snapshot_id`, `latest_snapshot_version`) and its
+    RankingState (`state_queued_at`, `state_started_at`, `state_stale_since`)."""
+    from django.db.models import OuterRef, Subquery
+
+    latest = RankingSnapshot.objects.filter(
+        tournament_id=OuterRef("pk"),
+        method=OuterRef("method"),
+        matchpoint_penalty_rate=OuterRef("matchpoint_penalty_rate"),
+    ).order_by("-results_version", "-pk")
+    return (
+        Tournament.objects.filter(pk=pk)
+        .only("pk", "club_id", "status", "results_version", "method", "matchpoint_penalty_rate")
+        .annotate(
+            latest_snapshot_id=Subquery(latest.values("pk")[:1]),
+            latest_snapshot_version=Subquery(latest.values("results_version")[:1]),
+            state_queued_at=F("ranking_state__queued_at"),
+            state_started_at=F("ranking_state__started_at"),
+            state_stale_since=F("ranking_state__stale_since"),
+        )
+        .first()
+    )
+
+
+def ranking_poll_unchanged(tournament: Tournament, *, since: str, cur: str) -> bool:
+    """True when a poll that showed snapshot `since` (current: `cur` "1") has nothing new to
+    get, decided from `ranking_poll_tournament` alone (no other query): the same snapshot,
+    equally current, and, when it is stale, nothing a full read would do (a task is pending
+    and the workers are not late; without a broker a read computes, so it is never
+    unchanged)."""
+    from django.utils import timezone
+
+    from scoring.services.ranking import ranking_pending, stale_after
+    from scoring.tasks import broker_in_use
+
+    snapshot_id = tournament.latest_snapshot_id  # type: ignore[attr-defined]
+    version = tournament.latest_snapshot_version  # type: ignore[attr-defined]
+    current = snapshot_id is not None and version >= tournament.results_version
+    if since != str(snapshot_id or "") or cur != ("1" if current else "0"):
+        return False
+    if current:
+        return True
+    if not broker_in_use():
+        return False
+    now = timezone.now()
+    stale_since = tournament.state_stale_since  # type: ignore[attr-defined]
+    if stale_since is None or (now - stale_since).total_seconds() >= stale_after():
+        return False
+    return ranking_pending(
+        queued_at=tournament.state_queued_at,  # type: ignore[attr-defined]
+        started_at=tournament.state_started_at,  # type: ignore[attr-defined]
+        stale_since=stale_since,
+        now=now,
+    )
 
 
 # --- which donnes are finished everywhere ----------------------------------------------------

@@ -8,6 +8,11 @@ RANKING_MIN_INTERVAL seconds apart. A task releases the claim when it starts and
 newest version, so any change committed after that start queues the next one. 20 results in
 a second: one computation right away, one a second later with all of them.
 
+Coalescing never delays a result: the clock that spaces computations out (`started_at`)
+moves only when a computation really runs, so a task that finds its snapshot already stored
+changes nothing; and a page read asks for a task only when none is queued and no computation
+that will include the change is running (`ranking_pending`).
+
 Without a broker in use (CELERY_EAGER, a laptop with no Redis) the task runs in-process on
 commit, unless one ran less than RANKING_MIN_INTERVAL ago: then the pages compute it on their
 next read (scoring.selectors), so the ranking is never wrong, only computed a moment later.
@@ -54,7 +59,7 @@ def recompute_ranking(self, tournament_id: int) -> int:
     where = IN_PROCESS if self.request.is_eager else (self.request.hostname or socket.gethostname())
     ranking_task_started(tournament_id=tournament_id)
     try:
-        return ranking_recompute(tournament_id=tournament_id, where=where)
+        return ranking_recompute(tournament_id=tournament_id, where=where, start_clock=True)
     except TRANSIENT_ERRORS:
         raise
     except Exception as exc:

@@ -155,6 +155,11 @@ class ResultForm(forms.Form):
     def confirmed(self) -> list[str]:
         return list(self.cleaned_data.get("confirm") or []) if hasattr(self, "cleaned_data") else []
 
+    @property
+    def field_error_messages(self) -> list[str]:
+        """The errors on fields (not the form's own): an error box lists them only if any."""
+        return [str(e) for name, errors in self.errors.items() if name != "__all__" for e in errors]
+
     def radios(self, name: str, keys: Mapping[str, str]) -> list[dict[str, Any]]:
         """The choices of a radio group with their shortcut keys and checked state."""
         value = self[name].value()

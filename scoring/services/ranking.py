@@ -6,10 +6,17 @@ tournament, inside one consistent read (REPEATABLE READ on PostgreSQL), runs the
 `scoring.ranking.compute_ranking` and stores a RankingSnapshot tagged with the results
 version it read. It is idempotent: a snapshot that exists for (version, method, rate) is not
 computed again.
+
+Linear in the size of the tournament: the rows are read as columns (values_list, no model
+instances), and the garbage collector is paused for the computation. The computation builds
+hundreds of thousands of small, acyclic objects; with the collector on, every 700 allocations
+start a collection that walks all of the young objects, then ever larger generations, which
+made a tournament three times larger cost almost five times more.
 """
 
 from __future__ import annotations
 
+import gc
 import logging
 import time
 from collections.abc import Iterator
@@ -26,7 +33,7 @@ from django.db.models import Case, Exists, F, Q, Value, When
 from django.utils import timezone
 
 from scoring.models import RankingSnapshot, RankingState
-from scoring.ranking import DonneLine, Penalty, Play, Ranking, compute_ranking
+from scoring.ranking import DonneLine, DonneStatus, Penalty, Play, Ranking, compute_ranking
 from tournaments.models import Penalty as PenaltyRow
 from tournaments.models import Result, Seat, Tournament
 
@@ -93,6 +100,29 @@ def _consistent_read() -> Iterator[None]:
         yield
 
 
+def ranked_results(*, tournament_id: int) -> Any:
+    """The results that enter the ranking, as columns: (pk, status, donne id, table id,
+    holders, scores, sitter id). The one place that says which results count."""
+    return (
+        Result.objects.counted()
+        .filter(tournament_id=tournament_id)
+        .order_by()
+        .values_list("pk", "status", "donne_id", "table_id", "holders", "scores", "sitter_id")
+    )
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Pause the garbage collector (see the module docstring); restored even on error."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def ranking_inputs(*, tournament_id: int) -> RankingInputs | None:
     """Read a tournament's results as ranking input (None if the tournament is gone).
 
@@ -116,12 +146,7 @@ def ranking_inputs(*, tournament_id: int) -> RankingInputs | None:
         ).exists()
         if exists:
             return RankingInputs(tournament_id, version, method, rate, True, [], [], [], [])
-        results = list(
-            Result.objects.counted()
-            .filter(tournament_id=tournament_id)
-            .order_by()
-            .values_list("pk", "status", "donne_id", "table_id", "holders", "scores", "sitter_id")
-        )
+        results = list(ranked_results(tournament_id=tournament_id))
         penalty_rows = list(
             PenaltyRow.objects.filter(tournament_id=tournament_id, withdrawn_at__isnull=True)
             .order_by()
@@ -139,22 +164,35 @@ def ranking_inputs(*, tournament_id: int) -> RankingInputs | None:
     sit_outs: list[tuple[int, int]] = []
     played_status = Result.Status.PLAYED
     annulled_status = Result.Status.ANNULLED
+    add = plays.append
     for pk, status, donne, table, holders, scores, sitter in results:
         if sitter is not None:
             sit_outs.append((sitter, donne))
         if status == annulled_status:
             annulled.append((donne, table))
-        for position, player in (holders or {}).items():
-            if status == played_status:
-                try:
-                    score = int(scores[position])
-                except (KeyError, TypeError, ValueError):
-                    raise RankingDataError(
-                        f"result {pk}: no valid score for position {position!r} in {scores!r}"
-                    ) from None
-            else:  # all passed: a real 0 that is compared; annulled: left out of the group
-                score = 0
-            plays.append(Play(int(player), donne, position, table, score))
+        if not holders:
+            continue
+        if status == played_status:
+            position = None
+            try:
+                for position, player in holders.items():
+                    score = scores[position]
+                    add(
+                        Play(
+                            player if type(player) is int else int(player),
+                            donne,
+                            position,
+                            table,
+                            score if type(score) is int else int(score),
+                        )
+                    )
+            except (KeyError, TypeError, ValueError):
+                raise RankingDataError(
+                    f"result {pk}: no valid score for position {position!r} in {scores!r}"
+                ) from None
+        else:  # all passed: a real 0 that is compared; annulled: left out of the group
+            for position, player in holders.items():
+                add(Play(int(player), donne, position, table, 0))
     penalties = [Penalty(player, points, donne) for player, points, donne in penalty_rows]
     # Seated players without any result yet still appear (with 0): a 0-point entry adds the
     # player to the ranking without changing anyone's total.
@@ -167,23 +205,34 @@ def ranking_inputs(*, tournament_id: int) -> RankingInputs | None:
 
 def _num(value: Fraction | int | None) -> int | str | None:
     """Exact number for JSON: an int when whole, else a Fraction string ("45/2")."""
-    if value is None:
-        return None
+    if value is None or type(value) is int:
+        return value
     if isinstance(value, int):
         return int(value)
-    return value.numerator if value.denominator == 1 else str(value)
+    numerator, denominator = value.as_integer_ratio()
+    return numerator if denominator == 1 else f"{numerator}/{denominator}"
 
 
-def _card_line(donne: Any, line: DonneLine) -> list[Any]:
+_STATUS = {status: status.value for status in DonneStatus}
+
+
+def _card_lines(per_donne: dict[Any, DonneLine]) -> list[list[Any]]:
+    """A player's score-card lines (the hot loop of the encoding: one call per play)."""
+    num, status_text = _num, _STATUS
     return [
-        donne,
-        line.position,
-        line.table,
-        _num(line.score),
-        _num(line.differential),
-        _num(line.percentage),
-        str(line.status),
-        line.group_size,
+        [
+            donne,
+            position,
+            table,
+            score if type(score) is int else num(score),
+            num(differential),
+            None if percentage is None else num(percentage),
+            status_text[status],
+            group_size,
+        ]
+        for donne, (position, table, score, differential, percentage, status, group_size) in (
+            per_donne.items()
+        )
     ]
 
 
@@ -201,7 +250,7 @@ def ranking_encode(ranking: Ranking) -> tuple[dict[str, Any], dict[str, Any]]:
             row.donnes_played,
             row.donnes_compared,
         ]
-        cards[key] = [_card_line(donne, line) for donne, line in row.per_donne.items()]
+        cards[key] = _card_lines(row.per_donne)
     data = {
         "format": SNAPSHOT_FORMAT,
         "method": str(ranking.method),
@@ -212,12 +261,21 @@ def ranking_encode(ranking: Ranking) -> tuple[dict[str, Any], dict[str, Any]]:
     return data, cards
 
 
-def ranking_recompute(*, tournament_id: int, where: str = IN_PROCESS) -> int:
+def ranking_recompute(
+    *, tournament_id: int, where: str = IN_PROCESS, start_clock: bool = False
+) -> int:
     """Compute and store the tournament's ranking; return the results version it reflects.
 
     Idempotent: when a snapshot exists for the current version, method and rate, nothing is
     computed. Two computations racing on one version store one snapshot (unique constraint).
+    start_clock (the task): note the start of a real computation for the coalescing, only
+    once it is known there is something to compute (in-process callers claim it before).
     """
+    with collector_paused():
+        return _recompute(tournament_id=tournament_id, where=where, start_clock=start_clock)
+
+
+def _recompute(*, tournament_id: int, where: str, start_clock: bool) -> int:
     started = time.perf_counter()
     inputs = ranking_inputs(tournament_id=tournament_id)
     if inputs is None:
@@ -226,6 +284,8 @@ def ranking_recompute(*, tournament_id: int, where: str = IN_PROCESS) -> int:
     if inputs.exists:
         _state_after(inputs, computed=False)
         return inputs.results_version
+    if start_clock:
+        _computation_started(tournament_id)  # the coalescing clock: only real work moves it
     ranking = compute_ranking(
         inputs.plays,
         method=inputs.method,
@@ -321,12 +381,40 @@ def ranking_release_queue(*, tournament_id: int, claimed_at: datetime) -> None:
 
 
 def ranking_task_started(*, tournament_id: int) -> None:
-    """A computation starts: changes from now on need a new task (the claim is released)."""
+    """A task starts: changes from now on need a new task (the claim is released). The
+    coalescing clock (`started_at`) is not moved here: only a computation moves it (see
+    `ranking_recompute`), so a task that finds its snapshot already stored delays nobody."""
+    if not RankingState.objects.filter(pk=tournament_id).update(queued_at=None):
+        _state_ensure(tournament_id)
+
+
+def _computation_started(tournament_id: int) -> None:
+    """A computation really starts: the next one waits RANKING_MIN_INTERVAL from now."""
     now = timezone.now()
-    if not RankingState.objects.filter(pk=tournament_id).update(queued_at=None, started_at=now):
+    if not RankingState.objects.filter(pk=tournament_id).update(started_at=now):
         RankingState.objects.bulk_create(
             [RankingState(tournament_id=tournament_id, started_at=now)], ignore_conflicts=True
         )
+
+
+def ranking_pending(
+    *,
+    queued_at: datetime | None,
+    started_at: datetime | None,
+    stale_since: datetime | None,
+    now: datetime,
+) -> bool:
+    """From a RankingState row: True when a task is queued (claim not void) or a computation
+    started after the first unranked change (it will include it), so a page read has nothing
+    to ask for."""
+    if queued_at is not None and queued_at >= now - QUEUE_CLAIM_TIMEOUT:
+        return True
+    return (
+        started_at is not None
+        and stale_since is not None
+        and started_at >= stale_since
+        and started_at >= now - timedelta(seconds=stale_after())
+    )
 
 
 def ranking_claim_in_process(*, tournament_id: int, window: float) -> bool:

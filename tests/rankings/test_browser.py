@@ -55,3 +55,52 @@ def test_player_follows_the_live_ranking_on_a_phone(page, personas, settings):
     assert chart.bounding_box()["width"] <= PHONE["width"]
     assert no_horizontal_scroll(page)
     assert me.full_name in page.locator("h1").inner_text()
+
+
+def test_live_update_keeps_focus_on_the_row_announces_it_and_can_be_paused(
+    page, personas, settings
+):
+    """A keyboard user on a ranking row keeps his place when a result arrives: only the
+    changed rows are updated, in place; a polite live region says what changed; the pause
+    button stops the updates until resumed."""
+    settings.RANKING_POLL_SECONDS = 1
+    tournament = stage_tournament(personas=personas)
+    cells = [(t, d) for r, t, d in schedule(tournament) if r == 1]
+    enter(tournament, *cells[0], personas.arbiter)
+
+    page.goto(f"/login/?next=/t/{tournament.pk}/ranking/")
+    page.fill("#id_username", personas.player_user.username)
+    page.fill("#id_password", PASSWORD)
+    page.locator("form.card button[type=submit]").click()
+    page.wait_for_url(f"**/t/{tournament.pk}/ranking/")
+    live = page.locator("#ranking-live")
+    assert live.get_attribute("data-version") == "1"
+
+    last_row = page.locator("table.ranking tbody tr").last
+    focused_player = last_row.get_attribute("data-p")
+    last_row.locator("a").focus()
+    page.evaluate("window.__table = document.querySelector('table.ranking')")
+
+    enter(tournament, *cells[1], personas.arbiter, points=70)  # the arbiter saves a result
+    page.wait_for_selector("#ranking-live[data-version='2']", timeout=10_000)
+    focus = page.evaluate(
+        "() => { const a = document.activeElement; const tr = a && a.closest('tr');"
+        " return {tag: a.tagName, player: tr && tr.dataset.p,"
+        " inTable: !!tr && tr.closest('table') === window.__table}; }"
+    )
+    assert focus == {"tag": "A", "player": focused_player, "inTable": True}
+    news = page.locator("#ranking-news")
+    assert news.get_attribute("aria-live") == "polite"
+    page.wait_for_function(
+        "document.getElementById('ranking-news').textContent.includes('Classement mis à jour')"
+    )
+
+    pause = page.locator("#ranking-pause")
+    pause.click()
+    assert pause.get_attribute("aria-pressed") == "true"
+    enter(tournament, *cells[2], personas.arbiter, points=45)
+    page.wait_for_timeout(2_500)  # two poll periods: nothing is fetched while paused
+    assert live.get_attribute("data-version") == "2"
+    pause.click()
+    assert pause.get_attribute("aria-pressed") == "false"
+    page.wait_for_selector("#ranking-live[data-version='3']", timeout=10_000)

@@ -212,3 +212,31 @@ def test_score_card_reads_one_player_and_orders_by_round():
     assert sheet.row is not None
     assert sheet.row.differential_total == sheet.lines[-1].running_total
     assert sheet.field_size == 8
+
+
+def test_no_garbage_collection_runs_during_a_recomputation():
+    """The collector is paused while the ranking is built (no collection storms on large
+    tournaments) and is on again afterwards, even when the computation fails."""
+    import gc
+
+    built = build_tournament(players=40, rounds=2)
+    fill_results(built)
+    collections: list[int] = []
+
+    def note(phase: str, info: dict) -> None:
+        if phase == "start":
+            collections.append(info["generation"])
+
+    assert gc.isenabled()
+    gc.callbacks.append(note)
+    try:
+        ranking_recompute(tournament_id=built.tournament.pk)
+    finally:
+        gc.callbacks.remove(note)
+    assert collections == []
+    assert gc.isenabled()
+    Result.objects.filter(tournament=built.tournament).update(scores={"N": "x"})
+    Tournament.objects.filter(pk=built.tournament.pk).update(results_version=999)
+    with pytest.raises(ValueError):
+        ranking_recompute(tournament_id=built.tournament.pk)
+    assert gc.isenabled()

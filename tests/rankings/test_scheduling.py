@@ -207,3 +207,53 @@ def test_score_card_while_updating_shows_the_entry_without_a_differential(
     line = next(line for line in card.lines if line.donne_id == result.donne_id)
     assert line.status == "pending" and line.unranked and line.differential is None
     assert [s.score for s in line.scores if s.mine] == [result.scores["N"]]
+
+
+def test_a_task_that_finds_its_snapshot_stored_does_not_move_the_clock(settings):
+    """Only a real computation spaces the next one out: a task with nothing to do (a page
+    read or a retry queued it) must not delay the next result by RANKING_MIN_INTERVAL."""
+    built = build_tournament(players=8, rounds=2)
+    save_result(built, 1, 1, 0)
+    tasks.recompute_ranking.apply(args=(built.tournament.pk,), throw=True)
+    state = RankingState.objects.get(pk=built.tournament.pk)
+    assert state.started_at is not None and state.computations == 1
+    earlier = state.started_at - timedelta(seconds=5)
+    RankingState.objects.filter(pk=built.tournament.pk).update(
+        started_at=earlier, queued_at=timezone.now()
+    )
+    tasks.recompute_ranking.apply(args=(built.tournament.pk,), throw=True)
+    state = RankingState.objects.get(pk=built.tournament.pk)
+    assert state.started_at == earlier  # unchanged
+    assert state.queued_at is None  # the claim is given back all the same
+    assert state.computations == 1
+
+
+def test_page_reads_do_not_queue_a_task_while_one_is_pending(
+    broker_down, settings, django_capture_on_commit_callbacks, caplog
+):
+    settings.RANKING_STALE_AFTER = 3600
+    built = build_tournament(players=8, rounds=2)
+    save_committed(built, django_capture_on_commit_callbacks, 1, 1, 0)
+    built.tournament.refresh_from_db()
+    state = RankingState.objects.get(pk=built.tournament.pk)
+    now = timezone.now()
+
+    def page_read_sends() -> bool:
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="scoring.tasks"):
+            assert not ranking_current(built.tournament).is_current
+        return "could not schedule" in caplog.text
+
+    # a task is queued: the read asks for nothing
+    RankingState.objects.filter(pk=built.tournament.pk).update(queued_at=now)
+    assert not page_read_sends()
+    # a computation that started after the change is running: nothing either
+    RankingState.objects.filter(pk=built.tournament.pk).update(
+        queued_at=None, started_at=state.stale_since + timedelta(milliseconds=1)
+    )
+    assert not page_read_sends()
+    # nothing pending (the last computation started before the change): the read asks
+    RankingState.objects.filter(pk=built.tournament.pk).update(
+        started_at=state.stale_since - timedelta(seconds=1)
+    )
+    assert page_read_sends()

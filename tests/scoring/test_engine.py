@@ -299,6 +299,55 @@ BAD_INPUTS: list[tuple[dict[str, Any], type[ScoringError], str, str]] = [
     ({"points": 40.5, "chelem": "announced_made"}, InvalidChelem, "chelem_made_but_lost", "40.5"),
     ({"points": 30, "chelem": "unannounced_made"}, InvalidChelem, "chelem_made_but_lost", "30"),
     ({"points": 41, "chelem": "defence"}, InvalidChelem, "chelem_defence_but_won", "41"),
+    # RULES §5.1, first table: what a chelem and the petit au bout say about bouts and points.
+    (
+        {"bouts": 0, "points": 30, "petit_au_bout": "attack"},
+        InvalidPetitAuBout,
+        "petit_au_bout_attack_no_bout",
+        "0 bouts",
+    ),
+    (
+        {"bouts": 3, "points": 60, "petit_au_bout": "defence"},
+        InvalidPetitAuBout,
+        "petit_au_bout_defence_three_bouts",
+        "3 bouts",
+    ),
+    (
+        {"bouts": 2, "points": 86.5, "petit_au_bout": "defence", "chelem": "announced_made"},
+        InvalidPetitAuBout,
+        "petit_au_bout_defence_chelem_made",
+        "defence",
+    ),
+    (
+        {"bouts": 1, "points": 10, "petit_au_bout": "attack", "chelem": "defence"},
+        InvalidPetitAuBout,
+        "petit_au_bout_attack_chelem_defence",
+        "attack",
+    ),
+    (
+        {"bouts": 1, "points": 52, "chelem": "unannounced_made"},
+        InvalidChelem,
+        "chelem_made_too_few_bouts",
+        "not 1",
+    ),
+    (
+        {"contract": "garde_sans", "bouts": 3, "points": 86, "chelem": "announced_made"},
+        InvalidChelem,
+        "chelem_made_too_few_points",
+        "86.5 points, not 86",
+    ),
+    (
+        {"contract": "prise", "bouts": 2, "points": 20, "chelem": "defence"},
+        InvalidChelem,
+        "chelem_defence_too_many_bouts",
+        "not 2",
+    ),
+    (
+        {"contract": "garde_contre", "bouts": 1, "points": 24, "chelem": "defence"},
+        InvalidChelem,
+        "chelem_defence_too_many_points",
+        "23.5 points, not 24",
+    ),
     ({"called_self": True}, InvalidCalledSelf, "called_self_not_five", "4"),
     ({"players": 3, "called_self": True}, InvalidCalledSelf, "called_self_not_five", "3"),
     ({"players": 5, "called_self": "yes"}, InvalidCalledSelf, "called_self_invalid", "yes"),
@@ -392,3 +441,26 @@ def test_no_django_import_in_pure_modules() -> None:
             elif isinstance(node, ast.ImportFrom):
                 names = [node.module or ""]
             assert not any(n == "django" or n.startswith("django.") for n in names), module
+
+
+def test_chelem_bounds_follow_the_chien() -> None:
+    """RULES §5.1: under garde contre the chien goes to the defence, under garde sans to the
+    attack, so those chelems are not bounded by the first table."""
+    made = score_deal(
+        players=4, contract="garde_contre", bouts=2, points=70, chelem="announced_made"
+    )
+    assert made.chelem_part == 400
+    defence = score_deal(players=4, contract="garde_sans", bouts=2, points=30, chelem="defence")
+    assert defence.chelem_part == -200
+    # The Excuse kept by a defender: the attack's chelem has 86.5 points and 2 bouts.
+    assert score_deal(players=4, contract="garde", bouts=2, points=86.5, chelem="unannounced_made")
+
+
+def test_the_reported_chelem_without_bouts_is_refused() -> None:
+    """A chelem made without announcement with 52 points and 1 bout used to be scored."""
+    with pytest.raises(InvalidChelem) as info:
+        score_deal(players=4, contract="garde", bouts=1, points=52, chelem="unannounced_made")
+    assert info.value.field == "chelem"
+    assert "Garde" in str(info.value)
+    found = deal_errors(players=4, contract="garde", bouts=1, points=52, chelem="unannounced_made")
+    assert [e.code for e in found] == ["chelem_made_too_few_bouts"]

@@ -6,11 +6,12 @@ import random
 from fractions import Fraction
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from scoring.duplicate import differentials, matchpoints
-from scoring.engine import CARD_TOTAL, THRESHOLDS, score_deal
+from scoring.engine import CARD_TOTAL, THRESHOLDS, deal_errors, score_deal
+from scoring.errors import ScoringError
 from scoring.ranking import Penalty, Play, compute_ranking
 
 # Deterministic and quick: the same examples on every run, no example database, no deadline.
@@ -36,6 +37,20 @@ def _as_points(half: int) -> int | float:
     return half // 2 if half % 2 == 0 else half / 2
 
 
+def possible_per_rules(
+    contract: str, bouts: int, half: int, petit: str | None, chelem: str | None
+) -> bool:
+    """The first table of RULES §5.1, written out independently of the engine."""
+    made = chelem in ("announced_made", "unannounced_made")
+    if petit == "attack" and (bouts == 0 or chelem == "defence"):
+        return False
+    if petit == "defence" and (bouts == 3 or made):
+        return False
+    if made and contract != "garde_contre" and (bouts < 2 or half < 173):
+        return False
+    return not (chelem == "defence" and contract != "garde_sans" and (bouts > 1 or half > 47))
+
+
 @st.composite
 def valid_deals(draw: st.DrawFn) -> dict[str, Any]:
     players = draw(st.sampled_from([3, 4, 5]))
@@ -45,7 +60,7 @@ def valid_deals(draw: st.DrawFn) -> dict[str, Any]:
     chelems = [None, "announced_failed"] + (
         ["announced_made", "unannounced_made"] if won else ["defence"]
     )
-    return {
+    deal = {
         "players": players,
         "contract": draw(CONTRACTS),
         "bouts": bouts,
@@ -55,6 +70,8 @@ def valid_deals(draw: st.DrawFn) -> dict[str, Any]:
         "chelem": draw(st.sampled_from(chelems)),
         "called_self": players == 5 and draw(st.booleans()),
     }
+    assume(possible_per_rules(deal["contract"], bouts, half, deal["petit_au_bout"], deal["chelem"]))
+    return deal
 
 
 @PROPERTY
@@ -89,6 +106,7 @@ def test_more_points_never_score_less(
     poignees: list[str],
     chelem: str | None,
 ) -> None:
+    assume(possible_per_rules(contract, bouts, 0, petit, chelem))
     low = data.draw(_half_points(bouts))
     high = data.draw(st.integers(low, 2 * CARD_TOTAL - 9 * (3 - bouts)))
     common = {
@@ -108,9 +126,11 @@ def test_more_points_never_score_less(
 @PROPERTY
 @given(st.data())
 def test_more_points_never_score_less_with_a_chelem_made(data: st.DataObject) -> None:
-    low = data.draw(st.integers(2 * 36, 2 * CARD_TOTAL))
+    contract = data.draw(CONTRACTS)
+    # A chelem made owns every card but possibly the Excuse, except under garde contre (§5.1).
+    low = data.draw(st.integers(2 * 36 if contract == "garde_contre" else 173, 2 * CARD_TOTAL))
     high = data.draw(st.integers(low, 2 * CARD_TOTAL))
-    common = {"players": 4, "contract": data.draw(CONTRACTS), "bouts": 3}
+    common = {"players": 4, "contract": contract, "bouts": 3}
     common["chelem"] = data.draw(st.sampled_from(["announced_made", "unannounced_made"]))
     assert score_deal(points=low / 2, **common).unit <= score_deal(points=high / 2, **common).unit
 
@@ -226,3 +246,50 @@ def test_penalties_only_affect_the_penalised_player(
 def test_ranking_differentials_sum_to_zero(tournament: dict[str, Any], method: str) -> None:
     ranking = compute_ranking(tournament["plays"], method=method, annulled=tournament["annulled"])
     assert sum(row.differential_total for row in ranking.rows) == 0
+
+
+@PROPERTY
+@given(
+    st.sampled_from([3, 4, 5]),
+    CONTRACTS,
+    st.integers(0, 3),
+    st.integers(0, 2 * CARD_TOTAL),
+    PETITS,
+    st.sampled_from([None, "announced_made", "unannounced_made", "announced_failed", "defence"]),
+)
+def test_every_accepted_deal_respects_the_bounds_of_a_chelem_and_petit_au_bout(
+    players: int, contract: str, bouts: int, half: int, petit: str | None, chelem: str | None
+) -> None:
+    """RULES §1, §4 and §5.1: accepted exactly when possible, refused naming a field."""
+    low, high = 9 * bouts, 2 * CARD_TOTAL - 9 * (3 - bouts)
+    won = half >= 2 * THRESHOLDS[bouts]
+    consistent = not (chelem in ("announced_made", "unannounced_made") and not won) and not (
+        chelem == "defence" and won
+    )
+    possible = (
+        low <= half <= high
+        and consistent
+        and possible_per_rules(contract, bouts, half, petit, chelem)
+    )
+    deal = {
+        "players": players,
+        "contract": contract,
+        "bouts": bouts,
+        "points": _as_points(half),
+        "petit_au_bout": petit,
+        "chelem": chelem,
+    }
+    found = deal_errors(**deal)
+    try:
+        score = score_deal(**deal)
+    except ScoringError as err:
+        assert not possible
+        assert found and found[0].code == err.code
+        assert err.field in {"points", "petit_au_bout", "chelem"}
+        if low <= half <= high and consistent:
+            # Refused for a §5.1 reason only: the message names the field it is about.
+            assert err.field in {"petit_au_bout", "chelem"}
+    else:
+        assert possible, deal
+        assert found == []
+        assert score.bouts == bouts and score.points * 2 == half

@@ -25,6 +25,7 @@ from .errors import translate_error
 __all__ = [
     "WARNING_CODES",
     "BoutFacts",
+    "announcement_checks",
     "bout_facts",
     "card_checks",
     "poignee_trumps",
@@ -32,6 +33,7 @@ __all__ = [
 
 PLAYERS = 4  # a duplicate donne is always played four-handed
 TAKES_CHIEN = ("prise", "garde")  # the taker adds the chien to his hand (RULES.md §3)
+CHELEM_MADE = ("announced_made", "unannounced_made")
 _SIZES = frozenset(size.value for size in PoigneeSize)
 
 WARNING_CODES = (
@@ -137,6 +139,8 @@ def card_checks(
     points: Decimal | None,
     poignees: Mapping[str, str],
     seats: Mapping[str, Any] | None = None,
+    petit_au_bout: str = "",
+    chelem: str = "",
 ) -> tuple[dict[str, str], dict[str, str]]:
     """Errors {field: message} and warnings {code: message} of an entry against the cards.
 
@@ -187,6 +191,20 @@ def card_checks(
                 "needed": needed,
             }
 
+    errors.update(
+        announcement_checks(
+            hands=parsed,
+            chien=parsed_chien,
+            taker=taker,
+            contract=contract,
+            bouts=bouts,
+            points=points,
+            petit_au_bout=petit_au_bout,
+            chelem=chelem,
+            seats=seats,
+        )
+    )
+
     if taker and contract and bouts is not None:
         facts = bout_facts(parsed, parsed_chien, taker=taker, contract=contract, seats=seats)
         most = 3 - len(facts.sure_defence)
@@ -212,3 +230,119 @@ def card_checks(
                 "unless it was played to the last trick. Check the bouts, or confirm."
             ) % {"bouts": bouts, "cards": ", ".join(facts.likely_attack)}
     return errors, warnings
+
+
+def _holder(
+    hands: Mapping[str, tuple[cards.Card, ...]], card: cards.Card, *, taker: str, contract: str
+) -> str:
+    """Position whose camp plays ``card``, or "chien" when it stays in the chien (garde sans,
+    garde contre). Under a prise or garde the taker takes the chien and cannot discard a bout."""
+    where = next((p for p, hand in hands.items() if card in hand), "chien")
+    if where == "chien" and contract in TAKES_CHIEN:
+        return taker
+    return where
+
+
+def announcement_checks(
+    *,
+    hands: Mapping[str, tuple[cards.Card, ...]],
+    chien: tuple[cards.Card, ...],
+    taker: str,
+    contract: str,
+    bouts: int | None,
+    points: Decimal | None,
+    petit_au_bout: str,
+    chelem: str,
+    seats: Mapping[str, Any] | None = None,
+) -> dict[str, str]:
+    """The second list of RULES.md §5.1: a chelem or a petit au bout that the hands make
+    impossible. Refusals {field: message}, naming the player and the card. The four-handed
+    duplicate table has no partner: the attack is the taker alone."""
+    errors: dict[str, str] = {}
+    if not taker or not contract:
+        return errors
+    if petit_au_bout and contract in ("garde_sans", "garde_contre") and cards.PETIT in chien:
+        errors["petit_au_bout"] = _(
+            "The Petit lies in the chien (%(contract)s): it is never played, so nobody wins it "
+            "at the last trick. Clear the petit au bout."
+        ) % {"contract": _contract_name(contract)}
+    if not chelem or chelem == "announced_failed":
+        return errors
+
+    holder_21 = _holder(hands, cards.TRUMP_21, taker=taker, contract=contract)
+    holder_excuse = _holder(hands, cards.EXCUSE, taker=taker, contract=contract)
+    chien_bouts = cards.bouts_in(chien)
+    if chelem in CHELEM_MADE:
+        if holder_21 not in (taker, "chien"):
+            errors["chelem"] = _(
+                "%(who)s holds the 21: the defence takes at least one trick. A chelem of the "
+                "attack is impossible; check the chelem."
+            ) % {"who": _who(holder_21, seats)}
+        reasons: list[str] = []
+        expected, least = 3, Decimal(91)
+        if holder_excuse not in (taker, "chien"):
+            expected -= 1
+            least -= Decimal("4.5")
+            reasons.append(
+                _("%(who)s holds the Excuse and keeps it") % {"who": _who(holder_excuse, seats)}
+            )
+        if contract == "garde_contre":
+            expected -= chien_bouts
+            chien_points = cards.points_in(chien)
+            least -= Decimal(chien_points.numerator) / chien_points.denominator
+            reasons.append(
+                _(
+                    "the chien of the garde contre (%(points)s points, %(bouts)s bout(s)) goes to "
+                    "the defence"
+                )
+                % {"points": _number(chien_points), "bouts": chien_bouts}
+            )
+        why = "; ".join(reasons) or _("the attack takes every card")
+        if bouts is not None and bouts != expected:
+            errors["bouts"] = _(
+                "With a chelem of the attack, the attack owns exactly %(expected)s bout(s), not "
+                "%(bouts)s (%(why)s). Check the bouts or the chelem."
+            ) % {"expected": expected, "bouts": bouts, "why": why}
+        if points is not None and Decimal(points) < least:
+            errors["points"] = _(
+                "With a chelem of the attack, the attack has at least %(least)s points, not "
+                "%(points)s (%(why)s). Check the points or the chelem."
+            ) % {"least": _number(least), "points": _number(Decimal(points)), "why": why}
+    elif chelem == "defence":
+        if holder_21 == taker:
+            errors["chelem"] = _(
+                "%(who)s, the taker, holds the 21: the attack takes at least one trick. A chelem "
+                "of the defence is impossible; check the chelem."
+            ) % {"who": _who(taker, seats)}
+        reasons = []
+        most = 0
+        if holder_excuse == taker:
+            most += 1
+            reasons.append(_("%(who)s holds the Excuse and keeps it") % {"who": _who(taker, seats)})
+        if contract == "garde_sans":
+            most += chien_bouts
+            reasons.append(
+                _("the chien of the garde sans holds %(bouts)s bout(s)") % {"bouts": chien_bouts}
+            )
+        why = "; ".join(reasons) or _("the defence takes every card")
+        if bouts is not None and bouts > most:
+            errors["bouts"] = _(
+                "With a chelem of the defence, the attack owns at most %(most)s bout(s), not "
+                "%(bouts)s (%(why)s). Check the bouts or the chelem."
+            ) % {"most": most, "bouts": bouts, "why": why}
+    return errors
+
+
+def _contract_name(code: str) -> str:
+    from ..models import Contract
+
+    return str(Contract(code).label) if code in Contract.values else code
+
+
+def _number(value: Any) -> str:
+    """40, 40.5: points as people write them (the active language's decimal mark)."""
+    from django.utils.formats import number_format
+
+    value = Decimal(value.numerator) / value.denominator if hasattr(value, "numerator") else value
+    value = Decimal(value)
+    return number_format(value, 0 if value == value.to_integral_value() else 1)

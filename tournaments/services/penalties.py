@@ -40,6 +40,48 @@ def penalty_snapshot(penalty: Penalty) -> dict[str, Any]:
     }
 
 
+def player_donne_numbers(*, tournament: Tournament, player: Player) -> list[int]:
+    """Numbers of the donnes at the player's tables: those he played or sat out there."""
+    return sorted(
+        set(
+            Donne.objects.filter(
+                tournament=tournament,
+                etui_set__table_rounds__seats__player=player,
+                etui_set__table_rounds__round__tournament=tournament,
+            ).values_list("number", flat=True)
+        )
+    )
+
+
+def penalty_donne_error(*, tournament: Tournament, player: Player, donne: Donne) -> str:
+    """Why a penalty of ``player`` cannot be tied to ``donne`` (RULES.md §8), or ""."""
+    numbers = player_donne_numbers(tournament=tournament, player=player)
+    if donne.number in numbers:
+        return ""
+    if not numbers:
+        return _(
+            "%(player)s has no seat yet, so no donne: leave the donne empty for this penalty."
+        ) % {"player": player}
+    return _(
+        "%(player)s does not play donne %(donne)s: his tables play donnes %(numbers)s. Choose "
+        "one of them, or leave the donne empty."
+    ) % {"player": player, "donne": donne.number, "numbers": _ranges(numbers)}
+
+
+def _ranges(numbers: list[int]) -> str:
+    """1-4, 9-12: consecutive numbers shown as ranges."""
+    parts: list[str] = []
+    start = prev = numbers[0]
+    for n in [*numbers[1:], None]:
+        if n is not None and n == prev + 1:
+            prev = n
+            continue
+        parts.append(str(start) if start == prev else f"{start}-{prev}")
+        if n is not None:
+            start = prev = n
+    return ", ".join(parts)
+
+
 def penalty_give(
     *,
     tournament: Tournament,
@@ -86,6 +128,10 @@ def penalty_give(
         ]
     if donne is not None and donne.tournament_id != tournament.pk:
         errors["donne"] = [_("This donne belongs to another tournament.")]
+    elif donne is not None and "player" not in errors:
+        message = penalty_donne_error(tournament=tournament, player=player, donne=donne)
+        if message:
+            errors["donne"] = [message]
     if errors:
         raise PenaltyInvalid(errors)
     with transaction.atomic():

@@ -318,8 +318,12 @@ def _evaluate(ctx: ResultContext, data: ResultInput) -> _Evaluation:
             continue
         if key == "points" and "bouts" in missing and err.code == "points_impossible_for_bouts":
             continue
-        if key == "chelem" and ("points" in missing or "bouts" in missing):
-            continue
+        if (
+            key in ("chelem", "petit_au_bout")
+            and not err.code.endswith("_unknown")
+            and ("points" in missing or "bouts" in missing or "contract" in missing)
+        ):
+            continue  # what the chelem and petit au bout imply is judged once all is filled
         _add(errors, key, translate_error(err))
 
     # The cards: impossible poignées are errors, unlikely bouts and half points warnings.
@@ -332,9 +336,12 @@ def _evaluate(ctx: ResultContext, data: ResultInput) -> _Evaluation:
         points=data.points,
         poignees={p: s for p, s in data.poignees.items() if p in POSITIONS and s},
         seats=ctx.seats,
+        petit_au_bout=data.petit_au_bout,
+        chelem=data.chelem,
     )
     for key, message in card_errors.items():
-        _add(errors, key, message)
+        if message not in errors.get(key, []):
+            _add(errors, key, message)
     warnings.update(card_warnings)
 
     if errors:
@@ -726,8 +733,22 @@ def result_annul(
 
 
 def round_open(*, round_: Round, user: Any) -> Round:
-    """Open a round (or reopen a closed one to correct it)."""
+    """Open a round (or reopen a closed one to correct it); only once the tournament runs."""
     _require_write(user, round_.tournament)
+    status = Tournament.Status
+    if round_.tournament.status in (status.DRAFT, status.REGISTRATION):
+        raise ResultInvalid(
+            {
+                NON_FIELD: [
+                    _(
+                        "The tournament has not started: round %(number)s can be opened once it "
+                        "is running. Start it from the arbiter's dashboard or the preparation "
+                        "page."
+                    )
+                    % {"number": round_.number}
+                ]
+            }
+        )
     Round.objects.filter(pk=round_.pk).update(state=Round.State.OPEN)
     round_.state = Round.State.OPEN
     return round_

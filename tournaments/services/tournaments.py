@@ -20,6 +20,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Count
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from ..models import Club, Player, Registration, Result, Seat, Tournament
 from .events import results_changed
@@ -460,3 +461,87 @@ def tournament_seating_plan(*, tournament: Tournament) -> SeatingPlan:
         )
     ]
     return SeatingPlan(rounds=[rounds[n] for n in round_numbers], routes=routes)
+
+
+# --- starting: what a tournament still needs before it runs --------------------------------
+
+MIN_PLAYERS = 8  # RULES.md §7: 8, 9, 10 and every n >= 12 can be seated; 11 cannot
+
+
+@dataclass(frozen=True)
+class StartStep:
+    """One thing a tournament needs before it runs, and the action that does it."""
+
+    key: str  # "registration" | "players" | "seating" | "start"
+    done: bool
+    text: str
+    action: str  # "" | "status" | "link" | "generate"
+    target: str = ""  # the status to set, for "status"
+    allowed: bool = True  # whether the user may take the action
+
+
+def tournament_start_steps(*, tournament: Tournament, user: Any) -> list[StartStep]:
+    """What a tournament not yet running still needs, in order; empty once it runs.
+
+    Each step says what is missing and which action does it; ``allowed`` says whether
+    ``user`` may take it (the club's organisers and the tournament's arbiters)."""
+    from ..permissions import can_manage_tournament
+
+    if tournament.status not in PREPARATION_STATUSES:
+        return []
+    allowed = can_manage_tournament(user, tournament)
+    seating = tournament_seating_status(tournament=tournament)
+    registration_open = tournament.status != Status.DRAFT
+    count = seating.checked_in
+    enough = count >= MIN_PLAYERS and count != 11
+    if enough:
+        players_text = ngettext(
+            "%(count)d player checked in.", "%(count)d players checked in.", count
+        ) % {"count": count}
+    elif count == 11:
+        players_text = _(
+            "11 players are checked in: 11 cannot be seated (RULES: tables of four or five). "
+            "Check one more player in, or one fewer."
+        )
+    else:
+        players_text = ngettext(
+            "%(count)d player checked in: at least 8 are needed. Check the players in.",
+            "%(count)d players checked in: at least 8 are needed. Check the players in.",
+            count,
+        ) % {"count": count}
+    if seating.current:
+        seating_text = _("The seating, movement and donnes are generated.")
+    elif seating.outdated:
+        seating_text = (
+            _("The seating is out of date: regenerate it.") + " " + " ".join(seating.reasons())
+        )
+    else:
+        seating_text = _("The seating, movement and donnes are not generated yet.")
+    steps = [
+        StartStep(
+            "registration",
+            registration_open,
+            _("Registration is open.") if registration_open else _("The tournament is a draft."),
+            "" if registration_open else "status",
+            Status.REGISTRATION,
+            allowed,
+        ),
+        StartStep("players", enough, players_text, "link", "", allowed),
+        StartStep(
+            "seating",
+            seating.current,
+            seating_text,
+            "" if seating.current or not enough else "generate",
+            "",
+            allowed,
+        ),
+        StartStep(
+            "start",
+            False,
+            _("Once the seating is generated, start the tournament: results can then be entered."),
+            "status" if registration_open and seating.current else "",
+            Status.RUNNING,
+            allowed,
+        ),
+    ]
+    return steps

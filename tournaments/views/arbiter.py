@@ -43,6 +43,7 @@ from ..models import (
     Table,
     Tournament,
 )
+from ..once import once_per_form
 from ..params import id_param
 from ..permissions import can_write_results
 from ..services.dashboard import dashboard_build
@@ -68,6 +69,7 @@ from ..services.results import (
     round_close,
     round_open,
 )
+from ..services.tournaments import tournament_start_steps
 
 
 def _tournament(request: HttpRequest, pk: int) -> Tournament:
@@ -103,6 +105,7 @@ def dashboard(request: HttpRequest, pk: int) -> HttpResponse:
     active_penalties = Penalty.objects.filter(tournament=tournament, withdrawn_at=None).count()
     needs_filter = request.GET.get("show") == "needs"
     context = {
+        "start_steps": tournament_start_steps(tournament=tournament, user=request.user),
         "tournament": tournament,
         "board": board.only_needing() if needs_filter else board,
         "needs_filter": needs_filter,
@@ -144,14 +147,21 @@ def jump(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
+@once_per_form
 def round_state(request: HttpRequest, pk: int, number: int, action: str) -> HttpResponse:
     tournament = _tournament(request, pk)
     round_ = get_object_or_404(
         Round.objects.select_related("tournament"), tournament=tournament, number=number
     )
     if action == "open":
-        round_open(round_=round_, user=request.user)
-        messages.success(request, _("Round %(number)s is open.") % {"number": number})
+        try:
+            round_open(round_=round_, user=request.user)
+        except ResultInvalid as exc:
+            for msgs in exc.errors.values():
+                for message in msgs:
+                    messages.error(request, message)
+        else:
+            messages.success(request, _("Round %(number)s is open.") % {"number": number})
     else:
         try:
             round_close(round_=round_, user=request.user)
@@ -220,14 +230,17 @@ def _points_text(points: Any) -> str:
     return decimal_text(points, get_language(), places=1)
 
 
-def _radio_groups(form: ResultForm, ctx: ResultContext | None) -> dict[str, Any]:
+def _radio_groups(
+    form: ResultForm, ctx: ResultContext | None, *, confirming: bool = False
+) -> dict[str, Any]:
     seats = ctx.seats if ctx else {}
     takers = form.radios("taker", TAKER_KEYS)
     for choice in takers:
         choice["player"] = seats.get(choice["value"])
-    # The cursor starts on the taker: his radio when known, else the first.
+    # The cursor starts on the taker: his radio when known, else the first; after a warning
+    # to confirm it starts on the first box to tick instead (the preview's autofocus).
     focus = next((c for c in takers if c["checked"]), takers[0] if takers else None)
-    if focus is not None:
+    if focus is not None and not confirming:
         focus["autofocus"] = True
     contracts = form.radios("contract", CONTRACT_KEYS)
     for choice in contracts:
@@ -284,6 +297,7 @@ def _seat_rows(ctx: ResultContext, preview: ResultPreview | None) -> list[dict[s
 
 @login_required
 @require_http_methods(["GET", "POST"])
+@once_per_form
 def result_entry(request: HttpRequest, pk: int, table: int, donne: int) -> HttpResponse:
     tournament = _tournament(request, pk)
     table_obj, donne_obj = _cell(tournament, table, donne)
@@ -359,7 +373,7 @@ def result_entry(request: HttpRequest, pk: int, table: int, donne: int) -> HttpR
         "donne": donne_obj,
         "ctx": ctx,
         "form": form,
-        "groups": _radio_groups(form, ctx),
+        "groups": _radio_groups(form, ctx, confirming=bool(needs_confirmation)),
         "preview": preview,
         "seat_rows": _seat_rows(ctx, preview),
         "confirmed": confirmed,
@@ -416,6 +430,7 @@ def result_preview_view(request: HttpRequest, pk: int, table: int, donne: int) -
 
 @login_required
 @require_POST
+@once_per_form
 def result_annul_view(request: HttpRequest, pk: int, table: int, donne: int) -> HttpResponse:
     tournament = _tournament(request, pk)
     table_obj, donne_obj = _cell(tournament, table, donne)
@@ -462,6 +477,7 @@ def result_annul_view(request: HttpRequest, pk: int, table: int, donne: int) -> 
 
 @login_required
 @require_http_methods(["GET", "POST"])
+@once_per_form
 def penalties(request: HttpRequest, pk: int) -> HttpResponse:
     tournament = _tournament(request, pk)
     status = 200
@@ -518,6 +534,7 @@ def penalties(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
+@once_per_form
 def penalty_withdraw_view(request: HttpRequest, pk: int, penalty_id: int) -> HttpResponse:
     tournament = _tournament(request, pk)
     penalty = get_object_or_404(

@@ -31,6 +31,7 @@ from ..forms import (
 )
 from ..forms_seating import SeatingSetForm, SeatingSwapForm
 from ..models import Club, Player, Registration, Result, Tournament
+from ..once import once_per_form
 from ..permissions import can_manage_tournament, is_club_organiser
 from ..search import players_matching
 from ..services.players import PlayerImportError, player_create, player_update, players_import_csv
@@ -145,6 +146,7 @@ def club_players(request: HttpRequest, club_pk: int) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "POST"])
+@once_per_form
 def player_create_view(request: HttpRequest, club_pk: int) -> HttpResponse:
     club = _organised_club(request, club_pk)
     form = PlayerForm(request.POST or None)
@@ -163,6 +165,7 @@ def player_create_view(request: HttpRequest, club_pk: int) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "POST"])
+@once_per_form
 def player_edit_view(request: HttpRequest, club_pk: int, pk: int) -> HttpResponse:
     club = _organised_club(request, club_pk)
     player = get_object_or_404(Player, pk=pk, club=club)
@@ -184,6 +187,7 @@ def player_edit_view(request: HttpRequest, club_pk: int, pk: int) -> HttpRespons
 
 @login_required
 @require_http_methods(["GET", "POST"])
+@once_per_form
 def players_import_view(request: HttpRequest, club_pk: int) -> HttpResponse:
     """Import a CSV of players: all lines or none, every bad line listed with its reasons."""
     club = _organised_club(request, club_pk)
@@ -225,6 +229,7 @@ def players_import_view(request: HttpRequest, club_pk: int) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "POST"])
+@once_per_form
 def tournament_create_view(request: HttpRequest) -> HttpResponse:
     if not _organised_clubs(request.user).exists():
         raise PermissionDenied
@@ -246,6 +251,7 @@ def tournament_create_view(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "POST"])
+@once_per_form
 def tournament_edit_view(request: HttpRequest, pk: int) -> HttpResponse:
     tournament = _managed_tournament(request, pk)
     form = TournamentForm(request.POST or None, user=request.user, instance=tournament)
@@ -273,6 +279,7 @@ def tournament_edit_view(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
+@once_per_form
 def tournament_status_view(request: HttpRequest, pk: int) -> HttpResponse:
     tournament = _managed_tournament(request, pk)
     form = StatusForm(request.POST)
@@ -365,6 +372,7 @@ def _registrations_response(
 
 @login_required
 @require_POST
+@once_per_form
 def registration_add_view(request: HttpRequest, pk: int) -> HttpResponse:
     tournament = _managed_tournament(request, pk)
     form = PlayerChoiceForm(request.POST)
@@ -402,6 +410,7 @@ def _registration_action(
 ) -> Callable[[HttpRequest, int, int], HttpResponse]:
     @login_required
     @require_POST
+    @once_per_form
     @wraps(action)
     def view(request: HttpRequest, pk: int, player_pk: int) -> HttpResponse:
         tournament = _managed_tournament(request, pk)
@@ -430,6 +439,7 @@ registration_check_out_view = _registration_action(
 
 @login_required
 @require_POST
+@once_per_form
 def registration_check_in_all_view(request: HttpRequest, pk: int) -> HttpResponse:
     tournament = _managed_tournament(request, pk)
     try:
@@ -475,6 +485,7 @@ def prepare_view(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
+@once_per_form
 def prepare_generate_view(request: HttpRequest, pk: int) -> HttpResponse:
     from ..services.preparation import PreparationError
 
@@ -497,6 +508,7 @@ def prepare_generate_view(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
+@once_per_form
 def prepare_reveal_view(request: HttpRequest, pk: int) -> HttpResponse:
     """After the event, reveal the seed so anyone can check the donnes against the commitment."""
     from ..services.preparation import PreparationError, tournament_reveal_seed
@@ -568,6 +580,7 @@ def _seating_refused(request: HttpRequest, exc: SeatingEditRefused) -> None:
 
 @login_required
 @require_POST
+@once_per_form
 def seating_swap_view(request: HttpRequest, pk: int) -> HttpResponse:
     tournament = _managed_tournament(request, pk)
     form = SeatingSwapForm(request.POST)
@@ -605,6 +618,7 @@ def seating_swap_view(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
+@once_per_form
 def seating_set_view(request: HttpRequest, pk: int) -> HttpResponse:
     tournament = _managed_tournament(request, pk)
     form = SeatingSetForm(request.POST)

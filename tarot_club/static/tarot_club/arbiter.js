@@ -5,7 +5,12 @@
  * the arrow keys and Enter on the points.
  *
  * - In a radio group, a shortcut key (data-keys) chooses that radio and moves to the next field.
+ *   Only on a radio: a key typed in a text or number field (points, reason, jump box) is text,
+ *   never a shortcut.
  * - Enter on a radio or a checkbox saves, like Enter in a text field.
+ * - Alt+letter goes to the element with that accesskey (Alt+P points, Alt+R reason, Alt+J
+ *   jump, Alt+S save) the same way in every browser, whatever the keyboard layout.
+ * - After a save refused for warnings to confirm, the cursor starts on the first box to tick.
  */
 (function () {
   "use strict";
@@ -45,11 +50,60 @@
     radio.dispatchEvent(new Event("change", { bubbles: true }));
   }
 
+  var TYPED = { text: 1, number: 1, search: 1, email: 1, tel: 1, url: 1, password: 1 };
+
+  function isTyping(el) {
+    if (!el) return false;
+    if (el.isContentEditable || el.tagName === "TEXTAREA" || el.tagName === "SELECT") return true;
+    return el.tagName === "INPUT" && TYPED[(el.getAttribute("type") || "text").toLowerCase()] === 1;
+  }
+
+  function accessKey(event) {
+    // The letter of the physical key (Alt changes event.key on some layouts and systems).
+    var code = event.code || "";
+    if (/^Key[A-Z]$/.test(code)) return code.slice(3).toLowerCase();
+    return (event.key || "").length === 1 ? event.key.toLowerCase() : "";
+  }
+
+  document.addEventListener("keydown", function (event) {
+    if (!event.altKey || event.ctrlKey || event.metaKey) return;
+    var letter = accessKey(event);
+    if (!letter || !document.querySelector("form[data-arbiter-form]")) return;
+    var el = document.querySelector('[accesskey="' + letter + '"]');
+    if (!el || el.disabled) return;
+    event.preventDefault();
+    if (el.tagName === "BUTTON") {
+      el.click();
+    } else {
+      el.focus();
+      if (typeof el.select === "function") el.select();
+    }
+  });
+
+  function focusFirstConfirmation() {
+    if (!document.getElementById("needs-confirmation")) return;
+    var boxes = document.querySelectorAll('input[type=checkbox][name="confirm"]');
+    for (var i = 0; i < boxes.length; i++) {
+      if (!boxes[i].checked) {
+        boxes[i].focus();
+        return;
+      }
+    }
+    if (boxes.length) boxes[0].focus();
+  }
+
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", focusFirstConfirmation);
+  } else {
+    focusFirstConfirmation();
+  }
+
   document.addEventListener("keydown", function (event) {
     var target = event.target;
     var form = target && target.form;
     if (!form || !form.hasAttribute("data-arbiter-form")) return;
-    if (event.altKey || event.ctrlKey || event.metaKey) return;
+    if (event.altKey || event.ctrlKey || event.metaKey || event.isComposing) return;
+    if (isTyping(target)) return; // typed text is text: never a shortcut
     if (target.type === "radio" && event.key.length === 1) {
       var key = event.key.toLowerCase();
       var group = form.querySelectorAll('input[type=radio][name="' + target.name + '"]');

@@ -3,6 +3,7 @@ current), score cards and travellers — read through scoring.selectors, as the 
 
 from __future__ import annotations
 
+from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
@@ -12,7 +13,14 @@ from drf_spectacular.utils import OpenApiExample, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from scoring.selectors import donne_is_complete, ranking_current, score_card, traveller
+from scoring.selectors import (
+    donne_is_complete,
+    ranking_snapshot,
+    ranking_view,
+    score_card,
+    snapshot_cached,
+    traveller,
+)
 from tournaments.models import POSITIONS, Donne, Player
 
 from .. import permissions as rules
@@ -40,6 +48,25 @@ def person(player: Player | None) -> dict[str, Any] | None:
 
 
 PERSON_EXAMPLE = {"id": 12, "name": "Camille Arnaud", "licence": "0100012", "club": 1}
+
+
+def ranking_rows(tournament: Any, snapshot: Any, current: bool) -> list[dict[str, Any]]:
+    """The API's ranking rows of one snapshot (players in one query)."""
+    view = ranking_view(tournament, snapshot, current)
+    return [
+        {
+            "rank": line.rank,
+            "tied": line.tied,
+            "player": person(line.player),
+            "total": fraction_float(line.total),
+            "total_exact": fraction_text(line.total),
+            "differential_total": fraction_text(line.differential_total),
+            "penalty_points": line.penalty_points,
+            "donnes_played": line.donnes_played,
+            "donnes_compared": line.donnes_compared,
+        }
+        for line in view.rows
+    ]
 
 
 class RankingView(TournamentView):
@@ -84,29 +111,20 @@ class RankingView(TournamentView):
         ],
     )
     def get(self, request: Request, tournament: int) -> Response:
-        view = ranking_current(self.tournament)
-        rows = [
-            {
-                "rank": line.rank,
-                "tied": line.tied,
-                "player": person(line.player),
-                "total": fraction_float(line.total),
-                "total_exact": fraction_text(line.total),
-                "differential_total": fraction_text(line.differential_total),
-                "penalty_points": line.penalty_points,
-                "donnes_played": line.donnes_played,
-                "donnes_compared": line.donnes_compared,
-            }
-            for line in view.rows
-        ]
+        snapshot, current = ranking_snapshot(self.tournament)
+        source = snapshot if snapshot is not None else self.tournament
+        # The rows are the same for every reader: built once per snapshot (and language).
+        rows = snapshot_cached(
+            "api-rows", snapshot, lambda: ranking_rows(self.tournament, snapshot, current)
+        )
         return Response(
             {
-                "method": view.method,
-                "matchpoint_penalty_rate": f"{view.rate:.3f}",
-                "version": view.version,
-                "results_version": view.results_version,
-                "is_current": view.is_current,
-                "computed_at": view.computed_at,
+                "method": source.method,
+                "matchpoint_penalty_rate": f"{Decimal(source.matchpoint_penalty_rate):.3f}",
+                "version": snapshot.results_version if snapshot else None,
+                "results_version": self.tournament.results_version,
+                "is_current": current,
+                "computed_at": snapshot.computed_at if snapshot else None,
                 "rows": rows,
             }
         )

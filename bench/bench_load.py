@@ -1,0 +1,373 @@
+"""Load test on the loopback: a championship hall of phones following the live ranking.
+
+gunicorn (2 sync workers, DEBUG off) and a real Celery worker serve a published-like running
+tournament of 1,000 players on PostgreSQL; 1,000 simulated viewers poll the ranking every
+5 seconds, as the page's script does (a 204 when nothing changed, the fragment when a new
+snapshot is stored), while a result is saved every second. Reports the latency of the polls
+(p50 / p95), the errors, and how long after its commit a result is seen by the first viewer;
+the baseline, measured in the same run on the same server before the load, is the home page.
+
+Bounded and local: it listens on 127.0.0.1 only, stops by itself after --seconds (default
+30), and stops the server and the worker it started, whatever happens.
+
+Run: .venv/bin/python bench/bench_load.py [--write] [--viewers 1000] [--seconds 30]
+Needs PostgreSQL (DATABASE_URL, default postgres://postgres@127.0.0.1:5432/tarot_club; the
+test creates and drops its own database test_<name>_load) and Redis (REDIS_URL).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import datetime as dt
+import gzip
+import os
+import platform
+import random
+import re
+import resource
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+import uuid
+import warnings
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tarot_club.settings_test")
+os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/tarot_club")
+os.environ.setdefault("LOG_LEVEL", "ERROR")
+warnings.filterwarnings("ignore", message="No directory at")
+
+import django  # noqa: E402
+
+django.setup()
+
+from django.conf import settings  # noqa: E402
+from django.db import connection  # noqa: E402
+from django.test.utils import setup_test_environment  # noqa: E402
+
+SECTION = "## Load test: a hall of phones on the live ranking"
+DOC = ROOT / "docs" / "BENCHMARKS.md"
+HOST = "127.0.0.1"
+TIMEOUT = 10.0  # a poll slower than this counts as an error
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind((HOST, 0))
+        return sock.getsockname()[1]
+
+
+def percentile(values: list[float], share: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+
+
+async def http_get(port: int, path: str) -> tuple[int, bytes, dict[str, str]]:
+    """One GET over a fresh connection (gunicorn's sync workers close after each answer)."""
+    reader, writer = await asyncio.open_connection(HOST, port)
+    try:
+        writer.write(
+            f"GET {path} HTTP/1.1\r\nHost: {HOST}\r\nAccept-Encoding: gzip\r\n"
+            "Accept-Language: fr\r\nConnection: close\r\n\r\n".encode()
+        )
+        await writer.drain()
+        data = await reader.read(-1)
+    finally:
+        writer.close()
+    head, _, body = data.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    status = int(lines[0].split()[1])
+    headers = {}
+    for line in lines[1:]:
+        name, _, value = line.partition(":")
+        headers[name.strip().lower()] = value.strip()
+    if headers.get("content-encoding") == "gzip":
+        body = gzip.decompress(body)
+    return status, body, headers
+
+
+class Server:
+    """gunicorn on a loopback port, pointed at the load test's database."""
+
+    def __init__(self, env: dict[str, str], port: int) -> None:
+        self.port = port
+        self.log = Path(f"/tmp/tarot-load-gunicorn-{port}.log")
+        cmd = [sys.executable, "-m", "gunicorn", "tarot_club.wsgi", "--workers", "2"]
+        cmd += ["--bind", f"{HOST}:{port}", "--backlog", "2048", "--timeout", "60"]
+        self.process = subprocess.Popen(
+            cmd, env=env, cwd=ROOT, stdout=self.log.open("wb"), stderr=subprocess.STDOUT
+        )
+
+    def wait_ready(self, timeout: float = 30) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"gunicorn exited: {self.log.read_text()[-2000:]}")
+            try:
+                with socket.create_connection((HOST, self.port), timeout=0.5):
+                    return
+            except OSError:
+                time.sleep(0.2)
+        raise RuntimeError("gunicorn did not listen in time")
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+async def baseline(port: int, path: str, count: int) -> list[float]:
+    times = []
+    for _ in range(count):
+        start = time.perf_counter()
+        status, _body, _headers = await http_get(port, path)
+        assert status == 200, (path, status)
+        times.append(time.perf_counter() - start)
+    return times
+
+
+async def load(
+    port: int,
+    path: str,
+    since: str,
+    viewers: int,
+    seconds: float,
+    period: float,
+    written: dict[int, float],
+) -> dict[str, Any]:
+    """`viewers` pollers for `seconds`; each keeps the snapshot it last saw, as the script
+    does. Returns the latencies by status, the errors and when each version was first seen."""
+    latencies: dict[int, list[float]] = {}
+    errors: list[str] = []
+    first_seen: dict[int, float] = {}
+    deadline = time.monotonic() + seconds
+    limit = asyncio.Semaphore(500)  # open sockets at once (file descriptors)
+
+    async def viewer(index: int) -> None:
+        state = {"since": since, "cur": "1"}
+        await asyncio.sleep(random.Random(index).uniform(0, period))
+        while time.monotonic() < deadline:
+            started = time.perf_counter()
+            url = f"{path}?partial=1&since={state['since']}&cur={state['cur']}"
+            try:
+                async with limit:
+                    status, body, _headers = await asyncio.wait_for(http_get(port, url), TIMEOUT)
+            except Exception as exc:  # counted and reported
+                errors.append(type(exc).__name__)
+                status, body = 0, b""
+            elapsed = time.perf_counter() - started
+            if status in (200, 204):
+                latencies.setdefault(status, []).append(elapsed)
+            elif status:
+                errors.append(f"HTTP {status}")
+            if status == 200:
+                found = re.search(rb'data-since="(\d*)" data-cur="(\d)"', body)
+                version = re.search(rb'data-version="(\d+)"', body)
+                if found:
+                    state["since"], state["cur"] = found.group(1).decode(), found.group(2).decode()
+                if version:
+                    first_seen.setdefault(int(version.group(1)), time.time())
+            await asyncio.sleep(max(0.0, period - elapsed))
+
+    await asyncio.gather(*(viewer(i) for i in range(viewers)))
+    delays = [first_seen[v] - t for v, t in written.items() if v in first_seen]
+    return {"latencies": latencies, "errors": errors, "delays": delays}
+
+
+def writer(built: Any, seconds: float, written: dict[int, float], stop: threading.Event) -> None:
+    """A result every second, saved as the service does (version bump, task on commit)."""
+    from django.db import connections
+
+    from tests.rankings.builders import random_deal, save_result
+
+    rng = random.Random(7)
+    cells = [c for c in built.schedule() if c[0] == 6]  # the last round: left to play
+    deadline = time.monotonic() + seconds
+    try:
+        for round_no, table_no, index, _donne in cells:
+            if stop.is_set() or time.monotonic() >= deadline:
+                break
+            tick = time.monotonic()
+            save_result(built, round_no, table_no, index, deal=random_deal(rng))
+            built.tournament.refresh_from_db(fields=["results_version"])
+            written[built.tournament.results_version] = time.time()
+            stop.wait(max(0.0, 1.0 - (time.monotonic() - tick)))
+    finally:
+        connections.close_all()
+
+
+def report(args: argparse.Namespace, out: dict[str, Any], base: list[float], load_avg: str) -> str:
+    ms = lambda s: f"{s * 1000:.0f}"  # noqa: E731
+    polls = [x for values in out["latencies"].values() for x in values]
+    total = len(polls) + len(out["errors"])
+    p50, p95 = percentile(polls, 0.5), percentile(polls, 0.95)
+    b50, b95 = percentile(base, 0.5), percentile(base, 0.95)
+    by_status = ", ".join(
+        f"{status}: {len(values):,} (p50 {ms(percentile(values, 0.5))} ms, "
+        f"p95 {ms(percentile(values, 0.95))} ms)"
+        for status, values in sorted(out["latencies"].items())
+    )
+    delays = out["delays"]
+    errors = ", ".join(sorted(set(out["errors"]))) or "none"
+    lines = [
+        SECTION,
+        "",
+        f"Run on {dt.date.today():%Y-%m-%d} with `.venv/bin/python bench/bench_load.py --write`.",
+        f"Machine: {os.cpu_count()} cores ({platform.machine()}), Python "
+        f"{platform.python_version()}, PostgreSQL {connection.pg_version // 10000}; load "
+        f"average {load_avg} during the run (the machine was shared with other work; the "
+        "viewers, the server, the worker and the database all ran on it).",
+        f"gunicorn with 2 sync workers (DEBUG off) and one Celery worker on the loopback; a "
+        f"tournament of {args.players:,} players; {args.viewers:,} viewers polling the ranking "
+        f"every {args.period:g} s for {args.seconds:g} s while a result is saved every second.",
+        "",
+        "| what | p50 | p95 | ratio to the home page (p50 / p95) |",
+        "|---|---|---|---|",
+        f"| poll of the ranking under load | {ms(p50)} ms | {ms(p95)} ms "
+        f"| **{p50 / b50:.1f}× / {p95 / b95:.1f}×** |",
+        f"| home page, same server, before the load (baseline) | {ms(b50)} ms | {ms(b95)} ms "
+        "| 1× |",
+        "",
+        f"{total:,} polls ({total / args.seconds:,.0f}/s): {by_status}; errors: "
+        f"{len(out['errors'])} ({errors}).",
+    ]
+    if delays:
+        lines.append(
+            f"A saved result is seen by the first viewer {ms(statistics.median(delays))} ms after "
+            f"its commit (median of {len(delays)}; p95 {ms(percentile(delays, 0.95))} ms), "
+            "worker and polling period included."
+        )
+    return "\n".join(lines) + "\n"
+
+
+def write_section(text: str) -> None:
+    current = DOC.read_text(encoding="utf-8") if DOC.exists() else "# Benchmarks\n"
+    pattern = re.compile(rf"^{re.escape(SECTION)}\n.*?(?=^## |\Z)", re.S | re.M)
+    if pattern.search(current):
+        updated = pattern.sub(lambda _: text.rstrip("\n") + "\n\n", current, count=1)
+    else:
+        updated = current.rstrip("\n") + "\n\n" + text
+    DOC.write_text(updated.rstrip("\n") + "\n", encoding="utf-8")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--write", action="store_true", help="update docs/BENCHMARKS.md")
+    parser.add_argument("--viewers", type=int, default=1000)
+    parser.add_argument("--players", type=int, default=1000)
+    parser.add_argument("--seconds", type=float, default=30.0)
+    parser.add_argument("--period", type=float, default=5.0, help="seconds between polls")
+    args = parser.parse_args()
+    if connection.vendor != "postgresql":
+        sys.exit("This load test runs on PostgreSQL: set DATABASE_URL.")
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (min(max(soft, 4096), hard), hard))
+
+    from scoring.services.ranking import ranking_recompute
+    from tarot_club.celery import app
+    from tarot_club.health import redis_reachable
+    from tests.fixtures.services import (
+        WorkerProcess,
+        database_url_for_current_test_db,
+        reset_connections,
+    )
+    from tests.rankings.builders import build_tournament, fill_results
+
+    redis_url = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
+    if not redis_reachable(redis_url):
+        print(f"Redis does not answer at {redis_url}: the load test needs a worker; skipped.")
+        return
+    setup_test_environment()
+    connection.settings_dict["TEST"]["NAME"] = f"test_{connection.settings_dict['NAME']}_load"
+    old_name = connection.creation.create_test_db(verbosity=0, autoclobber=True)
+    server = worker = None
+    stop = threading.Event()
+    try:
+        built = build_tournament(
+            players=args.players, rounds=6, per_relais=4, status="running", seed=args.players
+        )
+        fill_results(built, seed=1)
+        from tournaments.models import Result
+
+        Result.objects.filter(tournament=built.tournament, table_round__round__number=6).delete()
+        ranking_recompute(tournament_id=built.tournament.pk)
+        built.tournament.status = "published"  # readable by anonymous viewers, still polled
+        built.tournament.save(update_fields=["status"])
+
+        queue = f"load-{uuid.uuid4().hex[:8]}"
+        app.conf.update(
+            task_always_eager=False,
+            broker_url=redis_url,
+            result_backend=redis_url,
+            task_default_queue=queue,
+        )
+        settings.CELERY_TASK_DEFAULT_QUEUE = queue
+        reset_connections(app)
+        worker = WorkerProcess(redis_url, queue)
+        worker.start()
+        port = free_port()
+        env = dict(os.environ)
+        env.update(
+            {
+                "DJANGO_SETTINGS_MODULE": "tarot_club.settings",
+                "DATABASE_URL": database_url_for_current_test_db(),
+                "REDIS_URL": redis_url,
+                "CELERY_EAGER": "0",
+                "CELERY_QUEUE": queue,
+                "DEBUG": "0",
+                "SECRET_KEY": "load-test-only-secret-key",
+                "ALLOWED_HOSTS": HOST,
+                "LOG_LEVEL": "ERROR",
+            }
+        )
+        server = Server(env, port)
+        server.wait_ready()
+        path = f"/t/{built.tournament.pk}/ranking/"
+
+        async def run() -> tuple[list[float], dict[str, Any]]:
+            await baseline(port, path, 3)  # warm both workers' caches
+            base = await baseline(port, "/", 60)
+            _status, body, _ = await http_get(port, path)
+            since = re.search(rb'data-since="(\d*)"', body).group(1).decode()  # type: ignore[union-attr]
+            written: dict[int, float] = {}
+            thread = threading.Thread(
+                target=writer, args=(built, args.seconds, written, stop), daemon=True
+            )
+            thread.start()
+            out = await load(port, path, since, args.viewers, args.seconds, args.period, written)
+            stop.set()
+            thread.join(timeout=30)
+            return base, out
+
+        base, out = asyncio.run(asyncio.wait_for(run(), timeout=args.seconds + 120))
+    finally:
+        stop.set()
+        if server is not None:
+            server.stop()
+        if worker is not None:
+            worker.stop()
+        connection.close()
+        connection.creation.destroy_test_db(old_name, verbosity=0)
+    load_avg = ", ".join(f"{value:.1f}" for value in os.getloadavg())
+    text = report(args, out, base, load_avg)
+    print(text)
+    if args.write:
+        write_section(text)
+
+
+if __name__ == "__main__":
+    main()
