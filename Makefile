@@ -21,7 +21,7 @@ setup: $(VENV)/.installed messages .secret_key
 .secret_key:
 	@umask 077 && $(PYTHON) -c "import secrets; print(secrets.token_urlsafe(50))" > $@
 
-messages: $(VENV)/.installed
+messages: $(VENV)/.installed .secret_key
 	@$(PY) manage.py compile_translations
 
 makemessages: $(VENV)/.installed
