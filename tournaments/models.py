@@ -563,8 +563,10 @@ class Penalty(models.Model):
 
 
 class LedgerEntry(models.Model):
-    """Append-only history of every change to a result or a penalty: who, when, before, after
-    and why. Rows are never updated nor deleted."""
+    """Append-only history of every change to a tournament: its results and penalties, and
+    its creation, edits, status, seating (generation, hand edits), seed reveal, rounds and the
+    registrations changed once seated. Who, when, before, after and why; ``round`` and
+    ``player`` say what an entry is about, for filtering. Rows are never updated nor deleted."""
 
     class Action(models.TextChoices):
         RESULT_CREATED = "result_created", _("Result entered")
@@ -574,6 +576,15 @@ class LedgerEntry(models.Model):
         PENALTY_WITHDRAWN = "penalty_withdrawn", _("Penalty withdrawn")
         RESULT_CONFIRMED = "result_confirmed", _("Result confirmed")
         RESULT_CONTESTED = "result_contested", _("Result contested")
+        TOURNAMENT_CREATED = "tournament_created", _("Tournament created")
+        TOURNAMENT_EDITED = "tournament_edited", _("Tournament edited")
+        STATUS_CHANGED = "status_changed", _("Status changed")
+        SEATING_GENERATED = "seating_generated", _("Seating generated")
+        SEATING_EDITED = "seating_edited", _("Seating edited")
+        SEED_REVEALED = "seed_revealed", _("Seed revealed")
+        ROUND_OPENED = "round_opened", _("Round opened")
+        ROUND_CLOSED = "round_closed", _("Round closed")
+        REGISTRATION_CHANGED = "registration_changed", _("Registration changed")
 
     tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="ledger")
     result = models.ForeignKey(
@@ -583,15 +594,27 @@ class LedgerEntry(models.Model):
         Penalty, on_delete=models.PROTECT, null=True, blank=True, related_name="history"
     )
     action = models.CharField(_("action"), max_length=20, choices=Action.choices)
+    # None only for changes made outside a user's request (a management command).
     actor = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name=_("by")
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("by"),
+        null=True,
+        blank=True,
     )
     at = models.DateTimeField(_("at"), auto_now_add=True)
     reason = models.CharField(_("reason"), max_length=300, blank=True)
     before = models.JSONField(null=True, blank=True)
     after = models.JSONField(null=True, blank=True)
-    # A change made from a table's page: the player who made it and the page.
+    round = models.ForeignKey(
+        Round, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
     player = models.ForeignKey(
+        Player, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    # A change made from a table's page: the player who made it and the page.
+    by_player = models.ForeignKey(
         Player, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
     )
     table_access = models.ForeignKey(

@@ -140,7 +140,11 @@ def test_the_allowed_personas_did_change_things(client, t, personas):
     assert Result.objects.count() == 2
     assert not Penalty.objects.get().active
     assert Round.objects.get(tournament=t, number=2).state == "open"
-    assert LedgerEntry.objects.count() == 4
+    # Two results, a penalty and its withdrawal, and the round opened.
+    assert LedgerEntry.objects.exclude(result=None, penalty=None).count() == 4
+    assert list(
+        LedgerEntry.objects.filter(result=None, penalty=None).values_list("action", flat=True)
+    ) == ["round_opened"]
 
 
 def test_the_tournament_page_links_the_arbiter_screens_for_managers_only(client, t, personas):

@@ -161,7 +161,7 @@ def test_a_table_entry_awaits_an_opponent_and_counts_only_once_confirmed(t):
     actions = list(
         LedgerEntry.objects.filter(result=result)
         .order_by("pk")
-        .values_list("action", "player_id", "table_access_id")
+        .values_list("action", "by_player_id", "table_access_id")
     )
     assert actions == [
         ("result_created", seats["N"].pk, access.pk),

@@ -150,7 +150,9 @@ def test_the_happy_path_through_every_status():
     tournament = stage_tournament(players=8, status=Status.DRAFT)
     for status in (Status.REGISTRATION, Status.RUNNING, Status.FINISHED, Status.PUBLISHED):
         assert status in tournament_next_statuses(tournament=tournament)
-        tournament_set_status(tournament=tournament, status=status)
+        # No result was entered: publishing asks for a confirmation (RULES: nothing unseen).
+        confirm = status == Status.PUBLISHED
+        tournament_set_status(tournament=tournament, status=status, confirm_missing=confirm)
         assert Tournament.objects.get(pk=tournament.pk).status == status
 
 

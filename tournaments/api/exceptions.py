@@ -110,8 +110,16 @@ def _from_service(exc: Exception, request: Any) -> ApiError | None:
         ResultInvalid,
         ResultNeedsConfirmation,
     )
-    from tournaments.services.tournaments import TournamentError
+    from tournaments.services.tournaments import PublishNeedsConfirmation, TournamentError
 
+    if isinstance(exc, PublishNeedsConfirmation):
+        return ApiError(
+            status_code=400,
+            code="needs_confirmation",
+            message=exc.message,
+            details={"confirm_missing": [exc.message]},
+            extra={"missing": [{"table": t, "donne": d} for t, d in exc.missing]},
+        )
     if isinstance(exc, ResultNeedsConfirmation):
         return ApiError(
             status_code=422,

@@ -224,6 +224,11 @@ class TournamentUpdateSerializer(serializers.Serializer):
 
 class TournamentStatusSerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=Tournament.Status.choices)
+    confirm_missing = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="Publish although results are missing (the answer without it lists them).",
+    )
 
 
 class GenerateSerializer(serializers.Serializer):
@@ -560,13 +565,28 @@ class WithdrawSerializer(serializers.Serializer):
 
 
 class LedgerEntrySerializer(serializers.ModelSerializer):
-    actor = serializers.CharField(source="actor.username", read_only=True)
+    actor = serializers.CharField(source="actor.username", read_only=True, allow_null=True)
+    round = serializers.IntegerField(
+        source="round.number", read_only=True, allow_null=True, help_text="Round number."
+    )
     before = serializers.JSONField(allow_null=True)
     after = serializers.JSONField(allow_null=True)
 
     class Meta:
         model = LedgerEntry
-        fields = ["id", "at", "action", "actor", "reason", "result", "penalty", "before", "after"]
+        fields = [
+            "id",
+            "at",
+            "action",
+            "actor",
+            "reason",
+            "result",
+            "penalty",
+            "round",
+            "player",
+            "before",
+            "after",
+        ]
 
 
 # --- rankings, score cards, travellers -------------------------------------------------------

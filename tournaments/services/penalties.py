@@ -147,6 +147,7 @@ def penalty_give(
         LedgerEntry.objects.create(
             tournament=tournament,
             penalty=penalty,
+            player=player,
             action=LedgerEntry.Action.PENALTY_GIVEN,
             actor=user,
             reason=reason,
@@ -183,6 +184,7 @@ def penalty_withdraw(*, penalty: Penalty, user: Any, reason: str) -> Penalty:
         LedgerEntry.objects.create(
             tournament=tournament,
             penalty=penalty,
+            player=penalty.player,
             action=LedgerEntry.Action.PENALTY_WITHDRAWN,
             actor=user,
             reason=reason,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass
+from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
@@ -21,6 +22,7 @@ from scoring.movement import FIFTH, Movement, generate_movement
 from ..models import (
     Donne,
     EtuiSet,
+    LedgerEntry,
     Penalty,
     Player,
     Registration,
@@ -32,6 +34,7 @@ from ..models import (
     Tournament,
 )
 from .errors import translate_error
+from .ledger import ledger_record
 
 
 class PreparationError(ValueError):
@@ -44,7 +47,9 @@ def tournament_identity(tournament: Tournament) -> str:
 
 
 @transaction.atomic
-def tournament_generate(*, tournament: Tournament, seed: str | None = None) -> Movement:
+def tournament_generate(
+    *, tournament: Tournament, seed: str | None = None, user: Any = None
+) -> Movement:
     """(Re)build the tables, rounds, étui sets, donnes and seats from the checked-in players.
 
     Refused once a result, or a penalty tied to a donne, exists: a re-seating would orphan
@@ -83,10 +88,31 @@ def tournament_generate(*, tournament: Tournament, seed: str | None = None) -> M
         locked.identity = tournament_identity(locked)
         locked.commitment = dealing.commitment(locked.seed, locked.identity)
         locked.seed_revealed_at = None
+    before = (
+        {
+            "players": locked.movement.get("players"),
+            "rounds": len(locked.movement.get("rounds", [])),
+        }
+        if isinstance(locked.movement, dict)
+        else None
+    )
     _clear_seating(locked)
     _store_movement(locked, movement, players)
     locked.movement = movement.to_dict()
     locked.save(update_fields=["seed", "identity", "commitment", "seed_revealed_at", "movement"])
+    ledger_record(
+        tournament=locked,
+        action=LedgerEntry.Action.SEATING_GENERATED,
+        user=user,
+        before=before,
+        after={
+            "players": len(players),
+            "rounds": locked.rounds,
+            "tables": Table.objects.filter(tournament=locked).count(),
+            "commitment": locked.commitment,
+        },
+        reason=_("regenerated") if before is not None else "",
+    )
     tournament.refresh_from_db()
     return movement
 
@@ -198,7 +224,7 @@ def donne_from_row(donne: Donne) -> cards.Donne:
 
 
 @transaction.atomic
-def tournament_reveal_seed(*, tournament: Tournament) -> None:
+def tournament_reveal_seed(*, tournament: Tournament, user: Any = None) -> None:
     """Make the seed public, once the event is over, so anyone can check the donnes."""
     locked = Tournament.objects.select_for_update().get(pk=tournament.pk)
     if locked.status not in (Tournament.Status.FINISHED, Tournament.Status.PUBLISHED):
@@ -210,6 +236,13 @@ def tournament_reveal_seed(*, tournament: Tournament) -> None:
     if locked.seed_revealed_at is None:
         locked.seed_revealed_at = timezone.now()
         locked.save(update_fields=["seed_revealed_at"])
+        ledger_record(
+            tournament=locked,
+            action=LedgerEntry.Action.SEED_REVEALED,
+            user=user,
+            before={"seed": None},
+            after={"seed": locked.seed},
+        )
     tournament.refresh_from_db()
 
 

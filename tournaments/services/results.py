@@ -544,6 +544,7 @@ def _write(
             raise ResultConflict(current) from None
         LedgerEntry.objects.create(
             tournament=tournament,
+            round=ctx.round,
             result=result,
             action=action_created,
             actor=user,
@@ -583,6 +584,7 @@ def _write(
         result = Result.objects.select_related("table", "donne").get(pk=existing.pk)
         LedgerEntry.objects.create(
             tournament=tournament,
+            round=ctx.round,
             result=result,
             action=action_changed,
             actor=user,
@@ -641,7 +643,7 @@ def result_save(
             reason_required_message=None,
             ledger=None
             if source is None
-            else {"player": source.entered_by, "table_access": source.table_access},
+            else {"by_player": source.entered_by, "table_access": source.table_access},
         )
 
 
@@ -749,9 +751,26 @@ def round_open(*, round_: Round, user: Any) -> Round:
                 ]
             }
         )
-    Round.objects.filter(pk=round_.pk).update(state=Round.State.OPEN)
+    with transaction.atomic():
+        before = Round.objects.select_for_update().get(pk=round_.pk).state
+        Round.objects.filter(pk=round_.pk).update(state=Round.State.OPEN)
+        if before != Round.State.OPEN:
+            _ledger_round(round_, user, before, Round.State.OPEN, LedgerEntry.Action.ROUND_OPENED)
     round_.state = Round.State.OPEN
     return round_
+
+
+def _ledger_round(round_: Round, user: Any, before: str, after: str, action: str) -> None:
+    from .ledger import ledger_record
+
+    ledger_record(
+        tournament=round_.tournament,
+        action=action,
+        user=user,
+        before={"round": round_.number, "state": before},
+        after={"round": round_.number, "state": after},
+        round_=round_,
+    )
 
 
 def round_close(*, round_: Round, user: Any) -> Round:
@@ -776,7 +795,10 @@ def round_close(*, round_: Round, user: Any) -> Round:
                     ]
                 }
             )
+        before = Round.objects.select_for_update().get(pk=round_.pk).state
         Round.objects.filter(pk=round_.pk).update(state=Round.State.CLOSED)
+        if before != Round.State.CLOSED:
+            _ledger_round(round_, user, before, Round.State.CLOSED, LedgerEntry.Action.ROUND_CLOSED)
     round_.state = Round.State.CLOSED
     return round_
 

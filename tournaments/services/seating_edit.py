@@ -27,9 +27,20 @@ from django.utils.translation import gettext_lazy
 
 from scoring.movement import Breach, Movement, Round, Sitting, donnes_of_set, validate
 
-from ..models import EtuiSet, Player, Result, Seat, SeatPosition, Table, TableRound, Tournament
+from ..models import (
+    EtuiSet,
+    LedgerEntry,
+    Player,
+    Result,
+    Seat,
+    SeatPosition,
+    Table,
+    TableRound,
+    Tournament,
+)
 from ..models import Round as RoundRow
 from ..permissions import can_manage_tournament
+from .ledger import ledger_record
 
 ROLE_ORDER = {role: index for index, role in enumerate("NESWF")}
 EDITED = "edited by hand"
@@ -377,6 +388,13 @@ def seating_swap(
                 ]
             )
         seat_a, seat_b = seats[a], seats[b]
+        where = {
+            pk: {
+                "table": seat.table_round.table.number,
+                "position": seat.position,
+            }
+            for pk, seat in ((a, seat_a), (b, seat_b))
+        }
         _renew(
             [seat_a, seat_b],
             {
@@ -385,6 +403,15 @@ def seating_swap(
             },
         )
         movement = _check_and_store(locked)
+        names = {p.pk: str(p) for p in Player.objects.filter(pk__in=[a, b])}
+        ledger_record(
+            tournament=locked,
+            action=LedgerEntry.Action.SEATING_EDITED,
+            user=user,
+            before={names[pk]: where[pk] for pk in (a, b)},
+            after={names[a]: where[b], names[b]: where[a]},
+            round_=round_,
+        )
     tournament.refresh_from_db()
     return movement
 
@@ -434,5 +461,13 @@ def seating_set_change(
         TableRound.objects.filter(pk=table_round.pk).update(etui_set=etui_set)
         _renew(list(Seat.objects.filter(table_round=table_round).order_by("pk")))
         movement = _check_and_store(locked)
+        ledger_record(
+            tournament=locked,
+            action=LedgerEntry.Action.SEATING_EDITED,
+            user=user,
+            before={"table": table_number, "etui_set": table_round.etui_set.number},
+            after={"table": table_number, "etui_set": set_number},
+            round_=round_,
+        )
     tournament.refresh_from_db()
     return movement

@@ -137,7 +137,7 @@ class TablePageLinks:
 
 def table_user() -> Any:
     """The account table pages write as (Result.created_by, ledger actor); who actually typed
-    is in Result.entered_by / confirmed_by and LedgerEntry.player. It cannot log in."""
+    is in Result.entered_by / confirmed_by and LedgerEntry.by_player. It cannot log in."""
     user, created = get_user_model().objects.get_or_create(
         username=TABLE_USERNAME, defaults={"is_active": False}
     )
@@ -465,7 +465,7 @@ def _set_status(
         reason=reason[:300],
         before=before,
         after=after,
-        player=player,
+        by_player=player,
         table_access=access,
     )
     # The result enters or leaves the ranking: the version moves with it.

@@ -22,8 +22,9 @@ from django.db.models import Count
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from ..models import Club, Player, Registration, Result, Seat, Tournament
+from ..models import Club, Donne, LedgerEntry, Player, Registration, Result, Seat, Tournament
 from .events import results_changed
+from .ledger import ledger_record, tournament_snapshot
 
 Status = Tournament.Status
 
@@ -182,6 +183,7 @@ def tournament_create(
     public_during_play: bool = True,
     round_minutes: int = 30,
     announcement: str = "",
+    user: Any = None,
 ) -> Tournament:
     """A new tournament in draft: nobody but its managers sees it until registration opens.
 
@@ -206,6 +208,12 @@ def tournament_create(
     with transaction.atomic():
         tournament.save()
         tournament.arbiters.set(list(arbiters))
+        ledger_record(
+            tournament=tournament,
+            action=LedgerEntry.Action.TOURNAMENT_CREATED,
+            user=user,
+            after=tournament_snapshot(tournament),
+        )
     return tournament
 
 
@@ -213,6 +221,7 @@ def tournament_update(
     *,
     tournament: Tournament,
     arbiters: Iterable[AbstractBaseUser] | None = None,
+    user: Any = None,
     **fields: Any,
 ) -> Tournament:
     """Change a tournament's details; `fields` are among EDITABLE_FIELDS.
@@ -226,6 +235,7 @@ def tournament_update(
         raise TypeError(f"tournament_update() cannot change {sorted(unknown)}")
     with transaction.atomic():
         locked = Tournament.objects.select_for_update().get(pk=tournament.pk)
+        before = tournament_snapshot(locked)
         changed = {name: value for name, value in fields.items() if getattr(locked, name) != value}
         if any(name in changed for name in STRUCTURE_FIELDS) and (
             locked.status not in PREPARATION_STATUSES
@@ -247,6 +257,15 @@ def tournament_update(
             locked.save(update_fields=list(changed))
         if arbiters is not None:
             locked.arbiters.set(list(arbiters))
+        after = tournament_snapshot(locked)
+        if after != before:
+            ledger_record(
+                tournament=locked,
+                action=LedgerEntry.Action.TOURNAMENT_EDITED,
+                user=user,
+                before={k: v for k, v in before.items() if after.get(k) != v},
+                after={k: v for k, v in after.items() if before.get(k) != v},
+            )
         if any(name in changed for name in RANKING_FIELDS):
             results_changed(tournament_id=locked.pk)
     tournament.refresh_from_db()
@@ -258,11 +277,14 @@ def tournament_next_statuses(*, tournament: Tournament) -> tuple[str, ...]:
     return TRANSITIONS.get(tournament.status, ())
 
 
-def tournament_set_status(*, tournament: Tournament, status: str) -> Tournament:
+def tournament_set_status(
+    *, tournament: Tournament, status: str, user: Any = None, confirm_missing: bool = False
+) -> Tournament:
     """Move the tournament to `status` or raise TournamentError saying why not.
 
     Running needs a seating generated for exactly the checked-in players; going back to
-    registration needs no result yet; published needs finished.
+    registration needs no result yet; published needs finished, and, while results are
+    missing, ``confirm_missing`` (else PublishNeedsConfirmation lists the missing cells).
     """
     labels = dict(Status.choices)
     if status not in labels:
@@ -288,8 +310,22 @@ def tournament_set_status(*, tournament: Tournament, status: str) -> Tournament:
                     "The arbiter can annul a donne instead."
                 )
             )
+        missing = tournament_missing_cells(tournament=locked) if status == Status.PUBLISHED else []
+        if missing and not confirm_missing:
+            raise PublishNeedsConfirmation(missing)
+        before = locked.status
         locked.status = status
         locked.save(update_fields=["status"])
+        ledger_record(
+            tournament=locked,
+            action=LedgerEntry.Action.STATUS_CHANGED,
+            user=user,
+            before={"status": before},
+            after={"status": status},
+            reason=_("published with %(count)d result(s) missing") % {"count": len(missing)}
+            if missing
+            else "",
+        )
     tournament.status = status
     return tournament
 
@@ -311,7 +347,9 @@ def _check_ready_to_run(tournament: Tournament) -> None:
         )
 
 
-def tournament_prepare(*, tournament: Tournament, seed: str | None = None) -> Tournament:
+def tournament_prepare(
+    *, tournament: Tournament, seed: str | None = None, user: Any = None
+) -> Tournament:
     """Generate (or regenerate) the seating, movement and donnes for the checked-in players.
 
     Only before the tournament runs; the generation service itself refuses once results
@@ -328,7 +366,7 @@ def tournament_prepare(*, tournament: Tournament, seed: str | None = None) -> To
                     "back to registration first (possible while no result has been entered)."
                 )
             )
-        tournament_generate(tournament=locked, seed=seed)
+        tournament_generate(tournament=locked, seed=seed, user=user)
     tournament.refresh_from_db()
     return tournament
 
@@ -545,3 +583,52 @@ def tournament_start_steps(*, tournament: Tournament, user: Any) -> list[StartSt
         ),
     ]
     return steps
+
+
+# --- publishing: the results still missing ---------------------------------------------------
+
+
+class PublishNeedsConfirmation(TournamentError):
+    """Results are missing: publish only once the organiser confirms; ``missing`` lists the
+    (table, donne) cells without a result or an annulment."""
+
+    def __init__(self, missing: list[tuple[int, int]]) -> None:
+        self.missing = missing
+        shown = ", ".join(
+            _("table %(table)s donne %(donne)s") % {"table": t, "donne": d} for t, d in missing[:40]
+        )
+        if len(missing) > 40:
+            shown += ", …"
+        super().__init__(
+            ngettext(
+                "%(count)d result is missing (%(cells)s). Publish anyway only if these donnes "
+                "were not played; confirm to publish.",
+                "%(count)d results are missing (%(cells)s). Publish anyway only if these donnes "
+                "were not played; confirm to publish.",
+                len(missing),
+            )
+            % {"count": len(missing), "cells": shown}
+        )
+
+
+def tournament_missing_cells(*, tournament: Tournament) -> list[tuple[int, int]]:
+    """(table, donne) numbers that a table plays but has no result (nor annulment) for."""
+    from ..models import TableRound
+
+    plays = TableRound.objects.filter(round__tournament=tournament).values_list(
+        "table__number", "etui_set_id"
+    )
+    donnes: dict[int, list[int]] = {}
+    for set_id, number in Donne.objects.filter(tournament=tournament).values_list(
+        "etui_set_id", "number"
+    ):
+        donnes.setdefault(set_id, []).append(number)
+    done = set(
+        Result.objects.filter(tournament=tournament).values_list("table__number", "donne__number")
+    )
+    return sorted(
+        (table, number)
+        for table, set_id in plays
+        for number in donnes.get(set_id, [])
+        if (table, number) not in done
+    )

@@ -13,6 +13,7 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
+from django.db.models import Q
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -37,6 +38,7 @@ from ..models import (
     Donne,
     LedgerEntry,
     Penalty,
+    Player,
     Position,
     Result,
     Round,
@@ -47,6 +49,7 @@ from ..once import once_per_form
 from ..params import id_param
 from ..permissions import can_write_results
 from ..services.dashboard import dashboard_build
+from ..services.ledger import snapshot_text
 from ..services.penalties import (
     PenaltyInvalid,
     penalty_describe,
@@ -181,9 +184,13 @@ def _described(rows: Iterable[LedgerEntry]) -> list[LedgerEntry]:
     """Attach readable before/after lines to ledger entries."""
     entries = list(rows)
     for entry in entries:
-        describe = penalty_describe if entry.penalty_id else result_describe
-        entry.before_text = describe(entry.before)  # type: ignore[attr-defined]
-        entry.after_text = describe(entry.after)  # type: ignore[attr-defined]
+        if entry.penalty_id or entry.result_id:
+            describe = penalty_describe if entry.penalty_id else result_describe
+            entry.before_text = describe(entry.before)  # type: ignore[attr-defined]
+            entry.after_text = describe(entry.after)  # type: ignore[attr-defined]
+        else:
+            entry.before_text = snapshot_text(entry.action, entry.before)  # type: ignore[attr-defined]
+            entry.after_text = snapshot_text(entry.action, entry.after)  # type: ignore[attr-defined]
     return entries
 
 
@@ -193,7 +200,7 @@ def _history(result: Result | None) -> list[LedgerEntry]:
     return _described(
         list(
             LedgerEntry.objects.filter(result=result)
-            .select_related("actor", "player", "table_access")
+            .select_related("actor", "by_player", "table_access")
             .order_by("at", "pk")
         )
     )
@@ -566,20 +573,44 @@ def penalty_withdraw_view(request: HttpRequest, pk: int, penalty_id: int) -> Htt
 def ledger(request: HttpRequest, pk: int) -> HttpResponse:
     """Every change to the tournament's results and penalties, newest first."""
     tournament = _tournament(request, pk)
+    rows = LedgerEntry.objects.filter(tournament=tournament)
+    actions = [a for a in request.GET.getlist("action") if a in LedgerEntry.Action.values]
+    if actions:
+        rows = rows.filter(action__in=actions)
+    round_number = id_param(request.GET.get("round"), digits=4)
+    if round_number is not None:
+        rows = rows.filter(round__number=round_number)
+    player_id = id_param(request.GET.get("player"))
+    if player_id is not None:
+        rows = rows.filter(Q(player_id=player_id) | Q(by_player_id=player_id))
     entries = _described(
-        LedgerEntry.objects.filter(tournament=tournament)
-        .select_related(
+        rows.select_related(
             "actor",
+            "round",
+            "player",
             "result__table",
             "result__donne",
             "penalty__player",
             "penalty__donne",
-            "player",
+            "by_player",
             "table_access",
-        )
-        .order_by("-at", "-pk")
+        ).order_by("-at", "-pk")
     )
-    context = {"tournament": tournament, "entries": entries}
+    context = {
+        "tournament": tournament,
+        "entries": entries,
+        "actions": LedgerEntry.Action.choices,
+        "chosen_actions": actions,
+        "rounds": list(Round.objects.filter(tournament=tournament).order_by("number")),
+        "chosen_round": round_number,
+        "players": list(
+            Player.objects.filter(registrations__tournament=tournament).order_by(
+                "last_name", "first_name"
+            )
+        ),
+        "chosen_player": player_id,
+        "filtered": bool(actions) or round_number is not None or player_id is not None,
+    }
     return render(request, "tournaments/arbiter/ledger.html", context)
 
 

@@ -52,6 +52,7 @@ from ..services.seating_edit import (
 )
 from ..services.tournaments import (
     PREPARATION_STATUSES,
+    PublishNeedsConfirmation,
     TournamentError,
     tournament_create,
     tournament_next_statuses,
@@ -237,7 +238,7 @@ def tournament_create_view(request: HttpRequest) -> HttpResponse:
     form = TournamentForm(request.POST or None, user=request.user, initial=initial)
     if request.method == "POST" and form.is_valid():
         try:
-            tournament = tournament_create(**form.cleaned_data)
+            tournament = tournament_create(**form.cleaned_data, user=request.user)
         except ValidationError as exc:
             form.add_error(None, exc)
         else:
@@ -259,7 +260,7 @@ def tournament_edit_view(request: HttpRequest, pk: int) -> HttpResponse:
         data = dict(form.cleaned_data)
         data.pop("club", None)
         try:
-            tournament_update(tournament=tournament, **data)
+            tournament_update(tournament=tournament, user=request.user, **data)
         except TournamentError as exc:
             form.add_error(None, exc.message)
         except ValidationError as exc:
@@ -287,7 +288,25 @@ def tournament_status_view(request: HttpRequest, pk: int) -> HttpResponse:
         messages.error(request, _("Choose one of the statuses offered."))
     else:
         try:
-            tournament_set_status(tournament=tournament, status=form.cleaned_data["status"])
+            tournament_set_status(
+                tournament=tournament,
+                status=form.cleaned_data["status"],
+                user=request.user,
+                confirm_missing=request.POST.get("confirm_missing") == "1",
+            )
+        except PublishNeedsConfirmation as exc:
+            # Results are missing: say which, and ask to confirm (the same form, confirmed).
+            return render(
+                request,
+                "tournaments/organiser/publish_confirm.html",
+                {
+                    "tournament": tournament,
+                    "message": exc.message,
+                    "missing": exc.missing,
+                    "status": form.cleaned_data["status"],
+                    "next": request.POST.get("next", ""),
+                },
+            )
         except TournamentError as exc:
             messages.error(request, exc.message)
         else:
@@ -384,7 +403,10 @@ def registration_add_view(request: HttpRequest, pk: int) -> HttpResponse:
         player = form.cleaned_data["player"]
         try:
             registration_add(
-                tournament=tournament, player=player, checked_in="check_in" in request.POST
+                tournament=tournament,
+                player=player,
+                checked_in="check_in" in request.POST,
+                user=request.user,
             )
         except RegistrationError as exc:
             error = exc.message
@@ -416,7 +438,7 @@ def _registration_action(
         tournament = _managed_tournament(request, pk)
         player = get_object_or_404(Player, pk=player_pk)
         try:
-            action(tournament=tournament, player=player)
+            action(tournament=tournament, player=player, user=request.user)
         except RegistrationError as exc:
             return _registrations_response(request, tournament, exc.message)
         if not request.htmx:
@@ -443,7 +465,7 @@ registration_check_out_view = _registration_action(
 def registration_check_in_all_view(request: HttpRequest, pk: int) -> HttpResponse:
     tournament = _managed_tournament(request, pk)
     try:
-        count = registration_check_in_all(tournament=tournament)
+        count = registration_check_in_all(tournament=tournament, user=request.user)
     except RegistrationError as exc:
         return _registrations_response(request, tournament, exc.message)
     if not request.htmx:
@@ -491,7 +513,7 @@ def prepare_generate_view(request: HttpRequest, pk: int) -> HttpResponse:
 
     tournament = _managed_tournament(request, pk)
     try:
-        tournament_prepare(tournament=tournament)
+        tournament_prepare(tournament=tournament, user=request.user)
     except (TournamentError, PreparationError) as exc:
         messages.error(request, getattr(exc, "message", None) or str(exc))
     else:
@@ -518,7 +540,7 @@ def prepare_reveal_view(request: HttpRequest, pk: int) -> HttpResponse:
         messages.error(request, _("The seed can only be revealed once the tournament is finished."))
     else:
         try:
-            tournament_reveal_seed(tournament=tournament)
+            tournament_reveal_seed(tournament=tournament, user=request.user)
         except PreparationError as exc:
             messages.error(request, getattr(exc, "message", None) or str(exc))
         else:

@@ -528,11 +528,20 @@ class LedgerView(TournamentView):
 
     @extend_schema(
         operation_id="ledger_list",
-        summary="Every change to the results and penalties",
-        description="Append-only: who, when, before, after and why, oldest first.",
+        summary="Every change to the tournament",
+        description="Append-only: who, when, before, after and why, oldest first — results, "
+        "penalties, and the tournament's creation, edits, status, seating generation and "
+        "edits, seed reveal, rounds opened and closed, registrations changed once seated.",
         parameters=[
             OpenApiParameter("table", OpenApiTypes.INT, description="Only this table's results."),
             OpenApiParameter("donne", OpenApiTypes.INT, description="Only this donne's."),
+            OpenApiParameter(
+                "action",
+                OpenApiTypes.STR,
+                description="Only these kinds (comma-separated, e.g. status_changed).",
+            ),
+            OpenApiParameter("round", OpenApiTypes.INT, description="Only this round's."),
+            OpenApiParameter("player", OpenApiTypes.INT, description="Only about this player."),
         ],
         responses={200: LedgerEntrySerializer(many=True), **errors(*READ)},
         tags=["results"],
@@ -555,8 +564,18 @@ class LedgerView(TournamentView):
         ],
     )
     def get(self, request: Request, tournament: int) -> Response:
-        qs = LedgerEntry.objects.filter(tournament=self.tournament).select_related("actor")
+        qs = LedgerEntry.objects.filter(tournament=self.tournament).select_related("actor", "round")
         qs = filter_by_params(
-            qs, request, {"table": "result__table__number", "donne": "result__donne__number"}
+            qs,
+            request,
+            {
+                "table": "result__table__number",
+                "donne": "result__donne__number",
+                "round": "round__number",
+                "player": "player_id",
+            },
         )
+        actions = [a for a in request.query_params.get("action", "").split(",") if a]
+        if actions:
+            qs = qs.filter(action__in=actions)
         return self.paginated(qs.order_by("at", "pk"), LedgerEntrySerializer)

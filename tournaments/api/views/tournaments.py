@@ -135,7 +135,7 @@ class TournamentListView(ApiView):
     def post(self, request: Request) -> Response:
         data = dict(self.valid(TournamentWriteSerializer).validated_data)
         rules.require_club_organiser(request.user, data["club"])
-        tournament = tournament_create(**data)
+        tournament = tournament_create(**data, user=request.user)
         return Response(TournamentSerializer(tournament).data, status=201)
 
 
@@ -171,7 +171,9 @@ class TournamentDetailView(TournamentView):
     def patch(self, request: Request, tournament: int) -> Response:
         data = dict(self.valid(TournamentUpdateSerializer).validated_data)
         arbiters = data.pop("arbiters", None)
-        updated = tournament_update(tournament=self.tournament, arbiters=arbiters, **data)
+        updated = tournament_update(
+            tournament=self.tournament, arbiters=arbiters, user=request.user, **data
+        )
         return Response(TournamentSerializer(updated).data)
 
 
@@ -183,7 +185,9 @@ class TournamentStatusView(TournamentView):
         summary="Move a tournament's status",
         description="draft → registration → running → finished → published, with a few ways "
         "back. Refusals (400, code `refused`) say why: running needs a seating generated for "
-        "exactly the checked-in players; published needs finished.",
+        "exactly the checked-in players; published needs finished, and while results are "
+        "missing `confirm_missing: true` (else 400, code `needs_confirmation`, with the missing "
+        "cells in `missing`).",
         request=TournamentStatusSerializer,
         parameters=[IDEMPOTENCY_KEY],
         responses={200: TournamentSerializer, **errors(*WRITE)},
@@ -194,8 +198,13 @@ class TournamentStatusView(TournamentView):
         ],
     )
     def post(self, request: Request, tournament: int) -> Response:
-        status = self.valid(TournamentStatusSerializer).validated_data["status"]
-        updated = tournament_set_status(tournament=self.tournament, status=status)
+        data = self.valid(TournamentStatusSerializer).validated_data
+        updated = tournament_set_status(
+            tournament=self.tournament,
+            status=data["status"],
+            user=request.user,
+            confirm_missing=data.get("confirm_missing", False),
+        )
         updated.refresh_from_db()
         return Response(TournamentSerializer(updated).data)
 
@@ -223,7 +232,7 @@ class TournamentGenerateView(TournamentView):
     )
     def post(self, request: Request, tournament: int) -> Response:
         seed = self.valid(GenerateSerializer).validated_data.get("seed") or None
-        updated = tournament_prepare(tournament=self.tournament, seed=seed)
+        updated = tournament_prepare(tournament=self.tournament, seed=seed, user=request.user)
         return Response(TournamentSerializer(updated).data)
 
 
@@ -252,7 +261,7 @@ class TournamentRevealSeedView(TournamentView):
         ],
     )
     def post(self, request: Request, tournament: int) -> Response:
-        tournament_reveal_seed(tournament=self.tournament)
+        tournament_reveal_seed(tournament=self.tournament, user=request.user)
         return Response(TournamentSerializer(self.tournament).data)
 
 
@@ -303,7 +312,10 @@ class RegistrationListView(TournamentView):
     def post(self, request: Request, tournament: int) -> Response:
         data = self.valid(RegistrationWriteSerializer).validated_data
         registration = registration_add(
-            tournament=self.tournament, player=data["player"], checked_in=data["checked_in"]
+            tournament=self.tournament,
+            player=data["player"],
+            checked_in=data["checked_in"],
+            user=request.user,
         )
         return Response(RegistrationSerializer(registration).data, status=201)
 
@@ -321,7 +333,9 @@ class RegistrationCheckInAllView(TournamentView):
         examples=[OpenApiExample("Checked in", value={"count": 7}, response_only=True)],
     )
     def post(self, request: Request, tournament: int) -> Response:
-        return Response({"count": registration_check_in_all(tournament=self.tournament)})
+        return Response(
+            {"count": registration_check_in_all(tournament=self.tournament, user=request.user)}
+        )
 
 
 class RegistrationDetailView(TournamentView):
@@ -355,7 +369,9 @@ class RegistrationDetailView(TournamentView):
     )
     def delete(self, request: Request, tournament: int, player: int) -> Response:
         registration = self._registration(player)
-        registration_remove(tournament=self.tournament, player=registration.player)
+        registration_remove(
+            tournament=self.tournament, player=registration.player, user=request.user
+        )
         return Response(status=204)
 
 
@@ -368,7 +384,7 @@ class RegistrationCheckView(TournamentView):
     def post(self, request: Request, tournament: int, player: int) -> Response:
         obj = get_object_or_404(Player, pk=player)
         action = registration_check_in if self.checked_in else registration_check_out
-        registration = action(tournament=self.tournament, player=obj)
+        registration = action(tournament=self.tournament, player=obj, user=request.user)
         registration.player = obj
         return Response(RegistrationSerializer(registration).data)
 
