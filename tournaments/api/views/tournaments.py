@@ -542,7 +542,9 @@ class SeatListView(TournamentView):
         operation_id="seats_list",
         summary="Who sits where in each round",
         description="Shown to whoever may see the results (the score cards show it too). At a "
-        "table of five the fifth player is at position `F`.",
+        "table of five the fifth player is at position `F`; `sit_out_order` names the position "
+        "sitting out each donne of the relais and `sits_out` the donnes this player sits out, "
+        "so who sits out is known before play.",
         parameters=[
             OpenApiParameter("round", OpenApiTypes.INT, description="Only this round."),
             OpenApiParameter("table", OpenApiTypes.INT, description="Only this table."),
@@ -559,6 +561,8 @@ class SeatListView(TournamentView):
                     "etui_set": 1,
                     "position": "N",
                     "player": {"id": 12, "name": "Camille Arnaud", "licence": "0100012", "club": 1},
+                    "sit_out_order": "",
+                    "sits_out": [],
                 },
                 response_only=True,
             )
