@@ -14,6 +14,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from collections import Counter
 
+from scoring import movement
 from scoring.dealing import generate_donnes
 from scoring.movement import generate_movement, opponent_stats, sit_out_spread, validate
 from scoring.movement_algebra import ring, stage_design
@@ -24,6 +25,7 @@ def timed(label: str, fn, repeat: int = 3) -> None:  # type: ignore[no-untyped-d
     for _ in range(repeat):
         ring.cache_clear()
         stage_design.cache_clear()
+        movement._generate.cache_clear()
         start = time.perf_counter()
         fn()
         best = min(best, time.perf_counter() - start)

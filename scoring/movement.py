@@ -58,6 +58,7 @@ stages and can share a table for most of the session; the fifth players stay at 
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import random
@@ -486,12 +487,15 @@ class _Built:
 class _Seater:
     """Builds a movement for one stage plan (internal; see the module docstring)."""
 
-    def __init__(self, players: int, four: int, five: int) -> None:
+    def __init__(
+        self, players: int, four: int, five: int, five_at: tuple[int, ...] | None = None
+    ) -> None:
         self.n = players
         self.t = four + five
         self.b = five
         self.rg: Ring = ring(self.t)
-        self.five_tables = set(range(self.t - five, self.t))
+        # tables of five, as ring elements (numbered last in the output, see _seat)
+        self.five_tables = set(five_at if five_at is not None else range(self.t - five, self.t))
         self.role: list[str] = []
         self.home: list[int] = []
         for j in range(self.t):
@@ -640,12 +644,69 @@ def generate_movement(players: int, rounds: int, *, sets: int | None = None) -> 
             donnes=DONNES_PER_SET * limit,
             why=why,
         )
-    seater = _Seater(players, four, five)
+    return _generate(players, rounds, sets, limit)
+
+
+@functools.lru_cache(maxsize=512)
+def _generate(players: int, rounds: int, sets: int | None, limit: int) -> Movement:
+    """generate_movement once its arguments are checked (cached: a Movement is immutable and
+    the search below takes a fraction of a second for the hardest sizes)."""
+    four, five = table_layout(players)
+    t = four + five
     plans = [p for p in _plans(t, rounds) if sets is None or sum(s.sets(t) for s in p) <= sets]
     if not plans:  # pragma: no cover - max_rounds already refused it
         raise InvalidRounds(
             "rounds_too_many", value=rounds, maximum=limit, donnes=4 * limit, why=Message(_("here"))
         )
+    best: tuple[tuple[bool, int, int], Movement] | None = None
+    for five_at in _five_placements(t, five):
+        seated, max_together = _seat(players, four, five, five_at, plans, rounds)
+        shared, forced = _share_sit_outs(seated)
+        spread = sit_out_spread(shared)
+        key = (forced, max(1, spread), max_together)
+        if best is None or key < best[0]:
+            best = (key, shared)
+        if not forced and spread <= 1:
+            break
+    assert best is not None
+    return best[1]
+
+
+FIVE_PLACEMENTS = 6  # placements of the tables of five tried while sharing is above one
+
+
+def _five_placements(t: int, five: int) -> list[tuple[int, ...]]:
+    """Where the tables of five sit in the ring, in the order tried: the last elements first
+    (the plain numbering), then spread-out and seeded choices. Which elements are tables of
+    five decides how often each mover comes back to one, hence how sitting out can be shared;
+    the output always numbers the tables of five last."""
+    out = [tuple(range(t - five, t))]
+    if five == 0 or five >= t:
+        return out
+    step = t // five
+    out.append(tuple(k * step + step // 2 for k in range(five)))
+    rng = random.Random(1000 * t + five)
+    for _ in range(4 * FIVE_PLACEMENTS):
+        if len(out) >= FIVE_PLACEMENTS:
+            break
+        pick = tuple(sorted(rng.sample(range(t), five)))
+        if pick not in out:
+            out.append(pick)
+    return out
+
+
+def _seat(
+    players: int,
+    four: int,
+    five: int,
+    five_at: tuple[int, ...],
+    plans: list[tuple[_Stage, ...]],
+    rounds: int,
+) -> tuple[Movement, int]:
+    """The movement of the best stage plan with tables of five at ``five_at`` (ring elements),
+    tables renumbered so that the tables of five come last; and its max_together."""
+    t = four + five
+    seater = _Seater(players, four, five, five_at)
     threshold = math.ceil(rounds / 2)
     chosen: _Built | None = None
     for plan in plans:
@@ -657,20 +718,26 @@ def generate_movement(players: int, rounds: int, *, sets: int | None = None) -> 
             chosen = built
     assert chosen is not None
     five_set = seater.five_tables
+    order = [j for j in range(t) if j not in five_set] + sorted(five_set)
+    number = {j: k + 1 for k, j in enumerate(order)}
     out_rounds = []
     for r, tables in enumerate(chosen.rounds, start=1):
-        sittings = tuple(
-            Sitting(
-                j + 1,
-                set_no,
-                tuple(seats),
-                POSITIONS if j in five_set else (),
-            )
-            for j, (set_no, seats) in enumerate(tables)
+        sittings = sorted(
+            (
+                Sitting(
+                    number[j],
+                    set_no,
+                    tuple(seats),
+                    POSITIONS if j in five_set else (),
+                )
+                for j, (set_no, seats) in enumerate(tables)
+            ),
+            key=lambda s: s.table,
         )
-        out_rounds.append(Round(r, sittings))
+        out_rounds.append(Round(r, tuple(sittings)))
     scheme = f"{t} tables ({five} of five); {chosen.description}"
-    return _share_sit_outs(Movement(players, t, chosen.sets, tuple(out_rounds), scheme))
+    movement = Movement(players, t, chosen.sets, tuple(out_rounds), scheme)
+    return _renumber(movement), chosen.max_together
 
 
 # --- sharing the sit-outs (RULES §7) -----------------------------------------------------------
@@ -686,7 +753,7 @@ def generate_movement(players: int, rounds: int, *, sets: int | None = None) -> 
 # set; ``_choose_holders`` picks each relais' holder. Both are greedy; a few deterministic
 # variants are tried and the smallest spread is kept.
 
-SHARE_TRIES = 12  # variants tried while the spread is above one (deterministic seeds)
+SHARE_TRIES = 4  # variants tried while the spread is above one (deterministic seeds)
 
 
 def sit_out_counts(movement: Movement) -> dict[int, int]:
@@ -781,28 +848,47 @@ def _rotate_fifth(movement: Movement, rng: random.Random | None) -> Movement:
             if q != slot and occupant[q] in met[player]
         )
 
+    # suffix views per slot: sets played and rounds at a table of five from round i on
+    later_sets: dict[tuple[int, int], frozenset[int]] = {}
+    ahead: dict[tuple[int, int], int] = {}
+    for slot in occupant:
+        acc: set[int] = set()
+        count = 0
+        for k in range(last - 1, -1, -1):
+            set_no, five = where[(slot, k)]
+            acc.add(set_no)
+            count += five
+            later_sets[(slot, k)] = frozenset(acc)
+            ahead[(slot, k)] = count
+
     record(0)
     for i in range(1, last):
         for fifth, group in zip(fifth_slots, groups, strict=False):
             if fifth is None:
                 continue
             y = occupant[fifth]
-            later_fifth = {where[(fifth, k)][0] for k in range(i, last)}
+            later_fifth = later_sets[(fifth, i)]
+            legal = [
+                slot
+                for slot in group
+                if not (later_sets[(slot, i)] & played[y] or later_fifth & played[occupant[slot]])
+            ]
+            if not legal:
+                continue
+            fewest = min(visits[occupant[slot]] for slot in legal)
             best: tuple[tuple[float, ...], int] | None = None
-            for slot in group:
+            for slot in legal:
                 x = occupant[slot]
-                later = {where[(slot, k)][0] for k in range(i, last)}
-                if later & played[y] or later_fifth & played[x]:
+                if visits[x] != fewest:
                     continue
-                ahead = sum(where[(slot, k)][1] for k in range(i, last))
                 tie = rng.random() if rng is not None else slot
                 again = repeats(y, slot, i) + repeats(x, fifth, i)
-                cost = (visits[x], again, ahead, tie)
+                cost = (again, ahead[(slot, i)], tie)
                 if best is None or cost < best[0]:
                     best = (cost, slot)
-            if best is not None:
-                slot = best[1]
-                occupant[slot], occupant[fifth] = y, occupant[slot]
+            assert best is not None
+            slot = best[1]
+            occupant[slot], occupant[fifth] = y, occupant[slot]
         record(i)
     return _with_seats(movement, assign)
 
@@ -860,12 +946,12 @@ def _renumber(movement: Movement) -> Movement:
     return _with_seats(movement, [number] * len(movement.rounds))
 
 
-def _share_sit_outs(movement: Movement) -> Movement:
+def _share_sit_outs(movement: Movement) -> tuple[Movement, bool]:
     """The movement with the fifth seat passed around and the sit-out orders chosen so that
     the sit-out counts differ by as little as found (at most one wherever a variant gets it);
     a spread above one is declared in ``sit_out_allowance``."""
     if not movement.five_tables:
-        return movement
+        return movement, False
     best: tuple[tuple[bool, int], Movement] | None = None
     for k in range(SHARE_TRIES):
         rng = random.Random(k) if k else None
@@ -880,11 +966,11 @@ def _share_sit_outs(movement: Movement) -> Movement:
         if best[0] <= (False, 1):
             break
     assert best is not None
-    (_forced, spread), shared = best
+    (forced, spread), shared = best
     shared = _renumber(shared)
     return Movement(
         shared.players, shared.tables, shared.sets, shared.rounds, shared.scheme, max(1, spread)
-    )
+    ), forced
 
 
 # --- validation ------------------------------------------------------------------------------
