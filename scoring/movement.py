@@ -488,9 +488,15 @@ class _Seater:
     """Builds a movement for one stage plan (internal; see the module docstring)."""
 
     def __init__(
-        self, players: int, four: int, five: int, five_at: tuple[int, ...] | None = None
+        self,
+        players: int,
+        four: int,
+        five: int,
+        five_at: tuple[int, ...] | None = None,
+        mobile: bool = False,
     ) -> None:
         self.n = players
+        self.mobile = mobile
         self.t = four + five
         self.b = five
         self.rg: Ring = ring(self.t)
@@ -509,7 +515,9 @@ class _Seater:
     def _shifts(self, stage: _Stage) -> dict[str, tuple[int, ...]]:
         if stage.kind != "mitchell":
             return {m: (0,) * stage.length for m in (*ROLES, SETS)}
-        design = stage_design(self.t, stage.length, self.b > 0)
+        design = stage_design(self.t, stage.length, self.b > 0, self.mobile)
+        if design is None:  # no stride keeps every position moving: the usual design
+            design = stage_design(self.t, stage.length, self.b > 0)
         assert design is not None  # a stage of at most t rounds always has one (t ≥ 3 or L = 2)
         return {m: design.shifts(m) for m in design.movers}
 
@@ -659,8 +667,10 @@ def _generate(players: int, rounds: int, sets: int | None, limit: int) -> Moveme
             "rounds_too_many", value=rounds, maximum=limit, donnes=4 * limit, why=Message(_("here"))
         )
     best: tuple[tuple[bool, int, int], Movement] | None = None
-    for five_at in _five_placements(t, five):
-        seated, max_together = _seat(players, four, five, five_at, plans, rounds)
+    tries = [(five_at, False) for five_at in _five_placements(t, five)]
+    tries += [(five_at, True) for five_at, _m in tries] if five else []
+    for five_at, mobile in tries:
+        seated, max_together = _seat(players, four, five, five_at, plans, rounds, mobile)
         shared, forced = _share_sit_outs(seated)
         spread = sit_out_spread(shared)
         key = (forced, max(1, spread), max_together)
@@ -702,11 +712,12 @@ def _seat(
     five_at: tuple[int, ...],
     plans: list[tuple[_Stage, ...]],
     rounds: int,
+    mobile: bool = False,
 ) -> tuple[Movement, int]:
     """The movement of the best stage plan with tables of five at ``five_at`` (ring elements),
     tables renumbered so that the tables of five come last; and its max_together."""
     t = four + five
-    seater = _Seater(players, four, five, five_at)
+    seater = _Seater(players, four, five, five_at, mobile)
     threshold = math.ceil(rounds / 2)
     chosen: _Built | None = None
     for plan in plans:

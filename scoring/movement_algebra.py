@@ -218,7 +218,7 @@ SETS = "sets"
 
 
 @lru_cache(maxsize=256)
-def stage_design(t: int, length: int, with_fifth: bool) -> StageDesign | None:
+def stage_design(t: int, length: int, with_fifth: bool, mobile: bool = False) -> StageDesign | None:
     """Best strides for a stage, or None if no stride lets everyone play distinct sets.
 
     Score (lexicographic): fewest repeated meetings between the four positions (the minimum,
@@ -258,6 +258,8 @@ def stage_design(t: int, length: int, with_fifth: bool) -> StageDesign | None:
                     prod *= q
             sep[pair] = prod
         if any(sep[h] < length for h in hard):
+            continue
+        if mobile and with_fifth and any(sep[p] < 2 for p in f_pairs):
             continue
         d_pos = [min(length, sep[p]) for p in pos_pairs]
         d_f = [min(length, sep[p]) for p in f_pairs] or [0]
