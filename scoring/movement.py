@@ -667,10 +667,15 @@ def _generate(players: int, rounds: int, sets: int | None, limit: int) -> Moveme
             "rounds_too_many", value=rounds, maximum=limit, donnes=4 * limit, why=Message(_("here"))
         )
     best: tuple[tuple[bool, int, int], Movement] | None = None
-    tries = [(five_at, False) for five_at in _five_placements(t, five)]
-    tries += [(five_at, True) for five_at, _m in tries] if five else []
-    for five_at, mobile in tries:
-        seated, max_together = _seat(players, four, five, five_at, plans, rounds, mobile)
+    tries = [(p, mobile) for p in _five_placements(t, five) for mobile in (False, True)]
+    if not five:
+        tries = tries[:1]
+    elif t > 12:  # bigger fields: fewer, costlier tries (each re-seats every stage)
+        tries = tries[:6]
+    for k, (five_at, mobile) in enumerate(tries):
+        seated, max_together, plan = _seat(players, four, five, five_at, plans, rounds, mobile)
+        if k == 0:
+            plans = [plan]  # the other tries keep the stage plan of the first
         shared, forced = _share_sit_outs(seated)
         spread = sit_out_spread(shared)
         key = (forced, max(1, spread), max_together)
@@ -713,26 +718,30 @@ def _seat(
     plans: list[tuple[_Stage, ...]],
     rounds: int,
     mobile: bool = False,
-) -> tuple[Movement, int]:
+) -> tuple[Movement, int, tuple[_Stage, ...]]:
     """The movement of the best stage plan with tables of five at ``five_at`` (ring elements),
-    tables renumbered so that the tables of five come last; and its max_together."""
+    tables renumbered so that the tables of five come last; its max_together and plan."""
     t = four + five
     seater = _Seater(players, four, five, five_at, mobile)
     threshold = math.ceil(rounds / 2)
-    chosen: _Built | None = None
+    chosen: tuple[_Built, tuple[_Stage, ...]] | None = None
     for plan in plans:
         built = seater.build(plan)
         if built.max_together <= threshold:
-            chosen = built
+            chosen = (built, plan)
             break
-        if chosen is None or (built.max_together, built.sets) < (chosen.max_together, chosen.sets):
-            chosen = built
+        if chosen is None or (built.max_together, built.sets) < (
+            chosen[0].max_together,
+            chosen[0].sets,
+        ):
+            chosen = (built, plan)
     assert chosen is not None
+    built, plan = chosen
     five_set = seater.five_tables
     order = [j for j in range(t) if j not in five_set] + sorted(five_set)
     number = {j: k + 1 for k, j in enumerate(order)}
     out_rounds = []
-    for r, tables in enumerate(chosen.rounds, start=1):
+    for r, tables in enumerate(built.rounds, start=1):
         sittings = sorted(
             (
                 Sitting(
@@ -746,9 +755,9 @@ def _seat(
             key=lambda s: s.table,
         )
         out_rounds.append(Round(r, tuple(sittings)))
-    scheme = f"{t} tables ({five} of five); {chosen.description}"
-    movement = Movement(players, t, chosen.sets, tuple(out_rounds), scheme)
-    return _renumber(movement), chosen.max_together
+    scheme = f"{t} tables ({five} of five); {built.description}"
+    movement = Movement(players, t, built.sets, tuple(out_rounds), scheme)
+    return _renumber(movement), built.max_together, plan
 
 
 # --- sharing the sit-outs (RULES §7) -----------------------------------------------------------
@@ -762,7 +771,12 @@ def _seat(
 # players of one position (a player keeps his position whenever he holds one; in a round where
 # he is the fifth player he plays the hand of whoever sits out), never letting anybody replay a
 # set; ``_choose_holders`` picks each relais' holder. Both are greedy; a few deterministic
-# variants are tried and the smallest spread is kept.
+# variants are tried and the smallest spread is kept. Where sharing stays above one,
+# ``_generate`` also re-seats with the tables of five at other elements of the ring
+# (``_five_placements``) and with strides that keep every position moving
+# (``stage_design(mobile=True)``): a position that stays put leaves its players at the tables
+# of four for a whole stage. The output still numbers the tables of five last. Whatever is
+# found, the smallest spread is declared in ``Movement.sit_out_allowance`` (1 when exact).
 
 SHARE_TRIES = 4  # variants tried while the spread is above one (deterministic seeds)
 

@@ -64,3 +64,16 @@ def test_twenty_one_players_two_rounds_through_the_api(personas: Personas) -> No
     assert max(counts) - min(counts) <= 1
     assert sorted(counts) == [0] * 13 + [1] * 8
     assert sorted(per_donne.values()) == [1] * 8  # one player sits out each donne of table 5
+
+    # the tables say the same by position, round by round, to anyone who may see them
+    tables = api.get(base + "tables/").json()
+    tables = tables["results"] if isinstance(tables, dict) else tables
+    five = [t for t in tables if t["size"] == 5]
+    assert [t["sit_outs"] for t in tables if t["size"] == 4] == [[]] * 4
+    assert len(five) == 1 and [s["round"] for s in five[0]["sit_outs"]] == [1, 2]
+    orders = {s["round"]: s["order"] for s in five[0]["sit_outs"]}
+    for seat in seats:
+        if seat["table"] == 5:
+            assert seat["sit_out_order"] == orders[seat["round"]]
+    detail = api.get(base + "tables/5/").json()
+    assert detail["sit_outs"] == five[0]["sit_outs"]

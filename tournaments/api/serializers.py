@@ -264,10 +264,32 @@ class RoundSerializer(serializers.ModelSerializer):
         fields = ["number", "state"]
 
 
+class TableSitOutSerializer(serializers.Serializer):
+    round = serializers.IntegerField(help_text="The round.")
+    etui_set = serializers.IntegerField(help_text="The étui set the table plays in that round.")
+    order = serializers.CharField(
+        help_text="The position that sits out each donne of the relais, in order (e.g. `NESF`)."
+    )
+
+
 class TableSerializer(serializers.ModelSerializer):
+    sit_outs = serializers.SerializerMethodField(
+        help_text="At a table of five, who sits out each donne, round by round, by position "
+        "(RULES §7; the seats name the players). Empty at a table of four."
+    )
+
     class Meta:
         model = Table
-        fields = ["number", "size"]
+        fields = ["number", "size", "sit_outs"]
+
+    @extend_schema_field(TableSitOutSerializer(many=True))
+    def get_sit_outs(self, obj: Table) -> list[dict[str, Any]]:
+        rows = sorted(obj.table_rounds.all(), key=lambda tr: tr.round.number)
+        return [
+            {"round": tr.round.number, "etui_set": tr.etui_set.number, "order": tr.sit_outs}
+            for tr in rows
+            if tr.sit_outs
+        ]
 
 
 class SeatSerializer(serializers.ModelSerializer):
