@@ -53,7 +53,9 @@ Limits, by arithmetic rather than by choice: the four positions and the sets are
 with 3 or 4 tables (or 5 with tables of five) two of them share a stride within a stage and some
 pairs of players sit together for a whole stage (R ≤ 3 is a single stage). With 2 tables the
 étuis cannot move without a moving player meeting one again, so players move only between
-stages and can share a table for most of the session; the fifth players stay at their table.
+stages and can share a table for most of the session. Sitting out then cannot always be shared
+within one: e.g. 9 players over 2 rounds (the table of four keeps its players for the stage,
+so they never sit out while the five others share 8 sit-outs), declared as a spread of 2.
 """
 
 from __future__ import annotations
