@@ -826,13 +826,15 @@ def _with_seats(movement: Movement, assign: list[dict[int, int]]) -> Movement:
     return Movement(movement.players, movement.tables, movement.sets, rounds, movement.scheme)
 
 
-def _rotate_fifth(movement: Movement, rng: random.Random | None) -> Movement:
+def _rotate_fifth(movement: Movement, rng: random.Random | None, balance: bool = False) -> Movement:
     """Pass each table of five's fifth seat, round by round, to a player of one position.
 
     The slots of the generated movement stay (tables, sets, roles); only who fills them
     changes: in a round, the fifth player takes the slot of a player of his group (his
     position), who becomes the fifth player. Chosen: the player with the fewest rounds at a
-    table of five so far, among the swaps that replay no set for either of them.
+    table of five so far, among the swaps that replay no set for either of them. With
+    ``balance``, players of one position then also trade slots for the rest of the session
+    when that evens out the rounds they will spend at a table of five (``_balance``).
     """
     rounds = movement.rounds
     if len(rounds) < 2 or not movement.five_tables:
@@ -916,8 +918,50 @@ def _rotate_fifth(movement: Movement, rng: random.Random | None) -> Movement:
             assert best is not None
             slot = best[1]
             occupant[slot], occupant[fifth] = y, occupant[slot]
+        if balance:
+            paired = dict(zip(fifth_slots, groups, strict=False))
+            for same in groups:
+                group = same + [f for f, g in paired.items() if g is same and f is not None]
+                _balance(group, i, occupant, visits, played, later_sets, ahead)
         record(i)
     return _with_seats(movement, assign)
+
+
+def _balance(
+    group: list[int],
+    i: int,
+    occupant: dict[int, int],
+    visits: Counter[int],
+    played: dict[int, set[int]],
+    later_sets: dict[tuple[int, int], frozenset[int]],
+    ahead: dict[tuple[int, int], int],
+) -> None:
+    """Trade slots of one position from round i on while it lowers the sum of squares of the
+    rounds each player will have spent at a table of five, and replays no set."""
+
+    def projected(slot: int) -> int:
+        return visits[occupant[slot]] + ahead[(slot, i)]
+
+    for _pass in range(2):
+        changed = False
+        for a in sorted(group, key=projected, reverse=True):
+            x = occupant[a]
+            best: tuple[int, int] | None = None
+            for b in group:
+                z = occupant[b]
+                if b == a or later_sets[(b, i)] & played[x] or later_sets[(a, i)] & played[z]:
+                    continue
+                px, pz = visits[x], visits[z]
+                now = (px + ahead[(a, i)]) ** 2 + (pz + ahead[(b, i)]) ** 2
+                then = (px + ahead[(b, i)]) ** 2 + (pz + ahead[(a, i)]) ** 2
+                if then < now and (best is None or then - now < best[0]):
+                    best = (then - now, b)
+            if best is not None:
+                b = best[1]
+                occupant[a], occupant[b] = occupant[b], x
+                changed = True
+        if not changed:
+            break
 
 
 def _choose_holders(movement: Movement, rng: random.Random | None) -> tuple[Movement, bool]:
@@ -981,8 +1025,8 @@ def _share_sit_outs(movement: Movement) -> tuple[Movement, bool]:
         return movement, False
     best: tuple[tuple[bool, int], Movement] | None = None
     for k in range(SHARE_TRIES):
-        rng = random.Random(k) if k else None
-        seated = _rotate_fifth(movement, rng)
+        rng = random.Random(k // 2) if k >= 2 else None
+        seated = _rotate_fifth(movement, rng, balance=k % 2 == 1)
         for j in range(2):
             shared, clean = _choose_holders(seated, random.Random(1000 + k) if j else None)
             key = (not clean, sit_out_spread(shared))
