@@ -48,8 +48,8 @@ def check(m: Movement) -> int:
 def test_large_sample_of_field_sizes():
     spreads = Counter(check(generate_movement(n, r)) for n, r in SAMPLE)
     assert set(spreads) <= {0, 1, 2, 3, 4}
-    # most movements share exactly; the others are declared
-    assert spreads[0] + spreads[1] > 3 * (spreads[2] + spreads[3] + spreads[4])
+    # nearly every movement shares within one; the others are declared (bench: 52 of 1,144)
+    assert spreads[0] + spreads[1] > 10 * (spreads[2] + spreads[3] + spreads[4])
 
 
 def test_one_round_always_within_one():
