@@ -225,6 +225,9 @@ def stage_design(t: int, length: int, with_fifth: bool, mobile: bool = False) ->
     then the sum of min(L, P) over the 6 pairs), then the same for fifth players vs positions.
     Only the pattern of equal classes per component matters, so the search enumerates set
     partitions of the movers per field (all distinct when the field is big enough).
+    ``mobile`` (with fifth players) forbids a position to share the fifth players' stride, so
+    no position stays put: a player left at a table of four for a whole stage never sits out,
+    which sharing the sit-outs (RULES §7) may not afford; repeated meetings may cost more.
     """
     rg = ring(t)
     movers = ("N", "E", "S", "W", *(("F",) if with_fifth else ()), SETS)

@@ -17,6 +17,7 @@ from scoring.movement import (
     sit_out_spread,
     validate,
 )
+from scoring.movement_algebra import stage_design
 
 SIZES = [n for n in range(8, 201) if n != 11]
 # The suite checks a large sample; bench/bench_movement.py sweeps every n × 1..8 rounds.
@@ -109,6 +110,17 @@ def test_holder_sits_out_at_his_next_table_of_five():
 @given(st.integers(8, 120).filter(lambda n: n != 11), st.integers(1, 6))
 def test_generated_movements_declare_their_spread(n, rounds):
     check(generate_movement(n, rounds))
+
+
+def test_mobile_strides_keep_every_position_moving():
+    # five tables, one of five: six movers for five field elements, so two share a stride;
+    # the usual design lets a position share the fifth players' (it then stays put)
+    usual = stage_design(5, 3, True)
+    mobile = stage_design(5, 3, True, True)
+    assert usual is not None and mobile is not None
+    assert any(usual.stride(p) == usual.stride("F") for p in "NESW")
+    assert all(mobile.stride(p) != mobile.stride("F") for p in "NESW")
+    assert all(mobile.stride(m) != mobile.stride("sets") for m in "NESWF")
 
 
 # --- the validator ------------------------------------------------------------------------------
