@@ -151,3 +151,22 @@ def test_regenerating_keeps_sharing_and_the_declared_spread(personas: Personas):
     assert max(counts.values()) - min(counts.get(p, 0) for p in counts) <= max(
         1, stored.sit_out_allowance
     )
+
+
+def test_seating_plan_of_an_unshared_seating_says_to_regenerate(client, personas: Personas):
+    # a seating stored without sharing: one fifth player holds both relais, never sitting out
+    tournament = stage_tournament(players=10, rounds=2, personas=personas)
+    rows = TableRound.objects.filter(round__tournament=tournament).prefetch_related("seats")
+    holder = next(s.player_id for s in rows[0].seats.all() if s.position == "F")
+    for table_round in rows:
+        role = next((s.position for s in table_round.seats.all() if s.player_id == holder), "F")
+        table_round.sit_outs = "".join(r for r in "NESWF" if r != role)
+        table_round.save(update_fields=["sit_outs"])
+    assert sat_out(tournament)[holder] == 0 and max(sat_out(tournament).values()) == 2
+    client.force_login(personas.organiser)
+    page = client.get(
+        reverse("organiser_seating_plan", args=[tournament.pk]), **EN
+    ).content.decode()
+    assert "Sitting out is not shared as the rules ask" in page
+    assert "Regenerating the seating" in page
+    assert "Checked: no breach" not in page
