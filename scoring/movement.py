@@ -659,8 +659,12 @@ def generate_movement(players: int, rounds: int, *, sets: int | None = None) -> 
 
 @functools.lru_cache(maxsize=512)
 def _generate(players: int, rounds: int, sets: int | None, limit: int) -> Movement:
-    """generate_movement once its arguments are checked (cached: a Movement is immutable and
-    the search below takes a fraction of a second for the hardest sizes)."""
+    """generate_movement once its arguments are checked (cached: a Movement is immutable, and
+    the search below, instant for most sizes, takes a second or two for the hardest).
+
+    Tries seatings (placements of the tables of five, strides that keep every position
+    moving) until one shares sitting out within one donne; otherwise keeps the smallest
+    spread, then the fewest repeated meetings."""
     four, five = table_layout(players)
     t = four + five
     plans = [p for p in _plans(t, rounds) if sets is None or sum(s.sets(t) for s in p) <= sets]
