@@ -53,7 +53,8 @@ RULE_TEXT = {
         "comes to"
     ),
     "sit_out_spread": gettext_lazy(
-        "sitting out is shared: any two players' numbers of donnes sat out differ by at most one"
+        "sitting out is shared: any two players' numbers of donnes sat out differ by at most one "
+        "(or by the smallest spread the generator found, stated on the seating plan)"
     ),
 }
 
