@@ -12,8 +12,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from collections import Counter
+
+from scoring import movement
 from scoring.dealing import generate_donnes
-from scoring.movement import generate_movement, opponent_stats, validate
+from scoring.movement import generate_movement, opponent_stats, sit_out_spread, validate
 from scoring.movement_algebra import ring, stage_design
 
 
@@ -22,6 +25,7 @@ def timed(label: str, fn, repeat: int = 3) -> None:  # type: ignore[no-untyped-d
     for _ in range(repeat):
         ring.cache_clear()
         stage_design.cache_clear()
+        movement._generate.cache_clear()
         start = time.perf_counter()
         fn()
         best = min(best, time.perf_counter() - start)
@@ -33,6 +37,31 @@ def sweep() -> None:
         if n != 11:
             for rounds in (2, 3, 4, 6):
                 validate(generate_movement(n, rounds))
+
+
+def spread_sweep() -> None:
+    """RULES §7 over every n 8..200 (11 excepted) × 1..8 rounds: how many movements share
+    sitting out within one donne, and the worst declared spread."""
+    spreads: Counter[tuple[bool, int]] = Counter()
+    worst: list[tuple[int, int, int]] = []
+    start = time.perf_counter()
+    for n in range(8, 201):
+        if n == 11:
+            continue
+        for rounds in range(1, 9):
+            m = generate_movement(n, rounds)
+            spread = sit_out_spread(m)
+            assert m.sit_out_allowance == max(1, spread) and validate(m) == [], (n, rounds)
+            spreads[(bool(m.five_tables), spread)] += 1
+            if spread > 1:
+                worst.append((spread, n, rounds))
+    five = {s: k for (f, s), k in spreads.items() if f}
+    total = sum(five.values())
+    within = five.get(0, 0) + five.get(1, 0)
+    print(f"sit-out spread, movements with tables of five: {within} of {total} within one")
+    print("  spread -> movements:", dict(sorted(five.items())))
+    print("  worst (spread, n, rounds):", sorted(worst, reverse=True)[:8])
+    print(f"  sweep of {sum(spreads.values())} movements: {time.perf_counter() - start:.1f} s")
 
 
 def main() -> None:
@@ -47,6 +76,7 @@ def main() -> None:
     timed("generate + validate every n 8..200 × R in 2, 3, 4, 6", sweep, repeat=1)
     seed = bytes(range(32))
     timed("generate_donnes: 1,000 donnes", lambda: generate_donnes(seed, "bench", 1000))
+    spread_sweep()
 
 
 if __name__ == "__main__":

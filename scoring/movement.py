@@ -8,12 +8,13 @@ Vocabulary. n players sit at t tables, ``b = n mod 4`` of them tables of five (f
 n = 4a + 5b), the tables of five being the last b table numbers. A round is one relais: each table
 plays one étui set of 4 donnes; set k holds donnes 4k-3 … 4k (``donnes_of_set``). Player numbers
 1..n follow the first round's seating (table 1 N E S W [F], table 2 …), so a player keeps his
-number on his route card. Each player has a role: a position N, E, S, W that he keeps all
-session, or F, the fifth player of a table of five, who stays at his table. At a table of five one
-player sits out each donne of the relais in turn (``Sitting.sit_out``, default N, E, S, W): the
-fifth player takes the seat and the hand of the one who sits out (RULES §7: the one sitting out
-gets a differential of 0 for that donne), so everybody keeps his position and nobody plays a
-donne twice.
+number on his route card. Each player has a position N, E, S or W that he keeps all session;
+in some rounds he may instead be F, the fifth player of a table of five (the fifth seat passes
+from player to player so that sitting out is shared, RULES §7). At a table of five one player
+sits out each donne of the relais in turn (``Sitting.sit_out``: the roles sitting out donnes
+1..4; the fifth role, absent, "holds" the whole relais): the fifth player takes the seat and the
+hand of the one who sits out (the one sitting out gets a differential of 0 for that donne), so
+nobody plays a donne twice.
 
 The scheme (``generate_movement``). Tables are numbered by the ring A = GF(q1) × … × GF(qm) of
 the prime-power factors of t (scoring.movement_algebra). The rounds are cut into stages of at most
@@ -35,24 +36,34 @@ Guarantees (checked by tests/scoring/test_movement.py for every n from 8 to 200,
 - always: every rule ``validate`` checks (each player seated once per round, tables of 4 or 5,
   positions unique and kept, one set per table per round, nobody plays a set twice, every donne
   played at two tables or more);
-- when t has a prime-power factor q ≥ 5 (q ≥ 7 when there are tables of five) and R ≤ q:
+- sitting out shared (RULES §7): whoever holds a whole relais at a table of five sits out at the
+  next table of five he comes to, and the sit-out counts differ by at most one, or by the
+  smallest spread found, declared in ``Movement.sit_out_allowance`` (``_share_sit_outs``; the
+  spread of every n × 1..8 rounds is printed by bench/bench_movement.py);
+- when t has a prime-power factor q ≥ 5, there are no tables of five and R ≤ q:
   nobody meets anybody twice, so every player meets the most distinct opponents possible
   (``opponent_stats``: 3 per round at a table of four, 4 at a table of five, capped by the
   number of players of the other positions). E.g. 20, 28, 32, 36, 44 players for up to 5, 7, 8,
   9, 11 rounds; one round (R = 1) for any n;
-- when t ≥ 3 and R ≥ 4: no two players share a table in more than ⌈R/2⌉ rounds.
+- when t ≥ 3, R ≥ 4 and there are no tables of five: no two players share a table in more than
+  ⌈R/2⌉ rounds. With tables of five the fifth seat passes from player to player so that
+  sitting out is shared; that may cost a few repeated meetings (fairness of §7 comes first).
 
 Limits, by arithmetic rather than by choice: the four positions and the sets are five movers, so
 with 3 or 4 tables (or 5 with tables of five) two of them share a stride within a stage and some
 pairs of players sit together for a whole stage (R ≤ 3 is a single stage). With 2 tables the
 étuis cannot move without a moving player meeting one again, so players move only between
-stages and can share a table for most of the session; the fifth players stay at their table.
+stages and can share a table for most of the session. Sitting out then cannot always be shared
+within one: e.g. 9 players over 2 rounds (the table of four keeps its players for the stage,
+so they never sit out while the five others share 8 sit-outs), declared as a spread of 2.
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
+import random
 from collections import Counter, defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -252,6 +263,9 @@ class Movement:
     sets: int
     rounds: tuple[Round, ...]
     scheme: str = ""
+    # Largest sit-out spread accepted (RULES §7): 1, or more when the generator found no
+    # movement with a spread of one and declares the smallest it found (validate checks it).
+    sit_out_allowance: int = 1
 
     @property
     def donnes(self) -> int:
@@ -292,6 +306,7 @@ class Movement:
             "tables": self.tables,
             "sets": self.sets,
             "scheme": self.scheme,
+            "sit_out_allowance": self.sit_out_allowance,
             "rounds": [
                 {
                     "round": rnd.number,
@@ -386,12 +401,14 @@ def _from_dict(data: Mapping[str, Any]) -> Movement:
         rounds.append(Round(_int(rd["round"], f"{where}.round"), tuple(sittings)))
     scheme = data.get("scheme", "")
     _need(isinstance(scheme, str), "scheme", "expected text")
+    allowance = _int(data.get("sit_out_allowance", 1), "sit_out_allowance")
     return Movement(
         _int(data["players"], "players"),
         _int(data["tables"], "tables"),
         _int(data["sets"], "sets"),
         tuple(rounds),
         scheme,
+        allowance,
     )
 
 
@@ -472,12 +489,21 @@ class _Built:
 class _Seater:
     """Builds a movement for one stage plan (internal; see the module docstring)."""
 
-    def __init__(self, players: int, four: int, five: int) -> None:
+    def __init__(
+        self,
+        players: int,
+        four: int,
+        five: int,
+        five_at: tuple[int, ...] | None = None,
+        mobile: bool = False,
+    ) -> None:
         self.n = players
+        self.mobile = mobile
         self.t = four + five
         self.b = five
         self.rg: Ring = ring(self.t)
-        self.five_tables = set(range(self.t - five, self.t))
+        # tables of five, as ring elements (numbered last in the output, see _seat)
+        self.five_tables = set(five_at if five_at is not None else range(self.t - five, self.t))
         self.role: list[str] = []
         self.home: list[int] = []
         for j in range(self.t):
@@ -491,7 +517,9 @@ class _Seater:
     def _shifts(self, stage: _Stage) -> dict[str, tuple[int, ...]]:
         if stage.kind != "mitchell":
             return {m: (0,) * stage.length for m in (*ROLES, SETS)}
-        design = stage_design(self.t, stage.length, self.b > 0)
+        design = stage_design(self.t, stage.length, self.b > 0, self.mobile)
+        if design is None:  # no stride keeps every position moving: the usual design
+            design = stage_design(self.t, stage.length, self.b > 0)
         assert design is not None  # a stage of at most t rounds always has one (t ≥ 3 or L = 2)
         return {m: design.shifts(m) for m in design.movers}
 
@@ -626,37 +654,398 @@ def generate_movement(players: int, rounds: int, *, sets: int | None = None) -> 
             donnes=DONNES_PER_SET * limit,
             why=why,
         )
-    seater = _Seater(players, four, five)
+    return _generate(players, rounds, sets, limit)
+
+
+@functools.lru_cache(maxsize=512)
+def _generate(players: int, rounds: int, sets: int | None, limit: int) -> Movement:
+    """generate_movement once its arguments are checked (cached: a Movement is immutable, and
+    the search below, instant for most sizes, takes a second or two for the hardest).
+
+    Tries seatings (placements of the tables of five, strides that keep every position
+    moving) until one shares sitting out within one donne; otherwise keeps the smallest
+    spread, then the fewest repeated meetings."""
+    four, five = table_layout(players)
+    t = four + five
     plans = [p for p in _plans(t, rounds) if sets is None or sum(s.sets(t) for s in p) <= sets]
     if not plans:  # pragma: no cover - max_rounds already refused it
         raise InvalidRounds(
             "rounds_too_many", value=rounds, maximum=limit, donnes=4 * limit, why=Message(_("here"))
         )
+    best: tuple[tuple[bool, int, int], Movement] | None = None
+    tries = [(p, mobile) for p in _five_placements(t, five) for mobile in (False, True)]
+    if not five:
+        tries = tries[:1]
+    elif t > 12:  # bigger fields: fewer, costlier tries (each re-seats every stage)
+        tries = tries[:6]
+    for k, (five_at, mobile) in enumerate(tries):
+        seated, max_together, plan = _seat(players, four, five, five_at, plans, rounds, mobile)
+        if k == 0:
+            plans = [plan]  # the other tries keep the stage plan of the first
+        shared, forced = _share_sit_outs(seated)
+        spread = sit_out_spread(shared)
+        key = (forced, max(1, spread), max_together)
+        if best is None or key < best[0]:
+            best = (key, shared)
+        if not forced and spread <= 1:
+            break
+    assert best is not None
+    return best[1]
+
+
+FIVE_PLACEMENTS = 6  # placements of the tables of five tried while sharing is above one
+
+
+def _five_placements(t: int, five: int) -> list[tuple[int, ...]]:
+    """Where the tables of five sit in the ring, in the order tried: the last elements first
+    (the plain numbering), then spread-out and seeded choices. Which elements are tables of
+    five decides how often each mover comes back to one, hence how sitting out can be shared;
+    the output always numbers the tables of five last."""
+    out = [tuple(range(t - five, t))]
+    if five == 0 or five >= t:
+        return out
+    step = t // five
+    out.append(tuple(k * step + step // 2 for k in range(five)))
+    rng = random.Random(1000 * t + five)
+    for _ in range(4 * FIVE_PLACEMENTS):
+        if len(out) >= FIVE_PLACEMENTS:
+            break
+        pick = tuple(sorted(rng.sample(range(t), five)))
+        if pick not in out:
+            out.append(pick)
+    return out
+
+
+def _seat(
+    players: int,
+    four: int,
+    five: int,
+    five_at: tuple[int, ...],
+    plans: list[tuple[_Stage, ...]],
+    rounds: int,
+    mobile: bool = False,
+) -> tuple[Movement, int, tuple[_Stage, ...]]:
+    """The movement of the best stage plan with tables of five at ``five_at`` (ring elements),
+    tables renumbered so that the tables of five come last; its max_together and plan."""
+    t = four + five
+    seater = _Seater(players, four, five, five_at, mobile)
     threshold = math.ceil(rounds / 2)
-    chosen: _Built | None = None
+    chosen: tuple[_Built, tuple[_Stage, ...]] | None = None
     for plan in plans:
         built = seater.build(plan)
         if built.max_together <= threshold:
-            chosen = built
+            chosen = (built, plan)
             break
-        if chosen is None or (built.max_together, built.sets) < (chosen.max_together, chosen.sets):
-            chosen = built
+        if chosen is None or (built.max_together, built.sets) < (
+            chosen[0].max_together,
+            chosen[0].sets,
+        ):
+            chosen = (built, plan)
     assert chosen is not None
+    built, plan = chosen
     five_set = seater.five_tables
+    order = [j for j in range(t) if j not in five_set] + sorted(five_set)
+    number = {j: k + 1 for k, j in enumerate(order)}
     out_rounds = []
-    for r, tables in enumerate(chosen.rounds, start=1):
-        sittings = tuple(
-            Sitting(
-                j + 1,
-                set_no,
-                tuple(seats),
-                POSITIONS if j in five_set else (),
-            )
-            for j, (set_no, seats) in enumerate(tables)
+    for r, tables in enumerate(built.rounds, start=1):
+        sittings = sorted(
+            (
+                Sitting(
+                    number[j],
+                    set_no,
+                    tuple(seats),
+                    POSITIONS if j in five_set else (),
+                )
+                for j, (set_no, seats) in enumerate(tables)
+            ),
+            key=lambda s: s.table,
         )
-        out_rounds.append(Round(r, sittings))
-    scheme = f"{t} tables ({five} of five); {chosen.description}"
-    return Movement(players, t, chosen.sets, tuple(out_rounds), scheme)
+        out_rounds.append(Round(r, tuple(sittings)))
+    scheme = f"{t} tables ({five} of five); {built.description}"
+    movement = Movement(players, t, built.sets, tuple(out_rounds), scheme)
+    return _renumber(movement), built.max_together, plan
+
+
+# --- sharing the sit-outs (RULES §7) -----------------------------------------------------------
+#
+# At a table of five, four of the five players sit out one donne each and one "holds" the whole
+# relais; whoever holds sits out at the next table of five he comes to. A player's count is
+# the number of rounds he spends at a table of five less the relais he holds there, so sharing
+# needs two things: the seat of the fifth player must pass from player to player (otherwise its
+# holder is at a table of five every round and sits out every other relais while others never
+# do), and the holders must be chosen well. ``_rotate_fifth`` passes the fifth seat along the
+# players of one position (a player keeps his position whenever he holds one; in a round where
+# he is the fifth player he plays the hand of whoever sits out), never letting anybody replay a
+# set; ``_choose_holders`` picks each relais' holder. Both are greedy; a few deterministic
+# variants are tried and the smallest spread is kept. Where sharing stays above one,
+# ``_generate`` also re-seats with the tables of five at other elements of the ring
+# (``_five_placements``) and with strides that keep every position moving
+# (``stage_design(mobile=True)``): a position that stays put leaves its players at the tables
+# of four for a whole stage. The output still numbers the tables of five last. Whatever is
+# found, the smallest spread is declared in ``Movement.sit_out_allowance`` (1 when exact).
+
+SHARE_TRIES = 4  # variants tried while the spread is above one (deterministic seeds)
+
+
+def sit_out_counts(movement: Movement) -> dict[int, int]:
+    """Donnes each player (1..n) sits out over the session, from the sit-out orders."""
+    counts = dict.fromkeys(range(1, movement.players + 1), 0)
+    for rnd in movement.rounds:
+        for s in rnd.sittings:
+            if not s.is_five:
+                continue
+            for k in range(1, DONNES_PER_SET + 1):
+                out = s.donne_seating(k).sitting_out if len(s.sit_out) == DONNES_PER_SET else None
+                if out is not None:
+                    counts[out] = counts.get(out, 0) + 1
+    return counts
+
+
+def sit_out_spread(movement: Movement) -> int:
+    """Most donnes sat out by one player minus fewest by another (RULES §7 asks at most 1)."""
+    counts = sit_out_counts(movement)
+    return max(counts.values(), default=0) - min(counts.values(), default=0)
+
+
+def _holder(s: Sitting) -> int | None:
+    """The player of a table of five who sits out no donne of the relais (None if unclear)."""
+    if not s.is_five or len(s.sit_out) != DONNES_PER_SET:
+        return None
+    missing = [role for role, _p in s.seats if role not in s.sit_out]
+    return s.player(missing[0]) if len(missing) == 1 else None
+
+
+def _with_seats(movement: Movement, assign: list[dict[int, int]]) -> Movement:
+    """The movement with slot numbers replaced, round by round, by the players in them."""
+    rounds = tuple(
+        Round(
+            rnd.number,
+            tuple(
+                Sitting(s.table, s.set_no, tuple((r, assign[i][p]) for r, p in s.seats), s.sit_out)
+                for s in rnd.sittings
+            ),
+        )
+        for i, rnd in enumerate(movement.rounds)
+    )
+    return Movement(movement.players, movement.tables, movement.sets, rounds, movement.scheme)
+
+
+def _rotate_fifth(movement: Movement, rng: random.Random | None, balance: bool = False) -> Movement:
+    """Pass each table of five's fifth seat, round by round, to a player of one position.
+
+    The slots of the generated movement stay (tables, sets, roles); only who fills them
+    changes: in a round, the fifth player takes the slot of a player of his group (his
+    position), who becomes the fifth player. Chosen: the player with the fewest rounds at a
+    table of five so far, among the swaps that replay no set for either of them. With
+    ``balance``, players of one position then also trade slots for the rest of the session
+    when that evens out the rounds they will spend at a table of five (``_balance``).
+    """
+    rounds = movement.rounds
+    if len(rounds) < 2 or not movement.five_tables:
+        return movement
+    where: dict[tuple[int, int], tuple[int, bool]] = {}  # (slot, round index) -> (set, five)
+    mates: dict[tuple[int, int], tuple[int, ...]] = {}  # (slot, round index) -> table's slots
+    for i, rnd in enumerate(rounds):
+        for s in rnd.sittings:
+            for _role, p in s.seats:
+                where[(p, i)] = (s.set_no, s.is_five)
+                mates[(p, i)] = s.players
+    first = rounds[0]
+    fifth_slots = [s.player(FIFTH) for s in first.sittings if s.is_five]
+    order = list(POSITIONS)
+    if rng is not None:
+        rng.shuffle(order)
+    role_of = {p: r for s in first.sittings for r, p in s.seats}
+    groups = [[p for p, r in sorted(role_of.items()) if r == order[k]] for k in range(len(order))]
+    occupant = {p: p for p in range(1, movement.players + 1)}
+    played: dict[int, set[int]] = defaultdict(set)
+    met: dict[int, set[int]] = defaultdict(set)
+    visits: Counter[int] = Counter()
+    assign: list[dict[int, int]] = []
+    last = len(rounds)
+
+    def record(i: int) -> None:
+        assign.append(dict(occupant))
+        for slot, player in occupant.items():
+            set_no, five = where[(slot, i)]
+            played[player].add(set_no)
+            visits[player] += five
+            met[player].update(occupant[q] for q in mates[(slot, i)])
+
+    def repeats(player: int, slot: int, i: int) -> int:
+        """Players he would meet again from round i on (with today's occupants)."""
+        return sum(
+            1
+            for k in range(i, last)
+            for q in mates[(slot, k)]
+            if q != slot and occupant[q] in met[player]
+        )
+
+    # suffix views per slot: sets played and rounds at a table of five from round i on
+    later_sets: dict[tuple[int, int], frozenset[int]] = {}
+    ahead: dict[tuple[int, int], int] = {}
+    for slot in occupant:
+        acc: set[int] = set()
+        count = 0
+        for k in range(last - 1, -1, -1):
+            set_no, five = where[(slot, k)]
+            acc.add(set_no)
+            count += five
+            later_sets[(slot, k)] = frozenset(acc)
+            ahead[(slot, k)] = count
+
+    record(0)
+    for i in range(1, last):
+        for fifth, group in zip(fifth_slots, groups, strict=False):
+            if fifth is None:
+                continue
+            y = occupant[fifth]
+            later_fifth = later_sets[(fifth, i)]
+            legal = [
+                slot
+                for slot in group
+                if not (later_sets[(slot, i)] & played[y] or later_fifth & played[occupant[slot]])
+            ]
+            if not legal:
+                continue
+            fewest = min(visits[occupant[slot]] for slot in legal)
+            best: tuple[tuple[float, ...], int] | None = None
+            for slot in legal:
+                x = occupant[slot]
+                if visits[x] != fewest:
+                    continue
+                tie = rng.random() if rng is not None else slot
+                again = repeats(y, slot, i) + repeats(x, fifth, i)
+                cost = (again, ahead[(slot, i)], tie)
+                if best is None or cost < best[0]:
+                    best = (cost, slot)
+            assert best is not None
+            slot = best[1]
+            occupant[slot], occupant[fifth] = y, occupant[slot]
+        if balance:
+            paired = dict(zip(fifth_slots, groups, strict=False))
+            for same in groups:
+                group = same + [f for f, g in paired.items() if g is same and f is not None]
+                _balance(group, i, occupant, visits, played, later_sets, ahead)
+        record(i)
+    return _with_seats(movement, assign)
+
+
+def _balance(
+    group: list[int],
+    i: int,
+    occupant: dict[int, int],
+    visits: Counter[int],
+    played: dict[int, set[int]],
+    later_sets: dict[tuple[int, int], frozenset[int]],
+    ahead: dict[tuple[int, int], int],
+) -> None:
+    """Trade slots of one position from round i on while it lowers the sum of squares of the
+    rounds each player will have spent at a table of five, and replays no set."""
+
+    def projected(slot: int) -> int:
+        return visits[occupant[slot]] + ahead[(slot, i)]
+
+    for _pass in range(2):
+        changed = False
+        for a in sorted(group, key=projected, reverse=True):
+            x = occupant[a]
+            best: tuple[int, int] | None = None
+            for b in group:
+                z = occupant[b]
+                if b == a or later_sets[(b, i)] & played[x] or later_sets[(a, i)] & played[z]:
+                    continue
+                px, pz = visits[x], visits[z]
+                now = (px + ahead[(a, i)]) ** 2 + (pz + ahead[(b, i)]) ** 2
+                then = (px + ahead[(b, i)]) ** 2 + (pz + ahead[(a, i)]) ** 2
+                if then < now and (best is None or then - now < best[0]):
+                    best = (then - now, b)
+            if best is not None:
+                b = best[1]
+                occupant[a], occupant[b] = occupant[b], x
+                changed = True
+        if not changed:
+            break
+
+
+def _choose_holders(movement: Movement, rng: random.Random | None) -> tuple[Movement, bool]:
+    """Sit-out orders: at each table of five the holder is, among those who did not hold at
+    their last table of five, the one who would end with the most sit-outs if he never held
+    again; the four others sit out in the order N, E, S, W, F. The flag says whether every
+    holder could be chosen that way (False: someone had to hold twice running)."""
+    remaining: Counter[int] = Counter()
+    for rnd in movement.rounds:
+        for s in rnd.sittings:
+            if s.is_five:
+                remaining.update(s.players)
+    count: Counter[int] = Counter()
+    held_last: set[int] = set()
+    rounds = []
+    clean = True
+    for rnd in movement.rounds:
+        sittings = []
+        for s in rnd.sittings:
+            if not s.is_five:
+                sittings.append(s)
+                continue
+            pool = [p for p in s.players if p not in held_last]
+            if not pool:
+                clean, pool = False, list(s.players)
+            holder = max(
+                pool,
+                key=lambda p: (count[p] + remaining[p], rng.random() if rng is not None else -p),
+            )
+            for p in s.players:
+                remaining[p] -= 1
+                if p == holder:
+                    held_last.add(p)
+                else:
+                    count[p] += 1
+                    held_last.discard(p)
+            order = tuple(r for r in ROLES if r in dict(s.seats) and s.player(r) != holder)
+            sittings.append(Sitting(s.table, s.set_no, s.seats, order))
+        rounds.append(Round(rnd.number, tuple(sittings)))
+    shared = Movement(
+        movement.players, movement.tables, movement.sets, tuple(rounds), movement.scheme
+    )
+    return shared, clean
+
+
+def _renumber(movement: Movement) -> Movement:
+    """Players numbered by first appearance (round 1, table 1 N E S W F …), as documented."""
+    number: dict[int, int] = {}
+    for rnd in movement.rounds:
+        for s in rnd.sittings:
+            for _role, p in s.seats:
+                number.setdefault(p, len(number) + 1)
+    return _with_seats(movement, [number] * len(movement.rounds))
+
+
+def _share_sit_outs(movement: Movement) -> tuple[Movement, bool]:
+    """The movement with the fifth seat passed around and the sit-out orders chosen so that
+    the sit-out counts differ by as little as found (at most one wherever a variant gets it);
+    a spread above one is declared in ``sit_out_allowance``."""
+    if not movement.five_tables:
+        return movement, False
+    best: tuple[tuple[bool, int], Movement] | None = None
+    for k in range(SHARE_TRIES):
+        rng = random.Random(k // 2) if k >= 2 else None
+        seated = _rotate_fifth(movement, rng, balance=k % 2 == 1)
+        for j in range(2):
+            shared, clean = _choose_holders(seated, random.Random(1000 + k) if j else None)
+            key = (not clean, sit_out_spread(shared))
+            if best is None or key < best[0]:
+                best = (key, shared)
+            if best[0] <= (False, 1):
+                break
+        if best[0] <= (False, 1):
+            break
+    assert best is not None
+    (forced, spread), shared = best
+    shared = _renumber(shared)
+    return Movement(
+        shared.players, shared.tables, shared.sets, shared.rounds, shared.scheme, max(1, spread)
+    ), forced
 
 
 # --- validation ------------------------------------------------------------------------------
@@ -681,9 +1070,14 @@ RULES_CHECKED = {
     "positions": "positions are N, E, S, W (and F at a table of five), each once per table",
     "set_per_table": "each table plays exactly one existing étui set per round",
     "set_repeat": "nobody plays an étui set (a donne) twice",
-    "position_kept": "players keep their position all session",
+    "position_kept": "players keep their position (N, E, S or W) all session; a player may be "
+    "the fifth player (F) of a table of five in some rounds",
     "donne_coverage": "every donne is played at two tables or more (when there are two tables)",
     "sit_out": "at a table of five one player sits out each donne, each at most once",
+    "sit_out_turn": "whoever holds a whole relais at a table of five sits out at the next table "
+    "of five he comes to",
+    "sit_out_spread": "any two players' sit-out counts differ by at most one (or by the "
+    "movement's declared sit_out_allowance, the smallest the generator found)",
 }
 
 
@@ -820,7 +1214,7 @@ def validate(movement: Movement) -> list[Breach]:
             for role, p in s.seats:
                 where_player[p].append(s.table)
                 if 1 <= p <= n:
-                    if p in role_seen and role_seen[p][0] != role:
+                    if role != FIFTH and p in role_seen and role_seen[p][0] != role:
                         first_role, first_round = role_seen[p]
                         out.append(
                             Breach(
@@ -833,7 +1227,8 @@ def validate(movement: Movement) -> list[Breach]:
                                 player=p,
                             )
                         )
-                    role_seen.setdefault(p, (role, rn))
+                    if role != FIFTH:
+                        role_seen.setdefault(p, (role, rn))
                     if 1 <= s.set_no <= nsets:
                         first = sets_of[p].get(s.set_no)
                         if first is not None and first != rn:
@@ -899,6 +1294,52 @@ def validate(movement: Movement) -> list[Breach]:
                         set_no=set_no,
                     )
                 )
+    if not any(b.rule in ("seating", "sit_out", "positions") for b in out):
+        out.extend(_sharing_breaches(movement))
+    return out
+
+
+def _sharing_breaches(movement: Movement) -> list[Breach]:
+    """RULES §7 on a movement whose seats and sit-out orders are otherwise sound."""
+    out: list[Breach] = []
+    held: dict[int, int] = {}  # player -> round of the relais he held, until his next five
+    for rnd in movement.rounds:
+        for s in rnd.sittings:
+            if not s.is_five:
+                continue
+            holder = _holder(s)
+            for p in s.players:
+                if p in held and p == holder:
+                    out.append(
+                        Breach(
+                            "sit_out_turn",
+                            f"round {rnd.number}, table {s.table}: player {p} holds the whole "
+                            f"relais again; he held it in round {held[p]}, so he sits out one "
+                            "donne here",
+                            round=rnd.number,
+                            table=s.table,
+                            player=p,
+                        )
+                    )
+                held.pop(p, None)
+            if holder is not None:
+                held[holder] = rnd.number
+    counts = sit_out_counts(movement)
+    if counts:
+        allowed = max(1, movement.sit_out_allowance)
+        most = max(counts.values())
+        fewest = min(counts.values())
+        if most - fewest > allowed:
+            p = min(q for q, k in counts.items() if k == most)
+            q = min(r for r, k in counts.items() if k == fewest)
+            out.append(
+                Breach(
+                    "sit_out_spread",
+                    f"player {p} sits out {most} donnes but player {q} only {fewest}: the "
+                    f"counts may differ by {allowed} at most",
+                    player=p,
+                )
+            )
     return out
 
 

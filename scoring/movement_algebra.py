@@ -218,13 +218,16 @@ SETS = "sets"
 
 
 @lru_cache(maxsize=256)
-def stage_design(t: int, length: int, with_fifth: bool) -> StageDesign | None:
+def stage_design(t: int, length: int, with_fifth: bool, mobile: bool = False) -> StageDesign | None:
     """Best strides for a stage, or None if no stride lets everyone play distinct sets.
 
     Score (lexicographic): fewest repeated meetings between the four positions (the minimum,
     then the sum of min(L, P) over the 6 pairs), then the same for fifth players vs positions.
     Only the pattern of equal classes per component matters, so the search enumerates set
     partitions of the movers per field (all distinct when the field is big enough).
+    ``mobile`` (with fifth players) forbids a position to share the fifth players' stride, so
+    no position stays put: a player left at a table of four for a whole stage never sits out,
+    which sharing the sit-outs (RULES §7) may not afford; repeated meetings may cost more.
     """
     rg = ring(t)
     movers = ("N", "E", "S", "W", *(("F",) if with_fifth else ()), SETS)
@@ -258,6 +261,8 @@ def stage_design(t: int, length: int, with_fifth: bool) -> StageDesign | None:
                     prod *= q
             sep[pair] = prod
         if any(sep[h] < length for h in hard):
+            continue
+        if mobile and with_fifth and any(sep[p] < 2 for p in f_pairs):
             continue
         d_pos = [min(length, sep[p]) for p in pos_pairs]
         d_f = [min(length, sep[p]) for p in f_pairs] or [0]

@@ -39,9 +39,22 @@ class RouteCardsRenderer(Renderer):
 
     def card(self, player: Player, sittings: list[tuple[Sitting, str]], width: float) -> Table:
         styles = self.styles
+        sits_out = sorted(
+            donne.number
+            for sitting, position in sittings
+            if sitting.table_size == 5
+            for index, donne in enumerate(sitting.donnes)
+            if sitting.sitter(index) == position
+        )
+        total = (
+            "<br/>"
+            + esc(_("Sits out donnes %(donnes)s") % {"donnes": ", ".join(map(str, sits_out))})
+            if sits_out
+            else ""
+        )
         head = Paragraph(
             f'<font size="11"><b>{esc(player.full_name)}</b></font><br/>'
-            f"{esc(_('Licence'))} {esc(player.licence)} · {esc(player.club.name)}",
+            f"{esc(_('Licence'))} {esc(player.licence)} · {esc(player.club.name)}{total}",
             styles.small,
         )
         rows: list[list[object]] = [[_("Round"), _("Table"), _("Position"), _("Donnes")]]

@@ -53,10 +53,12 @@ def test_every_seat_matches_the_movement():
     assert table_round.sit_outs == "".join(sitting.sit_out)
     seats = {s.position: s.player for s in table_round.seats.select_related("player")}
     assert set(seats) == {"N", "E", "S", "W", "F"}
-    first = seats_for_donne(table_round, 0)
-    assert first.sitter == seats["N"]
-    assert first.hands["N"] == seats["F"]
-    assert first.hands["E"] == seats["E"]
+    for index, role in enumerate(table_round.sit_outs):
+        donne = seats_for_donne(table_round, index)
+        assert donne.sitter == seats[role]
+        for position in "NESW":
+            expected = seats["F"] if position == role else seats[position]
+            assert donne.hands[position] == expected
 
 
 def test_eleven_players_are_refused_with_a_message():

@@ -270,10 +270,32 @@ class RoundSerializer(serializers.ModelSerializer):
         fields = ["number", "state"]
 
 
+class TableSitOutSerializer(serializers.Serializer):
+    round = serializers.IntegerField(help_text="The round.")
+    etui_set = serializers.IntegerField(help_text="The étui set the table plays in that round.")
+    order = serializers.CharField(
+        help_text="The position that sits out each donne of the relais, in order (e.g. `NESF`)."
+    )
+
+
 class TableSerializer(serializers.ModelSerializer):
+    sit_outs = serializers.SerializerMethodField(
+        help_text="At a table of five, who sits out each donne, round by round, by position "
+        "(RULES §7; the seats name the players). Empty at a table of four."
+    )
+
     class Meta:
         model = Table
-        fields = ["number", "size"]
+        fields = ["number", "size", "sit_outs"]
+
+    @extend_schema_field(TableSitOutSerializer(many=True))
+    def get_sit_outs(self, obj: Table) -> list[dict[str, Any]]:
+        rows = sorted(obj.table_rounds.all(), key=lambda tr: tr.round.number)
+        return [
+            {"round": tr.round.number, "etui_set": tr.etui_set.number, "order": tr.sit_outs}
+            for tr in rows
+            if tr.sit_outs
+        ]
 
 
 class SeatSerializer(serializers.ModelSerializer):
@@ -282,10 +304,25 @@ class SeatSerializer(serializers.ModelSerializer):
     etui_set = serializers.IntegerField(source="table_round.etui_set.number", read_only=True)
     position = serializers.ChoiceField(choices=SeatPosition.choices, read_only=True)
     player = PersonSerializer(read_only=True)
+    sit_out_order = serializers.CharField(
+        source="table_round.sit_outs",
+        read_only=True,
+        help_text="At a table of five, the position that sits out each donne of the relais, in "
+        "order (e.g. `NESF`); empty at a table of four. Known before play (RULES §7).",
+    )
+    sits_out = serializers.SerializerMethodField(
+        help_text="The donnes this player sits out at this seat (empty if none)."
+    )
 
     class Meta:
         model = Seat
-        fields = ["round", "table", "etui_set", "position", "player"]
+        fields = ["round", "table", "etui_set", "position", "player", "sit_out_order", "sits_out"]
+
+    @extend_schema_field(serializers.ListField(child=serializers.IntegerField()))
+    def get_sits_out(self, obj: Seat) -> list[int]:
+        table_round = obj.table_round
+        first = 4 * table_round.etui_set.number - 3
+        return [first + k for k, role in enumerate(table_round.sit_outs) if role == obj.position]
 
 
 class EtuiSetSerializer(serializers.ModelSerializer):

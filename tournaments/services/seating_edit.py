@@ -59,6 +59,14 @@ RULE_TEXT = {
     "position_kept": gettext_lazy("players keep their position all session"),
     "donne_coverage": gettext_lazy("every donne is played at two tables or more"),
     "sit_out": gettext_lazy("at a table of five one player sits out each donne, each at most once"),
+    "sit_out_turn": gettext_lazy(
+        "whoever holds a whole relais at a table of five sits out at the next table of five he "
+        "comes to"
+    ),
+    "sit_out_spread": gettext_lazy(
+        "sitting out is shared: any two players' numbers of donnes sat out differ by at most one "
+        "(or by the smallest spread the generator found, stated on the seating plan)"
+    ),
 }
 
 
@@ -133,14 +141,18 @@ def _stored(tournament: Tournament) -> StoredMovement:
             )
         )
     scheme = ""
+    allowance = 1
     if isinstance(tournament.movement, dict):
         scheme = str(tournament.movement.get("scheme", ""))
+        declared = tournament.movement.get("sit_out_allowance", 1)
+        allowance = declared if isinstance(declared, int) else 1
     movement = Movement(
         players=len(numbers),
         tables=tables,
         sets=sets,
         rounds=tuple(Round(number, tuple(by_round[number])) for number in sorted(by_round)),
         scheme=scheme,
+        sit_out_allowance=allowance,
     )
     return StoredMovement(movement, players)
 
@@ -347,7 +359,12 @@ def _check_and_store(tournament: Tournament) -> Movement:
     if EDITED not in movement.scheme:
         scheme = f"{movement.scheme}; {EDITED}" if movement.scheme else EDITED
         movement = Movement(
-            movement.players, movement.tables, movement.sets, movement.rounds, scheme
+            movement.players,
+            movement.tables,
+            movement.sets,
+            movement.rounds,
+            scheme,
+            movement.sit_out_allowance,
         )
     tournament.movement = movement.to_dict()
     tournament.save(update_fields=["movement"])

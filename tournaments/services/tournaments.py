@@ -414,12 +414,29 @@ class PlanStop:
 class PlanRoute:
     player: Player
     stops: list[PlanStop | None]
+    sit_outs: list[int] = field(default_factory=list)  # donnes he sits out (RULES §7)
 
 
 @dataclass
 class SeatingPlan:
     rounds: list[PlanRound]
     routes: list[PlanRoute]
+    # RULES §7: the spread of the sit-out counts, and the spread the movement declares
+    # unavoidable (1 when sharing is exact); shown before play.
+    sit_out_spread: int = 0
+    sit_out_allowance: int = 1
+
+    @property
+    def has_tables_of_five(self) -> bool:
+        return any(table.sit_outs for rnd in self.rounds for table in rnd.tables)
+
+    @property
+    def sit_out_fewest(self) -> int:
+        return min((len(r.sit_outs) for r in self.routes), default=0)
+
+    @property
+    def sit_out_most(self) -> int:
+        return max((len(r.sit_outs) for r in self.routes), default=0)
 
     @property
     def generated(self) -> bool:
@@ -456,6 +473,7 @@ def tournament_seating_plan(*, tournament: Tournament) -> SeatingPlan:
     rounds: dict[int, PlanRound] = {}
     stops: dict[int, dict[int, PlanStop]] = {}
     players: dict[int, Player] = {}
+    sat_out: dict[int, list[int]] = {}
     for table_round in table_rounds:
         number = table_round.round.number
         seats = sorted(table_round.seats.all(), key=lambda s: POSITION_ORDER.get(s.position, 9))
@@ -470,6 +488,9 @@ def tournament_seating_plan(*, tournament: Tournament) -> SeatingPlan:
             )
             for donne, position in zip(set_donnes, table_round.sit_outs, strict=False)
         ]
+        for sit_out in sit_outs:
+            if sit_out.player is not None:
+                sat_out.setdefault(sit_out.player.pk, []).append(sit_out.donne)
         rounds.setdefault(number, PlanRound(number=number, tables=[])).tables.append(
             PlanTable(
                 number=table_round.table.number,
@@ -493,12 +514,23 @@ def tournament_seating_plan(*, tournament: Tournament) -> SeatingPlan:
             )
     round_numbers = sorted(rounds)
     routes = [
-        PlanRoute(player=player, stops=[stops[pid].get(n) for n in round_numbers])
+        PlanRoute(
+            player=player,
+            stops=[stops[pid].get(n) for n in round_numbers],
+            sit_outs=sorted(sat_out.get(pid, [])),
+        )
         for pid, player in sorted(
             players.items(), key=lambda item: (item[1].last_name, item[1].first_name)
         )
     ]
-    return SeatingPlan(rounds=[rounds[n] for n in round_numbers], routes=routes)
+    counts = [len(route.sit_outs) for route in routes]
+    declared = (tournament.movement or {}).get("sit_out_allowance", 1)
+    return SeatingPlan(
+        rounds=[rounds[n] for n in round_numbers],
+        routes=routes,
+        sit_out_spread=max(counts, default=0) - min(counts, default=0),
+        sit_out_allowance=declared if isinstance(declared, int) else 1,
+    )
 
 
 # --- starting: what a tournament still needs before it runs --------------------------------

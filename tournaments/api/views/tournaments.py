@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.db.models import Prefetch
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
@@ -13,7 +14,16 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from scoring.selectors import complete_donnes
-from tournaments.models import Donne, EtuiSet, Player, Registration, Round, Seat, Table
+from tournaments.models import (
+    Donne,
+    EtuiSet,
+    Player,
+    Registration,
+    Round,
+    Seat,
+    Table,
+    TableRound,
+)
 from tournaments.selectors import visible_tournaments
 from tournaments.services.preparation import tournament_reveal_seed
 from tournaments.services.registration import (
@@ -517,6 +527,12 @@ class RoundCloseView(RoundStateView):
         return super().post(request, tournament, number)
 
 
+# Who sits out at each table, round by round (RULES §7), in one query for every table.
+TABLE_ROUNDS = Prefetch(
+    "table_rounds", queryset=TableRound.objects.select_related("round", "etui_set").order_by()
+)
+
+
 class TableListView(TournamentView):
     serializer_class = TableSerializer
 
@@ -525,11 +541,27 @@ class TableListView(TournamentView):
         summary="The tables",
         responses={200: TableSerializer(many=True), **errors(*READ)},
         tags=["seating"],
-        examples=[OpenApiExample("Table", value={"number": 1, "size": 4}, response_only=True)],
+        examples=[
+            OpenApiExample(
+                "Table of five",
+                value={
+                    "number": 5,
+                    "size": 5,
+                    "sit_outs": [
+                        {"round": 1, "etui_set": 5, "order": "NESW"},
+                        {"round": 2, "etui_set": 1, "order": "ESWF"},
+                    ],
+                },
+                response_only=True,
+            )
+        ],
     )
     def get(self, request: Request, tournament: int) -> Response:
         return self.paginated(
-            Table.objects.filter(tournament=self.tournament).order_by("number"), TableSerializer
+            Table.objects.filter(tournament=self.tournament)
+            .prefetch_related(TABLE_ROUNDS)
+            .order_by("number"),
+            TableSerializer,
         )
 
 
@@ -541,12 +573,29 @@ class TableDetailView(TournamentView):
         summary="A table",
         responses={200: TableSerializer, **errors(*READ)},
         tags=["seating"],
-        examples=[OpenApiExample("Table", value={"number": 1, "size": 4}, response_only=True)],
+        examples=[
+            OpenApiExample(
+                "Table of five",
+                value={
+                    "number": 5,
+                    "size": 5,
+                    "sit_outs": [
+                        {"round": 1, "etui_set": 5, "order": "NESW"},
+                        {"round": 2, "etui_set": 1, "order": "ESWF"},
+                    ],
+                },
+                response_only=True,
+            )
+        ],
     )
     def get(self, request: Request, tournament: int, number: int) -> Response:
         return Response(
             TableSerializer(
-                get_object_or_404(Table, tournament=self.tournament, number=number)
+                get_object_or_404(
+                    Table.objects.prefetch_related(TABLE_ROUNDS),
+                    tournament=self.tournament,
+                    number=number,
+                )
             ).data
         )
 
@@ -559,7 +608,9 @@ class SeatListView(TournamentView):
         operation_id="seats_list",
         summary="Who sits where in each round",
         description="Shown to whoever may see the results (the score cards show it too). At a "
-        "table of five the fifth player is at position `F`.",
+        "table of five the fifth player is at position `F`; `sit_out_order` names the position "
+        "sitting out each donne of the relais and `sits_out` the donnes this player sits out, "
+        "so who sits out is known before play.",
         parameters=[
             OpenApiParameter("round", OpenApiTypes.INT, description="Only this round."),
             OpenApiParameter("table", OpenApiTypes.INT, description="Only this table."),
@@ -576,6 +627,8 @@ class SeatListView(TournamentView):
                     "etui_set": 1,
                     "position": "N",
                     "player": {"id": 12, "name": "Camille Arnaud", "licence": "0100012", "club": 1},
+                    "sit_out_order": "",
+                    "sits_out": [],
                 },
                 response_only=True,
             )
