@@ -1,7 +1,8 @@
 """Arbiter's log: the tournament's ledger printed — every entry, oldest first, with when, who,
 what, on which table, donne or player, why, and what changed (before → after). Entries are
 printed generically from their stored before and after, so that kinds of entries added later
-print too."""
+print too: results and penalties are described as on the arbiter's screen (with the player's
+current name), any other entry key by key."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ from reportlab.lib.units import mm
 from reportlab.platypus import Flowable, Paragraph, Spacer, Table
 
 from tournaments.models import LedgerEntry
+from tournaments.services.penalties import penalty_describe
+from tournaments.services.results import result_describe
 
 from .base import Renderer, esc
 from .data import ledger
@@ -51,6 +54,28 @@ def changes(before: Any, after: Any) -> list[str]:
         else:
             lines.append(f"{key}: {_value(old.get(key))} → {_value(new.get(key))}")
     return lines
+
+
+def described(entry: LedgerEntry) -> list[str]:
+    """Before and after of an entry, for people to read."""
+    before, after = entry.before, entry.after
+    penalty = getattr(entry, "penalty", None)
+    if penalty is not None:
+        name = penalty.player.full_name  # the current name, not the one stored then
+        lines = []
+        if before:
+            lines.append(f"{_('Before:')} {penalty_describe({**before, 'player_name': name})}")
+        if after:
+            lines.append(f"{_('After:')} {penalty_describe({**after, 'player_name': name})}")
+        return lines
+    if getattr(entry, "result_id", None) is not None:
+        lines = []
+        if before:
+            lines.append(f"{_('Before:')} {result_describe(before)}")
+        if after:
+            lines.append(f"{_('After:')} {result_describe(after)}")
+        return lines
+    return changes(before, after)
 
 
 def actor_name(entry: LedgerEntry) -> str:
@@ -108,7 +133,7 @@ class ArbiterLogRenderer(Renderer):
         head = ["#", _("When"), _("By"), _("Action"), _("About"), _("Reason"), _("Change")]
         rows: list[list[object]] = [[Paragraph(esc(h), styles.head_cell) for h in head]]
         for index, entry in enumerate(self.steps(entries), start=1):
-            change = "<br/>".join(esc(line) for line in changes(entry.before, entry.after))
+            change = "<br/>".join(esc(line) for line in described(entry))
             rows.append(
                 [
                     str(index),

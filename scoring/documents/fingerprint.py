@@ -18,12 +18,13 @@ from functools import cached_property
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Count, Max, Sum
+from django.db.models import Count, Max, Q, Sum
 
 from tournaments.models import (
     Donne,
     LedgerEntry,
     Penalty,
+    Player,
     Registration,
     Result,
     Round,
@@ -40,14 +41,14 @@ Kind = Document.Kind
 PARTS: dict[str, tuple[str, ...]] = {
     Kind.HAND_RECORDS: ("donnes",),
     Kind.ETUI_SETS: ("donnes", "seating"),
-    Kind.SCORE_SHEETS: ("donnes", "seating", "site"),
-    Kind.ROUTE_CARDS: ("donnes", "seating"),
+    Kind.SCORE_SHEETS: ("donnes", "seating", "players", "site"),
+    Kind.ROUTE_CARDS: ("donnes", "seating", "players"),
     Kind.SCORE_CARDS: ("donnes", "seating", "players", "results"),
     Kind.RANKING: ("donnes", "seating", "players", "results"),
     Kind.DONNE_RESULTS: ("donnes", "seating", "players", "results"),
-    Kind.MOVEMENT_CHART: ("donnes", "seating"),
+    Kind.MOVEMENT_CHART: ("donnes", "seating", "players"),
     Kind.TABLE_CARDS: ("donnes", "seating", "site"),
-    Kind.CHECK_IN_LIST: ("players",),
+    Kind.CHECK_IN_LIST: ("players", "registrations"),
     Kind.ETUI_LABELS: ("donnes", "seating"),
     Kind.ARBITER_LOG: ("donnes", "seating", "players", "results", "ledger"),
     Kind.RESULTS_SUMMARY: ("donnes", "seating", "players", "results"),
@@ -115,7 +116,7 @@ class Inputs:
 
     @cached_property
     def seating(self) -> str:
-        """Who sits where each round, with the names and licences printed beside the seats."""
+        """Who sits where each round (a hand edit keeps the rows and changes the players)."""
         tables = (
             TableRound.objects.filter(round__tournament_id=self.tournament_id)
             .order_by("round__number", "table__number")
@@ -131,32 +132,30 @@ class Inputs:
         seats = (
             Seat.objects.filter(round__tournament_id=self.tournament_id)
             .order_by("table_round_id", "position")
-            .values_list(
-                "table_round_id",
-                "position",
-                "player_id",
-                "player__first_name",
-                "player__last_name",
-                "player__licence",
-                "player__club__name",
-            )
+            .values_list("table_round_id", "position", "player_id")
         )
         return _digest([*tables, *seats])
 
     @cached_property
     def players(self) -> str:
-        """Everyone registered: names, licences, clubs and check-in (the check-in list)."""
+        """The names, licences and clubs of everyone registered or seated."""
+        registered = Registration.objects.filter(tournament_id=self.tournament_id)
+        seated = Seat.objects.filter(round__tournament_id=self.tournament_id)
+        return _digest(
+            Player.objects.filter(
+                Q(pk__in=registered.values("player_id")) | Q(pk__in=seated.values("player_id"))
+            )
+            .order_by("pk")
+            .values_list("pk", "first_name", "last_name", "licence", "club__name")
+        )
+
+    @cached_property
+    def registrations(self) -> str:
+        """Who is registered and who has checked in (the check-in list)."""
         return _digest(
             Registration.objects.filter(tournament_id=self.tournament_id)
             .order_by("player_id")
-            .values_list(
-                "player_id",
-                "player__first_name",
-                "player__last_name",
-                "player__licence",
-                "player__club__name",
-                "checked_in_at",
-            )
+            .values_list("player_id", "checked_in_at")
         )
 
     @cached_property
@@ -193,7 +192,7 @@ class Inputs:
         return hashlib.blake2b("|".join(parts).encode(), digest_size=20).hexdigest()
 
 
-_ALL_PARTS = ("donnes", "seating", "players", "results", "ledger", "site")
+_ALL_PARTS = ("donnes", "seating", "players", "registrations", "results", "ledger", "site")
 
 
 def document_fingerprint(tournament: Tournament, kind: str, language: str) -> str:
