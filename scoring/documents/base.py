@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import time
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any, ClassVar
@@ -26,7 +27,6 @@ from reportlab.lib.enums import TA_CENTER, TA_RIGHT
 from reportlab.lib.pagesizes import A4, landscape
 from reportlab.lib.styles import ParagraphStyle
 from reportlab.lib.units import mm
-from reportlab.lib.utils import simpleSplit
 from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfgen.canvas import Canvas
 from reportlab.platypus import BaseDocTemplate, Flowable, Frame, PageTemplate, Paragraph
@@ -36,7 +36,31 @@ from scoring.cards import Card, parse_hand
 from scoring.templatetags.rankings import number, signed
 from tournaments.models import Position, Tournament
 
-from .fonts import Fonts, register_fonts
+from .fonts import Fonts, font_runs, register_fonts
+from .textfit import (
+    FLOOR,
+    MIN_SIZE,
+    Fitted,
+    FitText,
+    clip,
+    draw_fitted,
+    draw_runs,
+    fit_text,
+    text_width,
+)
+
+__all__ = [
+    "FLOOR",
+    "MIN_SIZE",
+    "FitText",
+    "Fitted",
+    "clip",
+    "draw_fitted",
+    "draw_runs",
+    "fit_text",
+    "font_runs",
+    "text_width",
+]
 
 # Compressed streams without the ASCII85 wrapping: smaller files, and ReportLab's pure-Python
 # ASCII85 encoder took a tenth of the time of a thousand score cards.
@@ -66,6 +90,15 @@ def esc(text: Any) -> str:
     return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
+def markup(text: Any, font: str) -> str:
+    """`text` escaped for a Paragraph set in `font`: characters the font lacks in a fallback
+    font, or replaced visibly (U+FFFD), never printed blank."""
+    out = []
+    for name, part in font_runs(str(text), font):
+        out.append(esc(part) if name == font else f'<font name="{name}">{esc(part)}</font>')
+    return "".join(out)
+
+
 def fmt_number(value: Fraction | int | float | None) -> str:
     """An exact number rounded for display, localised like the pages (12,5 in French)."""
     return "" if value is None else _formatted(value, get_language(), False)
@@ -84,6 +117,20 @@ def _formatted(value: Fraction | int | float, language: str | None, sign: bool) 
 
 def position_label(position: str) -> str:
     return str(dict(Position.choices).get(position, position))
+
+
+@dataclass(frozen=True)
+class HeaderLayout:
+    """The page header as fitted: the club and tournament, the date and venue (left), the
+    document's label and subtitle (right), and the height they take."""
+
+    name: Fitted
+    place: Fitted
+    title: Fitted
+    subtitle: Fitted
+    left_w: float
+    right_w: float
+    height: float
 
 
 class Styles:
@@ -234,6 +281,7 @@ class Renderer:
         self._last_report = 0.0
         self.page_w, self.page_h = landscape(A4) if self.landscape else A4
         self.frame_w = self.page_w - 2 * MARGIN
+        self._header: HeaderLayout | None = None
 
     # subclasses ---------------------------------------------------------------------------
 
@@ -285,28 +333,55 @@ class Renderer:
             where = f"{where} · {t.venue}"
         return left, where
 
-    def draw_page(self, canvas: Canvas, doc: BaseDocTemplate) -> None:
+    def header_layout(self) -> HeaderLayout:
+        """The page header fitted once per document (it is the same on every page): the
+        document's label on the right takes what it needs (at most 45 % of the width), the
+        club, tournament, date and venue wrap and shrink in the rest; the header grows to as
+        many lines as they need instead of running over the label or off the page."""
         f = self.fonts
         left, where = self.header_lines()
-        top = self.page_h - MARGIN
+        label_w = self.frame_w * 0.45
+        title = fit_text(self.title(), f.bold, 10, label_w, floor=7, prefer_lines=1)
+        subtitle = fit_text(self.subtitle(), f.regular, 8.5, label_w, floor=6.5, prefer_lines=1)
+        right_w = max(title.width, subtitle.width)
+        left_w = self.frame_w - right_w - (6 * mm if right_w else 0)
+        name = fit_text(left, f.bold, 10, left_w, floor=7, prefer_lines=1)
+        place = fit_text(where, f.regular, 8.5, left_w, floor=6.5, prefer_lines=1)
+        body = max(name.height + place.height, title.height + subtitle.height)
+        height = max(HEADER_H, body + 6 * mm)
+        return HeaderLayout(name, place, title, subtitle, left_w, right_w, height)
+
+    def draw_page(self, canvas: Canvas, doc: BaseDocTemplate) -> None:
+        f = self.fonts
+        layout = self._header or self.header_layout()
+        top = self.page_h - MARGIN + 1.5 * mm
+        right = self.page_w - MARGIN
         canvas.saveState()
         canvas.setFillColor(INK)
-        canvas.setFont(f.bold, 10)
-        canvas.drawString(MARGIN, top - 4 * mm, left)
-        canvas.setFont(f.regular, 8.5)
+        bottom = draw_fitted(
+            canvas, layout.name, font=f.bold, x=MARGIN, top=top, width=layout.left_w
+        )
         canvas.setFillColor(MUTED)
-        canvas.drawString(MARGIN, top - 8.5 * mm, where)
+        draw_fitted(canvas, layout.place, font=f.regular, x=MARGIN, top=bottom, width=layout.left_w)
         canvas.setFillColor(INK)
-        canvas.setFont(f.bold, 10)
-        canvas.drawRightString(self.page_w - MARGIN, top - 4 * mm, self.title())
-        subtitle = self.subtitle()
-        if subtitle:
-            canvas.setFont(f.regular, 8.5)
-            canvas.setFillColor(MUTED)
-            canvas.drawRightString(self.page_w - MARGIN, top - 8.5 * mm, subtitle)
+        x = right - layout.right_w
+        bottom = draw_fitted(
+            canvas, layout.title, font=f.bold, x=x, top=top, width=layout.right_w, align="r"
+        )
+        canvas.setFillColor(MUTED)
+        draw_fitted(
+            canvas,
+            layout.subtitle,
+            font=f.regular,
+            x=x,
+            top=bottom,
+            width=layout.right_w,
+            align="r",
+        )
+        rule = self.page_h - MARGIN - layout.height + 4 * mm
         canvas.setStrokeColor(LINE)
         canvas.setLineWidth(0.6)
-        canvas.line(MARGIN, top - 11 * mm, self.page_w - MARGIN, top - 11 * mm)
+        canvas.line(MARGIN, rule, right, rule)
         canvas.restoreState()
 
     def footer_note(self) -> str:
@@ -317,11 +392,13 @@ class Renderer:
         story = self.story()
         self.report(self.data_share)
         buffer = io.BytesIO()
+        self._header = self.header_layout()
+        header_h = self._header.height
         frame = Frame(
             MARGIN,
             MARGIN + FOOTER_H,
             self.frame_w,
-            self.page_h - 2 * MARGIN - HEADER_H - FOOTER_H,
+            self.page_h - 2 * MARGIN - header_h - FOOTER_H,
             leftPadding=0,
             rightPadding=0,
             topPadding=0,
@@ -338,7 +415,7 @@ class Renderer:
             lang=self._language(),
             leftMargin=MARGIN,
             rightMargin=MARGIN,
-            topMargin=MARGIN + HEADER_H,
+            topMargin=MARGIN + header_h,
             bottomMargin=MARGIN + FOOTER_H,
         )
         doc.addPageTemplates([PageTemplate(id="page", frames=[frame], onPage=self.draw_page)])
@@ -359,13 +436,23 @@ class Renderer:
 
         def draw_footer(canvas: Canvas, page: int, total: int) -> None:
             pages["total"] = total
+            numbered = page_text % {"page": page, "pages": total}
+            number_w = text_width(numbered, fonts.regular, 8.5)
             canvas.saveState()
-            canvas.setFont(fonts.regular, 7.5)
             canvas.setFillColor(MUTED)
-            canvas.drawString(MARGIN, MARGIN, note)
-            canvas.setFont(fonts.regular, 8.5)
+            fitted = fit_text(
+                note, fonts.regular, 7.5, self.frame_w - number_w - 6 * mm, max_lines=1
+            )
+            draw_fitted(
+                canvas,
+                fitted,
+                font=fonts.regular,
+                x=MARGIN,
+                top=MARGIN + fitted.leading * 0.8,
+                width=self.frame_w,
+            )
             canvas.setFillColor(INK)
-            canvas.drawRightString(right, MARGIN, page_text % {"page": page, "pages": total})
+            draw_runs(canvas, right - number_w, MARGIN, numbered, fonts.regular, 8.5)
             canvas.restoreState()
 
         doc.build(story, canvasmaker=numbered_canvas(draw_footer))
@@ -399,14 +486,18 @@ class Cell:
 
 
 class FastTable(Flowable):
-    """A ruled table of one-line cells drawn straight on the canvas: a shaded header (wrapped
-    to the column width, repeated after a page break), fixed-height rows, each column aligned
+    """A ruled table drawn straight on the canvas: a shaded header (wrapped to the column
+    width, repeated after a page break), rows at least `row_height` high, each column aligned
     left, centre or right.
 
-    Why: platypus' Table costs a fraction of a millisecond per cell in style handling and text
-    objects; a thousand score cards have a quarter of a million cells. This draws a page of
-    rows with one text object and one path for the rules.
+    Every cell is fitted (`fit_text`): a text too wide for its column shrinks to the floor
+    size, then wraps at spaces and hyphens and the row grows; nothing runs into the next
+    column. Why not platypus' Table: it costs a fraction of a millisecond per cell in style
+    handling and text objects; a thousand score cards have a quarter of a million cells. This
+    draws a page of rows with one text object and one path for the rules.
     """
+
+    padding = 3.0
 
     def __init__(
         self,
@@ -418,6 +509,7 @@ class FastTable(Flowable):
         fonts: Fonts,
         size: float = 8.5,
         row_height: float = 13,
+        _fitted: tuple[list[list[Fitted]], list[list[Fitted]], list[float]] | None = None,
     ) -> None:
         super().__init__()
         assert len(header) == len(widths) == len(align)
@@ -428,56 +520,88 @@ class FastTable(Flowable):
         self.fonts = fonts
         self.size = size
         self.row_height = row_height
-        self._header_lines = [
-            simpleSplit(text, fonts.condensed_bold, size - 0.5, w - 4) or [""]
-            for text, w in zip(self.header, self.widths, strict=True)
-        ]
-        lines = max(len(lines) for lines in self._header_lines)
-        self.header_height = lines * (size + 1) + 5
+        inner = [max(1.0, w - 2 * self.padding) for w in self.widths]
+        if _fitted is not None:
+            self._header_fit, self._row_fit, self._row_heights = _fitted
+        else:
+            head = size - 0.5
+            self._header_fit = [
+                [
+                    fit_text(text, fonts.condensed_bold, head, w, floor=5.5, prefer_lines=3)
+                    for text, w in zip(self.header, inner, strict=True)
+                ]
+            ]
+            self._row_fit = []
+            self._row_heights = []
+            for row in self.rows:
+                fitted = []
+                for cell, w in zip(row, inner, strict=False):
+                    value, bold = (
+                        (cell.text, cell.bold) if isinstance(cell, Cell) else (cell, False)
+                    )
+                    font = fonts.condensed_bold if bold else fonts.condensed
+                    fitted.append(fit_text(value, font, size, w, prefer_lines=1))
+                self._row_fit.append(fitted)
+                tallest = max((f.height for f in fitted), default=0.0)
+                self._row_heights.append(max(row_height, tallest + 4))
+        self.header_height = max(f.height for f in self._header_fit[0]) + 5
         self.width = sum(self.widths)
 
     def wrap(self, avail_width: float, avail_height: float) -> tuple[float, float]:
-        self.height = self.header_height + self.row_height * len(self.rows)
+        self.height = self.header_height + sum(self._row_heights)
         return self.width, self.height
 
     def split(self, avail_width: float, avail_height: float) -> list[Flowable]:
-        fits = int((avail_height - self.header_height) // self.row_height)
+        room = avail_height - self.header_height
+        fits = 0
+        for height in self._row_heights:
+            if room < height:
+                break
+            room -= height
+            fits += 1
         if fits < 1 or fits >= len(self.rows):
             return []
         head = dict(widths=self.widths, align=self.align, fonts=self.fonts, size=self.size)
+        first = (self._header_fit, self._row_fit[:fits], self._row_heights[:fits])
+        second = (self._header_fit, self._row_fit[fits:], self._row_heights[fits:])
         return [
-            FastTable(self.header, self.rows[:fits], row_height=self.row_height, **head),
-            FastTable(self.header, self.rows[fits:], row_height=self.row_height, **head),
+            FastTable(
+                self.header, self.rows[:fits], row_height=self.row_height, _fitted=first, **head
+            ),
+            FastTable(
+                self.header, self.rows[fits:], row_height=self.row_height, _fitted=second, **head
+            ),
         ]
 
     def draw(self) -> None:
         canvas = self.canv
-        fonts, size = self.fonts, self.size
+        fonts = self.fonts
         top = self.height
         edges = [0.0]
         for w in self.widths:
             edges.append(edges[-1] + w)
+        tops = [top - self.header_height]
+        for height in self._row_heights:
+            tops.append(tops[-1] - height)
         canvas.saveState()
         # Backgrounds: the header, then any shaded cell.
         canvas.setFillColor(LIGHT)
         canvas.rect(0, top - self.header_height, self.width, self.header_height, stroke=0, fill=1)
         for r, row in enumerate(self.rows):
-            y = top - self.header_height - (r + 1) * self.row_height
             for c, cell in enumerate(row):
                 if isinstance(cell, Cell) and cell.background is not None:
                     canvas.setFillColor(cell.background)
-                    canvas.rect(edges[c], y, self.widths[c], self.row_height, stroke=0, fill=1)
+                    height = self._row_heights[r]
+                    canvas.rect(edges[c], tops[r + 1], self.widths[c], height, stroke=0, fill=1)
         # Rules: one path.
         canvas.setStrokeColor(LINE)
         canvas.setLineWidth(0.4)
         path = canvas.beginPath()
-        bottom = top - self.header_height - len(self.rows) * self.row_height
+        bottom = tops[-1]
         for x in edges:
             path.moveTo(x, top)
             path.lineTo(x, bottom)
-        for y in [top, top - self.header_height] + [
-            top - self.header_height - (r + 1) * self.row_height for r in range(len(self.rows))
-        ]:
+        for y in [top, *tops]:
             path.moveTo(0, y)
             path.lineTo(self.width, y)
         canvas.drawPath(path, stroke=1, fill=0)
@@ -486,28 +610,45 @@ class FastTable(Flowable):
         regular, bold = fonts.condensed, fonts.condensed_bold
         text.setFillColor(INK)
         self._font: tuple[str, float] | None = None
-        for c, lines in enumerate(self._header_lines):
-            for k, line in enumerate(lines):
-                y = top - 3 - (k + 1) * (size + 1) + 1.5
-                self._place(text, line, bold, size - 0.5, c, edges, y, align="c")
-        baseline = (self.row_height - size) / 2 + 1.5
+        header_fit = self._header_fit[0]
+        for c, fitted in enumerate(header_fit):
+            block = fitted.height
+            y = top - (self.header_height - block) / 2
+            self._lines(text, fitted, bold, c, edges, y, "c")
         current_colour = INK
         for r, row in enumerate(self.rows):
-            y = top - self.header_height - (r + 1) * self.row_height + baseline
             for c, cell in enumerate(row):
-                if isinstance(cell, Cell):
-                    value, font, colour = cell.text, bold if cell.bold else regular, cell.colour
-                else:
-                    value, font, colour = cell, regular, None
-                if not value:
+                fitted = self._row_fit[r][c]
+                if not fitted.lines:
                     continue
+                if isinstance(cell, Cell):
+                    font, colour = bold if cell.bold else regular, cell.colour
+                else:
+                    font, colour = regular, None
                 colour = colour or INK
                 if colour is not current_colour:
                     text.setFillColor(colour)
                     current_colour = colour
-                self._place(text, value, font, size, c, edges, y)
+                y = tops[r + 1] + (self._row_heights[r] + fitted.height) / 2
+                self._lines(text, fitted, font, c, edges, y, self.align[c])
         canvas.drawText(text)
         canvas.restoreState()
+
+    def _lines(
+        self,
+        text: Any,
+        fitted: Fitted,
+        font: str,
+        column: int,
+        edges: list[float],
+        top: float,
+        align: str,
+    ) -> None:
+        """The fitted lines of a cell, the first below `top`."""
+        size = fitted.size
+        for k, line in enumerate(fitted.lines):
+            baseline = top - (k + 1) * fitted.leading + (fitted.leading - size) / 2 + size * 0.22
+            self._place(text, line, font, size, column, edges, baseline, align)
 
     def _place(
         self,
@@ -518,19 +659,21 @@ class FastTable(Flowable):
         column: int,
         edges: list[float],
         y: float,
-        align: str | None = None,
+        align: str,
     ) -> None:
-        align = align or self.align[column]
+        pad = self.padding
         if align == "l":
-            x = edges[column] + 3
+            x = edges[column] + pad
         else:
-            width = pdfmetrics.stringWidth(value, font, size)
+            width = text_width(value, font, size)
             if align == "r":
-                x = edges[column + 1] - 3 - width
+                x = edges[column + 1] - pad - width
             else:
                 x = (edges[column] + edges[column + 1] - width) / 2
-        if self._font != (font, size):
-            text.setFont(font, size)
-            self._font = (font, size)
-        text.setTextOrigin(x, y)
-        text._textOut(value)  # like textOut, without measuring the string again
+        for name, part in font_runs(value, font):
+            if self._font != (name, size):
+                text.setFont(name, size)
+                self._font = (name, size)
+            text.setTextOrigin(x, y)
+            text._textOut(part)  # like textOut, without measuring the string again
+            x += pdfmetrics.stringWidth(part, name, size)

@@ -371,6 +371,7 @@ def test_without_dejavu_the_documents_fall_back_to_vera_and_suit_letters(
     from scoring.documents import fonts
 
     monkeypatch.setattr(fonts, "_fonts", None)  # registered again, then restored
+    monkeypatch.setattr(fonts, "_FALLBACKS", list(fonts._FALLBACKS))
     monkeypatch.setattr(fonts, "DEJAVU_DIRS", [tmp_path / "no-fonts-here"])
     fallback = fonts.register_fonts()
     assert fallback.regular == "Vera" and not fallback.has_suit_symbols
