@@ -18,7 +18,7 @@ from tournaments.models import LedgerEntry
 from tournaments.services.penalties import penalty_describe
 from tournaments.services.results import result_describe
 
-from .base import Renderer, esc
+from .base import FitText, Renderer, esc
 from .data import ledger
 
 # Stored keys whose values are printed as they are, in this order, then any other.
@@ -110,6 +110,9 @@ class ArbiterLogRenderer(Renderer):
     def title(self) -> str:
         return _("Arbiter's log")
 
+    def fit(self, text: str, size: float = 8.5) -> FitText:
+        return FitText(text, font=self.fonts.condensed, size=size, prefer_lines=3)
+
     def story(self) -> list[Flowable]:
         styles = self.styles
         entries = ledger(self.tournament)
@@ -133,16 +136,16 @@ class ArbiterLogRenderer(Renderer):
         head = ["#", _("When"), _("By"), _("Action"), _("About"), _("Reason"), _("Change")]
         rows: list[list[object]] = [[Paragraph(esc(h), styles.head_cell) for h in head]]
         for index, entry in enumerate(self.steps(entries), start=1):
-            change = "<br/>".join(esc(line) for line in described(entry))
+            change = [self.fit(line, 7.5) for line in described(entry)]
             rows.append(
                 [
                     str(index),
-                    date_format(localtime(entry.at), "SHORT_DATETIME_FORMAT"),
-                    Paragraph(esc(actor_name(entry)), styles.cell),
-                    Paragraph(esc(entry.get_action_display()), styles.cell),
-                    Paragraph(esc(subject(entry)), styles.cell),
-                    Paragraph(esc(entry.reason), styles.cell),
-                    Paragraph(change, styles.small_cell),
+                    self.fit(date_format(localtime(entry.at), "SHORT_DATETIME_FORMAT")),
+                    self.fit(actor_name(entry)),
+                    self.fit(str(entry.get_action_display())),
+                    self.fit(subject(entry)),
+                    self.fit(entry.reason),
+                    change,
                 ]
             )
         widths = [9 * mm, 27 * mm, 28 * mm, 30 * mm, 42 * mm, 50 * mm]

@@ -7,7 +7,7 @@ from django.utils.translation import gettext as _
 from reportlab.lib.units import mm
 from reportlab.platypus import Flowable, Paragraph, Spacer, Table
 
-from .base import Renderer, esc
+from .base import FitText, Renderer, esc
 from .data import registrations
 
 
@@ -42,10 +42,12 @@ class CheckInListRenderer(Renderer):
                 [
                     str(index),
                     player.licence,
-                    Paragraph(
-                        f"<b>{esc(player.last_name)}</b> {esc(player.first_name)}", styles.cell
+                    FitText(
+                        f"{player.last_name} {player.first_name}",
+                        font=self.fonts.condensed_bold,
+                        size=9,
                     ),
-                    Paragraph(esc(player.club.name), styles.cell),
+                    FitText(player.club.name, font=self.fonts.condensed, size=8.5),
                     "",
                     "",
                 ]

@@ -11,15 +11,23 @@ from __future__ import annotations
 from fractions import Fraction
 
 from django.utils.translation import gettext as _
-from reportlab.lib.styles import ParagraphStyle
 from reportlab.lib.units import mm
-from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.platypus import CondPageBreak, Flowable, KeepTogether, Paragraph, Spacer, Table
 
 from scoring.selectors import Traveller, travellers
 from tournaments.models import Donne, Method, Result
 
-from .base import GOOD, RED, Renderer, esc, fmt_number, fmt_signed, hand_markup, position_label
+from .base import (
+    GOOD,
+    RED,
+    FitText,
+    Renderer,
+    esc,
+    fmt_number,
+    fmt_signed,
+    hand_markup,
+    position_label,
+)
 from .data import load_donnes
 from .details import bonus_words, points_text
 
@@ -41,11 +49,6 @@ class DonneResultsRenderer(Renderer):
     landscape = True
     data_share = 0.4
     player_w = 24 * mm
-    _name_styles: dict[float, ParagraphStyle]
-
-    def __init__(self, *args: object, **kwargs: object) -> None:
-        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
-        self._name_styles = {}
 
     def title(self) -> str:
         return _("Donne results")
@@ -73,28 +76,17 @@ class DonneResultsRenderer(Renderer):
         table.setStyle(styles.grid(("VALIGN", (0, 0), (-1, -1), "TOP"), header=False))
         return table
 
-    def name_cell(self, name: str) -> Paragraph:
-        """A player's name wrapped at spaces, smaller when a word is wider than the column:
-        never split in the middle of a word."""
-        style = self.styles.small_cell
-        room = self.player_w - 6
-        widest = max(
-            (stringWidth(w, style.fontName, style.fontSize) for w in name.split()), default=0
-        )
-        if widest > room:
-            size = max(5.5, style.fontSize * room / widest)
-            key = round(size * 4) / 4
-            style = self._name_styles.setdefault(
-                key, ParagraphStyle(f"name{key}", parent=style, fontSize=key, leading=key + 1.5)
-            )
-        return Paragraph(esc(name), style)
+    def name_cell(self, name: str) -> FitText:
+        """A player's name wrapped at spaces and hyphens, smaller when it must: never over the
+        next column, never split in the middle of a word."""
+        return FitText(name, font=self.fonts.condensed, size=8, prefer_lines=3)
 
     def results(self, view: Traveller) -> Table | Paragraph:
         styles = self.styles
         if not view.rows:
             return Paragraph(esc(_("No table has played this donne yet.")), styles.body)
         mp = view.is_matchpoints
-        cell, small = styles.small_cell, styles.small_cell
+        cell = styles.small_cell
         head1: list[object] = [
             _("Table"),
             _("Contract and taker"),
@@ -147,10 +139,10 @@ class DonneResultsRenderer(Renderer):
                 extras.append(_("sat out: %(player)s") % {"player": row.sitter.full_name})
             cells: list[object] = [
                 str(row.table_number),
-                Paragraph(esc(contract), cell),
+                self.name_cell(contract),
                 bouts,
                 points,
-                Paragraph("<br/>".join(esc(e) for e in extras), small),
+                [FitText(e, font=self.fonts.condensed, size=7.5, prefer_lines=3) for e in extras],
             ]
             for k, (_position, player, score, diff, pct) in enumerate(row.cells):
                 col = first + 3 * k

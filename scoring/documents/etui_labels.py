@@ -10,14 +10,25 @@ from __future__ import annotations
 from django.utils.formats import date_format
 from django.utils.translation import gettext as _
 from reportlab.lib.units import mm
-from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.pdfgen.canvas import Canvas
 from reportlab.platypus import Flowable, Paragraph
 
 from scoring.cards import parse_hand
 from tournaments.models import Donne
 
-from .base import FOOTER_H, HEADER_H, INK, LINE, MARGIN, MUTED, Renderer, esc, position_label
+from .base import (
+    FOOTER_H,
+    INK,
+    LINE,
+    MARGIN,
+    MUTED,
+    Renderer,
+    draw_fitted,
+    esc,
+    fit_text,
+    position_label,
+    text_width,
+)
 from .data import load_donnes
 
 COLUMNS, ROWS = 2, 4
@@ -26,7 +37,7 @@ MARK = 3 * mm
 
 
 def _fitted(text: str, font: str, size: float, width: float) -> float:
-    while size > 6 and stringWidth(text, font, size) > width:
+    while size > 6 and text_width(text, font, size) > width:
         size -= 0.25
     return size
 
@@ -92,14 +103,8 @@ class LabelSheet(Flowable):
             canvas.drawString(pad, top - size - 2, line)
             top -= size + 3
         canvas.setFillColor(MUTED)
-        footer = str(slip["footer"])
-        size = _fitted(footer, fonts.regular, 7, w)
-        if stringWidth(footer, fonts.regular, size) > w:
-            while footer and stringWidth(footer + "…", fonts.regular, size) > w:
-                footer = footer[:-1]
-            footer = footer.rstrip() + "…"
-        canvas.setFont(fonts.regular, size)
-        canvas.drawString(pad, pad, footer)
+        footer = fit_text(str(slip["footer"]), fonts.regular, 7, w, floor=5, max_lines=2)
+        draw_fitted(canvas, footer, font=fonts.regular, x=pad, top=pad + footer.height, width=w)
 
 
 class EtuiLabelsRenderer(Renderer):
@@ -139,7 +144,7 @@ class EtuiLabelsRenderer(Renderer):
         donnes = load_donnes(t)
         footer = f"{t.name} · {date_format(t.date, 'SHORT_DATE_FORMAT')}"
         slips = [self.slip(donne, footer) for donne in self.steps(donnes)]
-        height = self.page_h - 2 * MARGIN - HEADER_H - FOOTER_H - 1
+        height = self.page_h - 2 * MARGIN - self.header_layout().height - FOOTER_H - 1
         per_page = COLUMNS * ROWS
         story: list[Flowable] = [
             LabelSheet(slips[k : k + per_page], fonts=self.fonts, width=self.frame_w, height=height)

@@ -8,7 +8,7 @@ from django.utils.translation import gettext as _
 from reportlab.lib.units import mm
 from reportlab.platypus import CondPageBreak, Flowable, KeepTogether, Paragraph, Spacer, Table
 
-from .base import Renderer, esc, position_label
+from .base import FitText, Renderer, esc, position_label
 from .data import FIFTH, Sitting, donne_range, load_seating, next_tables
 
 ORDER = ("N", "E", "S", "W", FIFTH)
@@ -20,6 +20,9 @@ class MovementChartRenderer(Renderer):
 
     def title(self) -> str:
         return _("Movement wall chart")
+
+    def fit(self, text: str) -> FitText:
+        return FitText(text, font=self.fonts.condensed, size=8.5)
 
     def round_table(
         self, sittings: list[Sitting], nexts: dict[tuple[int, int], list[int]]
@@ -47,8 +50,8 @@ class MovementChartRenderer(Renderer):
             ]
             for position in positions:
                 player = sitting.seats.get(position)
-                cells.append(Paragraph(esc(player.full_name) if player else "", styles.cell))
-            cells.append(Paragraph(esc(where), styles.cell))
+                cells.append(self.fit(player.full_name) if player else "")
+            cells.append(self.fit(where))
             rows.append(cells)
         fixed = [16 * mm, 16 * mm, 18 * mm]
         rest = self.frame_w - sum(fixed) - 30 * mm

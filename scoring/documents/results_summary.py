@@ -14,7 +14,7 @@ from reportlab.platypus import Flowable, Paragraph, Spacer, Table
 
 from tournaments.models import Donne, Result, Tournament
 
-from .base import Renderer, esc, fmt_number, fmt_signed
+from .base import FitText, Renderer, esc, fmt_number, fmt_signed
 from .data import ranking_up_to_date
 
 PODIUM = 3
@@ -54,7 +54,7 @@ class ResultsSummaryRenderer(Renderer):
         )
         label = _("Final ranking") if final else _("Provisional ranking")
         story: list[Flowable] = [
-            Paragraph(esc(self.tournament.name), styles.title),
+            FitText(self.tournament.name, font=self.fonts.bold, size=15, space_after=3 * mm),
             *[Paragraph(esc(line), styles.body) for line in self.facts(len(view.rows))],
             Paragraph(esc(f"{_('Comparison method:')} {view.method_label}"), styles.muted),
             Spacer(1, 6 * mm),
@@ -84,8 +84,8 @@ class ResultsSummaryRenderer(Renderer):
             rows.append(
                 [
                     Paragraph(f"<b>{line.rank}{'=' if line.tied else ''}</b>", styles.big_center),
-                    Paragraph(f"<b>{esc(line.player.full_name)}</b>", styles.body),
-                    Paragraph(esc(line.player.club.name), styles.body),
+                    FitText(line.player.full_name, font=self.fonts.bold, size=10),
+                    FitText(line.player.club.name, font=self.fonts.regular, size=9),
                     total,
                     str(line.donnes_played),
                     average,

@@ -8,13 +8,23 @@ from __future__ import annotations
 from django.utils.formats import date_format
 from django.utils.translation import gettext as _
 from reportlab.lib.units import mm
-from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.pdfgen.canvas import Canvas
 from reportlab.platypus import BaseDocTemplate, Flowable, PageBreak, Paragraph
 
 from tournaments.models import Table
 
-from .base import FOOTER_H, HEADER_H, INK, LINE, MARGIN, MUTED, Renderer, esc
+from .base import (
+    FOOTER_H,
+    INK,
+    LINE,
+    MARGIN,
+    MUTED,
+    Renderer,
+    draw_fitted,
+    esc,
+    fit_text,
+    text_width,
+)
 from .data import table_page_url
 from .score_sheets import QrCode
 
@@ -24,7 +34,7 @@ QR = 52 * mm
 def fit_size(text: str, font: str, size: float, width: float, floor: float = 7) -> float:
     """The largest size up to `size` at which `text` fits `width` on one line (not below
     `floor`)."""
-    while size > floor and stringWidth(text, font, size) > width:
+    while size > floor and text_width(text, font, size) > width:
         size -= 0.5
     return size
 
@@ -56,14 +66,11 @@ class TableCard(Flowable):
         canvas.setFont(fonts.bold, size)
         canvas.drawString(0, height / 2 - size * 0.35, number)
         canvas.setFillColor(MUTED)
-        for k, (text, font, top) in enumerate(
-            ((self.heading, fonts.bold, 12), (self.line, fonts.regular, 10))
-        ):
-            fitted = fit_size(text, font, top, self.width)
-            while stringWidth(text, font, fitted) > self.width and len(text) > 1:
-                text = text[:-2].rstrip() + "…"
-            canvas.setFont(font, fitted)
-            canvas.drawString(0, 14 * mm - k * 6 * mm, text)
+        # The club, tournament, date and venue under the number: wrapped and shrunk to fit.
+        top = 24 * mm
+        for text, font, size in ((self.heading, fonts.bold, 12), (self.line, fonts.regular, 10)):
+            fitted = fit_text(text, font, size, self.width, floor=6, max_lines=2)
+            top = draw_fitted(canvas, fitted, font=font, x=0, top=top, width=self.width)
         qr = QrCode(self.url, size=QR)
         qr.canv = canvas
         canvas.saveState()
@@ -103,7 +110,8 @@ class TableCardsRenderer(Renderer):
         )
         heading = f"{t.club.name} — {t.name}"
         line = date_format(t.date, "DATE_FORMAT") + (f" · {t.venue}" if t.venue else "")
-        size = (self.frame_w, self.page_h - 2 * MARGIN - HEADER_H - FOOTER_H)
+        height = self.page_h - 2 * MARGIN - self.header_layout().height - FOOTER_H - 1
+        size = (self.frame_w, height)
         story: list[Flowable] = []
         for index, number in enumerate(self.steps(numbers)):
             if index:
