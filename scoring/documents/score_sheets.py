@@ -1,6 +1,6 @@
 """Table score sheets: one page per table and round, with the players by position, a grid to
-fill by hand for each donne of the relais, and a QR code that opens the arbiter's entry page
-for that table (its first donne of the round; the page leads on to the others).
+fill by hand for each donne of the relais, and a QR code that opens the table's page
+(`scoring.documents.data.table_page_url`, the same as on the table cards).
 
 The cells offer the choices to circle (N E S W, P G GS GC, 0 1 2 3…) so that what the arbiter
 reads back is unambiguous; the poignée and chelem columns say what to write, a box is ticked
@@ -11,30 +11,16 @@ the étuis go for the next round. Names are fitted (`FitText`): a long one wraps
 from __future__ import annotations
 
 import qrcode
-from django.conf import settings
-from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import pgettext
 from reportlab.lib import colors
 from reportlab.lib.units import mm
 from reportlab.platypus import Flowable, KeepInFrame, PageBreak, Paragraph, Spacer, Table
 
-from tournaments.models import Tournament
-
 from .base import LIGHT, LINE, MUTED, FitText, Renderer, esc, position_label
-from .data import FIFTH, Seating, Sitting, donne_range, load_seating
+from .data import FIFTH, Seating, Sitting, donne_range, load_seating, table_page_url
 
 QR_SIZE = 30 * mm
-
-
-def site_url() -> str:
-    return str(getattr(settings, "SITE_URL", "http://127.0.0.1:8000")).rstrip("/")
-
-
-def entry_url(tournament: Tournament, table_number: int, donne_number: int) -> str:
-    """Absolute URL of the arbiter's entry page for a table and a donne."""
-    path = reverse("arbiter_result", args=[tournament.pk, table_number, donne_number])
-    return f"{site_url()}{path}"
 
 
 class QrCode(Flowable):
@@ -85,6 +71,14 @@ class ScoreSheetsRenderer(Renderer):
 
     def title(self) -> str:
         return _("Table score sheets")
+
+    def table_url(self, table_number: int) -> str:
+        """The table's page (`table_page_url`, what the table cards' QR codes open too), read
+        once per table rather than once per round."""
+        urls = self.__dict__.setdefault("_table_urls", {})
+        if table_number not in urls:
+            urls[table_number] = table_page_url(self.tournament, table_number)
+        return urls[table_number]
 
     def players_table(self, sitting: Sitting) -> Table:
         styles = self.styles
@@ -260,7 +254,7 @@ class ScoreSheetsRenderer(Renderer):
             "first": first,
             "last": last,
         }
-        url = entry_url(self.tournament, sitting.table_number, first) if first else site_url()
+        url = self.table_url(sitting.table_number)
         note = _("Players keep their position for the whole round.")
         if sitting.table_size == 5:
             note += " " + _(

@@ -135,7 +135,7 @@ def test_etui_sheets_name_the_pocket_of_every_card(played_tournament):
     assert len(starts) == 2 and starts[0] == 0
 
 
-def test_score_sheets_list_the_players_and_their_qr_code_opens_the_entry_page(
+def test_score_sheets_list_the_players_and_their_qr_code_opens_the_table_page(
     played_tournament, settings
 ):
     settings.SITE_URL = "https://tarot.example.org"
@@ -164,20 +164,21 @@ def test_score_sheets_list_the_players_and_their_qr_code_opens_the_entry_page(
             assert header.replace(" ", "") in text.replace(" ", "")
         for donne in tr.etui_set.donnes.all():
             assert re.search(rf"\b{donne.number} {LABELS_EN[donne.dealer]}\b", text)
-    first = table_rounds[0]
-    first_donne = first.etui_set.donnes.order_by("number").first()
-    expected = "https://tarot.example.org" + reverse(
-        "arbiter_result", args=[played_tournament.pk, first.table.number, first_donne.number]
-    )
-    assert decode_qr_codes(content, page=1) == [expected]
-    last = table_rounds[-1]
-    last_donne = last.etui_set.donnes.order_by("number").first()
-    assert decode_qr_codes(content, page=4) == [
-        "https://tarot.example.org"
-        + reverse(
-            "arbiter_result", args=[played_tournament.pk, last.table.number, last_donne.number]
+
+    # Each sheet's QR code opens its table's page (`table_page_url`): the entry page of the
+    # table's first donne in its first round, whatever the round of the sheet.
+    def table_page(table_number: int) -> str:
+        first_round = min(
+            (tr for tr in table_rounds if tr.table.number == table_number),
+            key=lambda tr: tr.round.number,
         )
-    ]
+        donne = first_round.etui_set.donnes.order_by("number").first()
+        return "https://tarot.example.org" + reverse(
+            "arbiter_result", args=[played_tournament.pk, table_number, donne.number]
+        )
+
+    for page, tr in enumerate(table_rounds, start=1):
+        assert decode_qr_codes(content, page=page) == [table_page(tr.table.number)]
     # A table of five says who sits out each donne.
     five = next(tr for tr in table_rounds if tr.table.size == 5)
     assert "Fifth player" in texts[table_rounds.index(five)]
