@@ -119,6 +119,15 @@ def test_every_kind_lays_long_names_out_without_overprinting(personas, kind, lan
     assert not problems, "\n".join(problems[:40])
 
 
+@pytest.mark.parametrize("kind", [Document.Kind.HAND_RECORDS, Document.Kind.ETUI_SETS])
+def test_one_etui_set_with_its_subtitle_fits_too(personas, kind):
+    """The part of one étui set: the header carries a subtitle beside the long title."""
+    tournament = long_names_tournament(personas)
+    content = render(tournament, kind, language="fr", part=2)
+    problems = layout_problems(content, texts=all_texts(), on_every_page=[TITLE, VENUE])
+    assert not problems, "\n".join(problems[:40])
+
+
 def test_the_check_sees_a_word_split_in_the_middle_and_an_overprint():
     """The harness itself: a PDF with a word broken mid-word and two words on top of each
     other is reported (a check that cannot fail would prove nothing)."""
