@@ -46,6 +46,7 @@ from .textfit import (
     draw_fitted,
     draw_runs,
     fit_text,
+    one_line,
     text_width,
 )
 
@@ -615,7 +616,10 @@ class FastTable(Flowable):
                         (cell.text, cell.bold) if isinstance(cell, Cell) else (cell, False)
                     )
                     font = fonts.condensed_bold if bold else fonts.condensed
-                    fitted.append(fit_text(value, font, size, w, floor=floor, prefer_lines=1))
+                    quick = one_line(value, font, size)
+                    if quick.width > w or "\n" in value or "  " in value:
+                        quick = fit_text(value, font, size, w, floor=floor, prefer_lines=1)
+                    fitted.append(quick)
                 self._row_fit.append(fitted)
                 tallest = max((f.height for f in fitted), default=0.0)
                 self._row_heights.append(max(row_height, tallest + 4))
@@ -698,21 +702,28 @@ class FastTable(Flowable):
             y = top - (self.header_height - block) / 2
             self._lines(text, fitted, bold, c, edges, y, "c")
         current_colour = INK
+        align = self.align
         for r, row in enumerate(self.rows):
+            bottom, height, fits = tops[r + 1], self._row_heights[r], self._row_fit[r]
             for c, cell in enumerate(row):
-                fitted = self._row_fit[r][c]
-                if not fitted.lines:
+                fitted = fits[c]
+                lines = fitted.lines
+                if not lines:
                     continue
-                if isinstance(cell, Cell):
-                    font, colour = bold if cell.bold else regular, cell.colour
+                if cell.__class__ is Cell:
+                    font, colour = bold if cell.bold else regular, cell.colour or INK
                 else:
-                    font, colour = regular, None
-                colour = colour or INK
+                    font, colour = regular, INK
                 if colour is not current_colour:
                     text.setFillColor(colour)
                     current_colour = colour
-                y = tops[r + 1] + (self._row_heights[r] + fitted.height) / 2
-                self._lines(text, fitted, font, c, edges, y, self.align[c])
+                if len(lines) == 1:  # nearly every cell: centred in its row
+                    size = fitted.size
+                    baseline = bottom + (height - size) / 2 + size * 0.22
+                    self._place(text, lines[0], font, size, c, edges, baseline, align[c])
+                else:
+                    y = bottom + (height + fitted.height) / 2
+                    self._lines(text, fitted, font, c, edges, y, align[c])
         canvas.drawText(text)
         canvas.restoreState()
 
@@ -752,7 +763,15 @@ class FastTable(Flowable):
                 x = edges[column + 1] - pad - width
             else:
                 x = (edges[column] + edges[column + 1] - width) / 2
-        for name, part in font_runs(value, font):
+        runs = font_runs(value, font)
+        if len(runs) == 1:
+            if self._font != (font, size):
+                text.setFont(font, size)
+                self._font = (font, size)
+            text.setTextOrigin(x, y)
+            text._textOut(value)  # like textOut, without measuring the string again
+            return
+        for name, part in runs:
             if self._font != (name, size):
                 text.setFont(name, size)
                 self._font = (name, size)
