@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import time
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any, ClassVar
@@ -18,7 +19,7 @@ from typing import Any, ClassVar
 from django.utils import timezone
 from django.utils.formats import date_format
 from django.utils.text import slugify
-from django.utils.translation import get_language
+from django.utils.translation import get_language, pgettext
 from django.utils.translation import gettext as _
 from reportlab import rl_config
 from reportlab.lib import colors
@@ -26,7 +27,6 @@ from reportlab.lib.enums import TA_CENTER, TA_RIGHT
 from reportlab.lib.pagesizes import A4, landscape
 from reportlab.lib.styles import ParagraphStyle
 from reportlab.lib.units import mm
-from reportlab.lib.utils import simpleSplit
 from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfgen.canvas import Canvas
 from reportlab.platypus import BaseDocTemplate, Flowable, Frame, PageTemplate, Paragraph
@@ -36,7 +36,32 @@ from scoring.cards import Card, parse_hand
 from scoring.templatetags.rankings import number, signed
 from tournaments.models import Position, Tournament
 
-from .fonts import Fonts, register_fonts
+from .fonts import Fonts, font_runs, register_fonts
+from .textfit import (
+    FLOOR,
+    MIN_SIZE,
+    Fitted,
+    FitText,
+    clip,
+    draw_fitted,
+    draw_runs,
+    fit_text,
+    one_line,
+    text_width,
+)
+
+__all__ = [
+    "FLOOR",
+    "MIN_SIZE",
+    "FitText",
+    "Fitted",
+    "clip",
+    "draw_fitted",
+    "draw_runs",
+    "fit_text",
+    "font_runs",
+    "text_width",
+]
 
 # Compressed streams without the ASCII85 wrapping: smaller files, and ReportLab's pure-Python
 # ASCII85 encoder took a tenth of the time of a thousand score cards.
@@ -58,12 +83,19 @@ FRAME_W = PAGE_W - 2 * MARGIN
 
 ProgressCallback = Callable[[float], None]
 
-_FACE = {14: "R", 13: "D", 12: "C", 11: "V"}
-
 
 def esc(text: Any) -> str:
     """Text made safe for a platypus Paragraph (its markup is XML-like)."""
     return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def markup(text: Any, font: str) -> str:
+    """`text` escaped for a Paragraph set in `font`: characters the font lacks in a fallback
+    font, or replaced visibly (U+FFFD), never printed blank."""
+    out = []
+    for name, part in font_runs(str(text), font):
+        out.append(esc(part) if name == font else f'<font name="{name}">{esc(part)}</font>')
+    return "".join(out)
 
 
 def fmt_number(value: Fraction | int | float | None) -> str:
@@ -84,6 +116,21 @@ def _formatted(value: Fraction | int | float, language: str | None, sign: bool) 
 
 def position_label(position: str) -> str:
     return str(dict(Position.choices).get(position, position))
+
+
+@dataclass(frozen=True)
+class HeaderLayout:
+    """The page header as fitted: the club and tournament, the date and venue (left), the
+    document's label and subtitle (right), and the height they take."""
+
+    name: Fitted
+    place: Fitted
+    title: Fitted
+    subtitle: Fitted
+    left_w: float
+    right_w: float
+    height: float
+    notice: Fitted | None = None
 
 
 class Styles:
@@ -144,14 +191,29 @@ class Styles:
 # --- cards ------------------------------------------------------------------------------------
 
 
+NBSP = "\u00a0"
+
+
+def face_labels() -> dict[int, str]:
+    """The letters of the court cards in the document's language: R D C V in French,
+    K Q C J in English (king, queen, cavalier, jack)."""
+    return {
+        14: pgettext("card rank letter: king", "K"),
+        13: pgettext("card rank letter: queen", "Q"),
+        12: pgettext("card rank letter: cavalier (knight)", "C"),
+        11: pgettext("card rank letter: jack", "J"),
+    }
+
+
 def hand_groups(text: str) -> tuple[dict[str, list[str]], list[str]]:
     """A stored hand grouped for display: ranks per suit high to low, then the trumps 21…1 and
     the Excuse (the cards are sorted by scoring.cards' display order)."""
+    faces = face_labels()
     suits: dict[str, list[str]] = {s: [] for s in ("S", "H", "D", "C")}
     trumps: list[str] = []
     for card in parse_hand(text):
         if card.suit is not None:
-            suits[card.suit].append(_FACE.get(card.rank, str(card.rank)))
+            suits[card.suit].append(faces.get(card.rank, str(card.rank)))
         else:
             trumps.append(card_trump_label(card))
     return suits, trumps
@@ -169,17 +231,46 @@ def suit_markup(fonts: Fonts, suit: str) -> str:
     return symbol
 
 
+def _no_orphan(tokens: list[str]) -> str:
+    """Tokens joined by spaces, the last two by a no-break space: a wrapped line never leaves
+    one card alone (the Excuse or the Petit on a line of its own)."""
+    if len(tokens) < 2:
+        return " ".join(tokens)
+    return " ".join([*tokens[:-2], f"{tokens[-2]}{NBSP}{tokens[-1]}"])
+
+
 def hand_markup(fonts: Fonts, text: str, *, trumps_label: str | None = None) -> str:
     """A hand as Paragraph markup: one line per suit (symbol and ranks), then the trumps with
-    their count (what a poignée needs, the Excuse counted)."""
+    their count (what a poignée needs, the Excuse counted), the bouts (21, Petit, Excuse) in
+    bold; no card is left alone on a wrapped line."""
     suits, trumps = hand_groups(text)
     lines = []
     for suit in ("S", "H", "D", "C"):
-        ranks = " ".join(suits[suit]) or "—"
+        ranks = _no_orphan(suits[suit]) or "—"
         lines.append(f"{suit_markup(fonts, suit)} {ranks}")
-    label = trumps_label or _("Trumps")
-    lines.append(f"<b>{esc(label)} ({len(trumps)})</b> {' '.join(trumps) or '—'}")
+    label = esc(trumps_label or _("Trumps"))
+    excuse = _("Exc")
+    marked = [f"<b>{esc(t)}</b>" if t in ("21", "1", excuse) else esc(t) for t in trumps]
+    lines.append(f"<b>{label}{NBSP}({len(trumps)})</b> {_no_orphan(marked) or '—'}")
     return "<br/>".join(lines)
+
+
+def rank_legend(fonts: Fonts) -> str:
+    """Paragraph markup naming the letters and symbols of the hands, in the document's
+    language."""
+    suits = {s: suit_markup(fonts, s) for s in ("S", "H", "D", "C")}
+    return esc(
+        _(
+            "Ranks: K king, Q queen, C cavalier, J jack, then 10 to 1; suits: %(spades)s "
+            "spades, %(hearts)s hearts, %(diamonds)s diamonds, %(clubs)s clubs; trumps 21 "
+            "to 1 and the Excuse (Exc); the bouts (21, 1, Excuse) in bold."
+        )
+    ) % {
+        "spades": suits["S"],
+        "hearts": suits["H"],
+        "diamonds": suits["D"],
+        "clubs": suits["C"],
+    }
 
 
 # --- the page --------------------------------------------------------------------------------
@@ -234,6 +325,7 @@ class Renderer:
         self._last_report = 0.0
         self.page_w, self.page_h = landscape(A4) if self.landscape else A4
         self.frame_w = self.page_w - 2 * MARGIN
+        self._header: HeaderLayout | None = None
 
     # subclasses ---------------------------------------------------------------------------
 
@@ -242,6 +334,11 @@ class Renderer:
 
     def subtitle(self) -> str:
         """A second header line (e.g. the étui set); empty by default."""
+        return ""
+
+    def page_notice(self) -> str:
+        """A warning printed in red under the header of every page (e.g. "confidential"),
+        so that it stays on each sheet once the pages are separated; empty by default."""
         return ""
 
     def story(self) -> list[Flowable]:
@@ -285,28 +382,76 @@ class Renderer:
             where = f"{where} · {t.venue}"
         return left, where
 
-    def draw_page(self, canvas: Canvas, doc: BaseDocTemplate) -> None:
+    def header_layout(self) -> HeaderLayout:
+        """The page header fitted once per document (it is the same on every page): the
+        document's label on the right takes what it needs (at most 45 % of the width), the
+        club, tournament, date and venue wrap and shrink in the rest; the header grows to as
+        many lines as they need instead of running over the label or off the page."""
         f = self.fonts
         left, where = self.header_lines()
-        top = self.page_h - MARGIN
+        label_w = self.frame_w * 0.45
+        title = fit_text(self.title(), f.bold, 10, label_w, floor=7, prefer_lines=1)
+        subtitle = fit_text(self.subtitle(), f.regular, 8.5, label_w, floor=6.5, prefer_lines=1)
+        right_w = max(title.width, subtitle.width)
+        left_w = self.frame_w - right_w - (6 * mm if right_w else 0)
+        name = fit_text(left, f.bold, 10, left_w, floor=7, prefer_lines=2)
+        place = fit_text(where, f.regular, 8.5, left_w, floor=6.5, prefer_lines=2)
+        body = max(name.height + place.height, title.height + subtitle.height)
+        height = max(HEADER_H, body + 6 * mm)
+        notice = fit_text(self.page_notice(), f.bold, 9.5, self.frame_w, floor=7)
+        if notice.lines:
+            height += notice.height + 2 * mm
+        return HeaderLayout(name, place, title, subtitle, left_w, right_w, height, notice)
+
+    def body_height(self) -> float:
+        """Height of the page's body frame (between the header, as fitted, and the footer)."""
+        header = self._header or self.header_layout()
+        return self.page_h - 2 * MARGIN - header.height - FOOTER_H
+
+    def draw_page(self, canvas: Canvas, doc: BaseDocTemplate) -> None:
+        f = self.fonts
+        layout = self._header or self.header_layout()
+        top = self.page_h - MARGIN + 1.5 * mm
+        right = self.page_w - MARGIN
         canvas.saveState()
         canvas.setFillColor(INK)
-        canvas.setFont(f.bold, 10)
-        canvas.drawString(MARGIN, top - 4 * mm, left)
-        canvas.setFont(f.regular, 8.5)
+        bottom = draw_fitted(
+            canvas, layout.name, font=f.bold, x=MARGIN, top=top, width=layout.left_w
+        )
         canvas.setFillColor(MUTED)
-        canvas.drawString(MARGIN, top - 8.5 * mm, where)
+        draw_fitted(canvas, layout.place, font=f.regular, x=MARGIN, top=bottom, width=layout.left_w)
         canvas.setFillColor(INK)
-        canvas.setFont(f.bold, 10)
-        canvas.drawRightString(self.page_w - MARGIN, top - 4 * mm, self.title())
-        subtitle = self.subtitle()
-        if subtitle:
-            canvas.setFont(f.regular, 8.5)
-            canvas.setFillColor(MUTED)
-            canvas.drawRightString(self.page_w - MARGIN, top - 8.5 * mm, subtitle)
+        x = right - layout.right_w
+        bottom = draw_fitted(
+            canvas, layout.title, font=f.bold, x=x, top=top, width=layout.right_w, align="r"
+        )
+        canvas.setFillColor(MUTED)
+        draw_fitted(
+            canvas,
+            layout.subtitle,
+            font=f.regular,
+            x=x,
+            top=bottom,
+            width=layout.right_w,
+            align="r",
+        )
+        rule = self.page_h - MARGIN - layout.height + 4 * mm
+        notice = layout.notice
+        if notice is not None and notice.lines:
+            rule += notice.height + 2 * mm
+            canvas.setFillColor(RED)
+            draw_fitted(
+                canvas,
+                notice,
+                font=f.bold,
+                x=MARGIN,
+                top=rule - 1 * mm,
+                width=self.frame_w,
+                align="c",
+            )
         canvas.setStrokeColor(LINE)
         canvas.setLineWidth(0.6)
-        canvas.line(MARGIN, top - 11 * mm, self.page_w - MARGIN, top - 11 * mm)
+        canvas.line(MARGIN, rule, right, rule)
         canvas.restoreState()
 
     def footer_note(self) -> str:
@@ -317,11 +462,13 @@ class Renderer:
         story = self.story()
         self.report(self.data_share)
         buffer = io.BytesIO()
+        self._header = self.header_layout()
+        header_h = self._header.height
         frame = Frame(
             MARGIN,
             MARGIN + FOOTER_H,
             self.frame_w,
-            self.page_h - 2 * MARGIN - HEADER_H - FOOTER_H,
+            self.page_h - 2 * MARGIN - header_h - FOOTER_H,
             leftPadding=0,
             rightPadding=0,
             topPadding=0,
@@ -338,7 +485,7 @@ class Renderer:
             lang=self._language(),
             leftMargin=MARGIN,
             rightMargin=MARGIN,
-            topMargin=MARGIN + HEADER_H,
+            topMargin=MARGIN + header_h,
             bottomMargin=MARGIN + FOOTER_H,
         )
         doc.addPageTemplates([PageTemplate(id="page", frames=[frame], onPage=self.draw_page)])
@@ -359,13 +506,23 @@ class Renderer:
 
         def draw_footer(canvas: Canvas, page: int, total: int) -> None:
             pages["total"] = total
+            numbered = page_text % {"page": page, "pages": total}
+            number_w = text_width(numbered, fonts.regular, 8.5)
             canvas.saveState()
-            canvas.setFont(fonts.regular, 7.5)
             canvas.setFillColor(MUTED)
-            canvas.drawString(MARGIN, MARGIN, note)
-            canvas.setFont(fonts.regular, 8.5)
+            fitted = fit_text(
+                note, fonts.regular, 7.5, self.frame_w - number_w - 6 * mm, max_lines=1
+            )
+            draw_fitted(
+                canvas,
+                fitted,
+                font=fonts.regular,
+                x=MARGIN,
+                top=MARGIN + fitted.leading * 0.8,
+                width=self.frame_w,
+            )
             canvas.setFillColor(INK)
-            canvas.drawRightString(right, MARGIN, page_text % {"page": page, "pages": total})
+            draw_runs(canvas, right - number_w, MARGIN, numbered, fonts.regular, 8.5)
             canvas.restoreState()
 
         doc.build(story, canvasmaker=numbered_canvas(draw_footer))
@@ -399,14 +556,18 @@ class Cell:
 
 
 class FastTable(Flowable):
-    """A ruled table of one-line cells drawn straight on the canvas: a shaded header (wrapped
-    to the column width, repeated after a page break), fixed-height rows, each column aligned
+    """A ruled table drawn straight on the canvas: a shaded header (wrapped to the column
+    width, repeated after a page break), rows at least `row_height` high, each column aligned
     left, centre or right.
 
-    Why: platypus' Table costs a fraction of a millisecond per cell in style handling and text
-    objects; a thousand score cards have a quarter of a million cells. This draws a page of
-    rows with one text object and one path for the rules.
+    Every cell is fitted (`fit_text`): a text too wide for its column shrinks to the floor
+    size, then wraps at spaces and hyphens and the row grows; nothing runs into the next
+    column. Why not platypus' Table: it costs a fraction of a millisecond per cell in style
+    handling and text objects; a thousand score cards have a quarter of a million cells. This
+    draws a page of rows with one text object and one path for the rules.
     """
+
+    padding = 3.0
 
     def __init__(
         self,
@@ -418,6 +579,9 @@ class FastTable(Flowable):
         fonts: Fonts,
         size: float = 8.5,
         row_height: float = 13,
+        floor: float = FLOOR,
+        header_size: float | None = None,
+        _fitted: tuple[list[list[Fitted]], list[list[Fitted]], list[float]] | None = None,
     ) -> None:
         super().__init__()
         assert len(header) == len(widths) == len(align)
@@ -428,56 +592,102 @@ class FastTable(Flowable):
         self.fonts = fonts
         self.size = size
         self.row_height = row_height
-        self._header_lines = [
-            simpleSplit(text, fonts.condensed_bold, size - 0.5, w - 4) or [""]
-            for text, w in zip(self.header, self.widths, strict=True)
-        ]
-        lines = max(len(lines) for lines in self._header_lines)
-        self.header_height = lines * (size + 1) + 5
+        self.floor = floor
+        self.header_size = header_size
+        inner = [max(1.0, w - 2 * self.padding) for w in self.widths]
+        if _fitted is not None:
+            self._header_fit, self._row_fit, self._row_heights = _fitted
+        else:
+            head = header_size or size - 0.5
+            self._header_fit = [
+                [
+                    fit_text(
+                        text, fonts.condensed_bold, head, w, floor=min(5.5, head), prefer_lines=3
+                    )
+                    for text, w in zip(self.header, inner, strict=True)
+                ]
+            ]
+            self._row_fit = []
+            self._row_heights = []
+            for row in self.rows:
+                fitted = []
+                for cell, w in zip(row, inner, strict=False):
+                    value, bold = (
+                        (cell.text, cell.bold) if isinstance(cell, Cell) else (cell, False)
+                    )
+                    font = fonts.condensed_bold if bold else fonts.condensed
+                    quick = one_line(value, font, size)
+                    if quick.width > w or "\n" in value or "  " in value:
+                        quick = fit_text(value, font, size, w, floor=floor, prefer_lines=1)
+                    fitted.append(quick)
+                self._row_fit.append(fitted)
+                tallest = max((f.height for f in fitted), default=0.0)
+                self._row_heights.append(max(row_height, tallest + 4))
+        self.header_height = max(f.height for f in self._header_fit[0]) + 5
         self.width = sum(self.widths)
 
     def wrap(self, avail_width: float, avail_height: float) -> tuple[float, float]:
-        self.height = self.header_height + self.row_height * len(self.rows)
+        self.height = self.header_height + sum(self._row_heights)
         return self.width, self.height
 
     def split(self, avail_width: float, avail_height: float) -> list[Flowable]:
-        fits = int((avail_height - self.header_height) // self.row_height)
+        room = avail_height - self.header_height
+        fits = 0
+        for height in self._row_heights:
+            if room < height:
+                break
+            room -= height
+            fits += 1
         if fits < 1 or fits >= len(self.rows):
             return []
-        head = dict(widths=self.widths, align=self.align, fonts=self.fonts, size=self.size)
+        head = dict(
+            widths=self.widths,
+            align=self.align,
+            fonts=self.fonts,
+            size=self.size,
+            floor=self.floor,
+            header_size=self.header_size,
+        )
+        first = (self._header_fit, self._row_fit[:fits], self._row_heights[:fits])
+        second = (self._header_fit, self._row_fit[fits:], self._row_heights[fits:])
         return [
-            FastTable(self.header, self.rows[:fits], row_height=self.row_height, **head),
-            FastTable(self.header, self.rows[fits:], row_height=self.row_height, **head),
+            FastTable(
+                self.header, self.rows[:fits], row_height=self.row_height, _fitted=first, **head
+            ),
+            FastTable(
+                self.header, self.rows[fits:], row_height=self.row_height, _fitted=second, **head
+            ),
         ]
 
     def draw(self) -> None:
         canvas = self.canv
-        fonts, size = self.fonts, self.size
+        fonts = self.fonts
         top = self.height
         edges = [0.0]
         for w in self.widths:
             edges.append(edges[-1] + w)
+        tops = [top - self.header_height]
+        for height in self._row_heights:
+            tops.append(tops[-1] - height)
         canvas.saveState()
         # Backgrounds: the header, then any shaded cell.
         canvas.setFillColor(LIGHT)
         canvas.rect(0, top - self.header_height, self.width, self.header_height, stroke=0, fill=1)
         for r, row in enumerate(self.rows):
-            y = top - self.header_height - (r + 1) * self.row_height
             for c, cell in enumerate(row):
                 if isinstance(cell, Cell) and cell.background is not None:
                     canvas.setFillColor(cell.background)
-                    canvas.rect(edges[c], y, self.widths[c], self.row_height, stroke=0, fill=1)
+                    height = self._row_heights[r]
+                    canvas.rect(edges[c], tops[r + 1], self.widths[c], height, stroke=0, fill=1)
         # Rules: one path.
         canvas.setStrokeColor(LINE)
         canvas.setLineWidth(0.4)
         path = canvas.beginPath()
-        bottom = top - self.header_height - len(self.rows) * self.row_height
+        bottom = tops[-1]
         for x in edges:
             path.moveTo(x, top)
             path.lineTo(x, bottom)
-        for y in [top, top - self.header_height] + [
-            top - self.header_height - (r + 1) * self.row_height for r in range(len(self.rows))
-        ]:
+        for y in [top, *tops]:
             path.moveTo(0, y)
             path.lineTo(self.width, y)
         canvas.drawPath(path, stroke=1, fill=0)
@@ -486,28 +696,52 @@ class FastTable(Flowable):
         regular, bold = fonts.condensed, fonts.condensed_bold
         text.setFillColor(INK)
         self._font: tuple[str, float] | None = None
-        for c, lines in enumerate(self._header_lines):
-            for k, line in enumerate(lines):
-                y = top - 3 - (k + 1) * (size + 1) + 1.5
-                self._place(text, line, bold, size - 0.5, c, edges, y, align="c")
-        baseline = (self.row_height - size) / 2 + 1.5
+        header_fit = self._header_fit[0]
+        for c, fitted in enumerate(header_fit):
+            block = fitted.height
+            y = top - (self.header_height - block) / 2
+            self._lines(text, fitted, bold, c, edges, y, "c")
         current_colour = INK
+        align = self.align
         for r, row in enumerate(self.rows):
-            y = top - self.header_height - (r + 1) * self.row_height + baseline
+            bottom, height, fits = tops[r + 1], self._row_heights[r], self._row_fit[r]
             for c, cell in enumerate(row):
-                if isinstance(cell, Cell):
-                    value, font, colour = cell.text, bold if cell.bold else regular, cell.colour
-                else:
-                    value, font, colour = cell, regular, None
-                if not value:
+                fitted = fits[c]
+                lines = fitted.lines
+                if not lines:
                     continue
-                colour = colour or INK
+                if cell.__class__ is Cell:
+                    font, colour = bold if cell.bold else regular, cell.colour or INK
+                else:
+                    font, colour = regular, INK
                 if colour is not current_colour:
                     text.setFillColor(colour)
                     current_colour = colour
-                self._place(text, value, font, size, c, edges, y)
+                if len(lines) == 1:  # nearly every cell: centred in its row
+                    size = fitted.size
+                    baseline = bottom + (height - size) / 2 + size * 0.22
+                    self._place(text, lines[0], font, size, c, edges, baseline, align[c])
+                else:
+                    y = bottom + (height + fitted.height) / 2
+                    self._lines(text, fitted, font, c, edges, y, align[c])
         canvas.drawText(text)
         canvas.restoreState()
+
+    def _lines(
+        self,
+        text: Any,
+        fitted: Fitted,
+        font: str,
+        column: int,
+        edges: list[float],
+        top: float,
+        align: str,
+    ) -> None:
+        """The fitted lines of a cell, the first below `top`."""
+        size = fitted.size
+        for k, line in enumerate(fitted.lines):
+            baseline = top - (k + 1) * fitted.leading + (fitted.leading - size) / 2 + size * 0.22
+            self._place(text, line, font, size, column, edges, baseline, align)
 
     def _place(
         self,
@@ -518,19 +752,29 @@ class FastTable(Flowable):
         column: int,
         edges: list[float],
         y: float,
-        align: str | None = None,
+        align: str,
     ) -> None:
-        align = align or self.align[column]
+        pad = self.padding
         if align == "l":
-            x = edges[column] + 3
+            x = edges[column] + pad
         else:
-            width = pdfmetrics.stringWidth(value, font, size)
+            width = text_width(value, font, size)
             if align == "r":
-                x = edges[column + 1] - 3 - width
+                x = edges[column + 1] - pad - width
             else:
                 x = (edges[column] + edges[column + 1] - width) / 2
-        if self._font != (font, size):
-            text.setFont(font, size)
-            self._font = (font, size)
-        text.setTextOrigin(x, y)
-        text._textOut(value)  # like textOut, without measuring the string again
+        runs = font_runs(value, font)
+        if len(runs) == 1:
+            if self._font != (font, size):
+                text.setFont(font, size)
+                self._font = (font, size)
+            text.setTextOrigin(x, y)
+            text._textOut(value)  # like textOut, without measuring the string again
+            return
+        for name, part in runs:
+            if self._font != (name, size):
+                text.setFont(name, size)
+                self._font = (name, size)
+            text.setTextOrigin(x, y)
+            text._textOut(part)  # like textOut, without measuring the string again
+            x += pdfmetrics.stringWidth(part, name, size)

@@ -3,12 +3,27 @@ table plays) and the donnes, in a fixed number of queries whatever the tournamen
 
 from __future__ import annotations
 
+from collections import defaultdict
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import TYPE_CHECKING
 
+from django.conf import settings
 from django.db.models import Prefetch
+from django.urls import reverse
 
-from tournaments.models import Donne, EtuiSet, Player, Seat, TableRound, Tournament
+from tournaments.models import (
+    Donne,
+    EtuiSet,
+    LedgerEntry,
+    Penalty,
+    Player,
+    Registration,
+    Result,
+    Seat,
+    TableRound,
+    Tournament,
+)
 
 if TYPE_CHECKING:
     from scoring.selectors import RankingView, ScoreCard
@@ -147,4 +162,109 @@ def score_cards_bulk(
         snapshot=snapshot,
         current=snapshot_is_current(snapshot, tournament),
         can_manage=True,
+    )
+
+
+# --- what the score cards, donne results and the new kinds add ------------------------------
+
+
+def next_tables(seating: Seating) -> dict[tuple[int, int], list[int]]:
+    """Where the étuis of each (round, table) go next: the tables that play the same étui set
+    in the next round (several when sets are played in copies; none after the last round or
+    when no table plays the set next)."""
+    tables_of: dict[tuple[int, int], list[int]] = {}
+    for sitting in seating.sittings:
+        tables_of.setdefault((sitting.round_number, sitting.etui_set), []).append(
+            sitting.table_number
+        )
+    return {
+        (s.round_number, s.table_number): sorted(
+            tables_of.get((s.round_number + 1, s.etui_set), [])
+        )
+        for s in seating.sittings
+    }
+
+
+def site_url() -> str:
+    return str(getattr(settings, "SITE_URL", "http://127.0.0.1:8000")).rstrip("/")
+
+
+def table_page_url(tournament: Tournament, table_number: int) -> str:
+    """The page a table's QR code opens (table cards). For now the score sheets' target: the
+    arbiter's entry page of the table's first donne in its first round (one query)."""
+    first = (
+        Donne.objects.filter(
+            etui_set__table_rounds__round__tournament=tournament,
+            etui_set__table_rounds__table__number=table_number,
+        )
+        .order_by("etui_set__table_rounds__round__number", "number")
+        .values_list("number", flat=True)
+        .first()
+    )
+    if first is None:
+        return f"{site_url()}{reverse('tournament_detail', args=[tournament.pk])}"
+    path = reverse("arbiter_result", args=[tournament.pk, table_number, first])
+    return f"{site_url()}{path}"
+
+
+def donne_averages(tournament: Tournament) -> dict[tuple[int, str], Fraction]:
+    """The mean score of each (donne id, position) over the tables that played it (annulled
+    ones left out): the average the differentials are measured from (RULES §6). One query."""
+    sums: dict[tuple[int, str], list[int]] = defaultdict(list)
+    for donne_id, status, scores, holders in (
+        Result.objects.filter(tournament=tournament)
+        .exclude(status=Result.Status.ANNULLED)
+        .order_by()
+        .values_list("donne_id", "status", "scores", "holders")
+    ):
+        for position in POSITIONS:
+            if position in (holders or {}) or status == Result.Status.ALL_PASSED:
+                sums[(donne_id, position)].append(int((scores or {}).get(position, 0)))
+    return {key: Fraction(sum(values), len(values)) for key, values in sums.items() if values}
+
+
+def result_details(tournament: Tournament) -> dict[tuple[int, int], Result]:
+    """Every result by (donne id, table number), with what a score card prints beside the
+    contract (bouts, points, petit au bout, poignées, chelem). One query."""
+    return {
+        (r.donne_id, r.table.number): r
+        for r in Result.objects.filter(tournament=tournament)
+        .select_related("table")
+        .defer("confirmed_warnings")
+    }
+
+
+def penalties_of(tournament: Tournament) -> dict[int, list[Penalty]]:
+    """The penalties in force (not withdrawn), by player id, in the order given. One query."""
+    out: dict[int, list[Penalty]] = defaultdict(list)
+    for penalty in (
+        Penalty.objects.filter(tournament=tournament, withdrawn_at__isnull=True)
+        .select_related("donne")
+        .order_by("given_at", "pk")
+    ):
+        out[penalty.player_id].append(penalty)
+    return out
+
+
+def registrations(tournament: Tournament) -> list[Registration]:
+    """Everyone registered, by name, with their club (one query): the check-in list."""
+    return list(
+        Registration.objects.filter(tournament=tournament)
+        .select_related("player", "player__club")
+        .order_by("player__last_name", "player__first_name", "player__pk")
+    )
+
+
+def ledger(tournament: Tournament) -> list[LedgerEntry]:
+    """The tournament's ledger, oldest first, with who did it and on what (one query)."""
+    return list(
+        LedgerEntry.objects.filter(tournament=tournament)
+        .select_related(
+            "actor",
+            "result__table",
+            "result__donne",
+            "penalty__player",
+            "penalty__donne",
+        )
+        .order_by("at", "pk")
     )

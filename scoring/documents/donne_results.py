@@ -1,11 +1,14 @@
-"""Donne results: the traveller of each donne — the hands, then every table's contract and
-scores side by side with each position's differential (or match points) under the
-tournament's method, and the tables still missing.
+"""Donne results: the traveller of each donne — the hands, then every table's contract, taker,
+bouts, points, petit au bout, poignées and chelem, its players' scores side by side with each
+position's differential (or match points) under the tournament's method, the average the
+differentials are measured from, and the tables still missing.
 
 Landscape, plain-text cells: a donne of a 1,000-player tournament has 250 lines.
 """
 
 from __future__ import annotations
+
+from fractions import Fraction
 
 from django.utils.translation import gettext as _
 from reportlab.lib.units import mm
@@ -14,16 +17,38 @@ from reportlab.platypus import CondPageBreak, Flowable, KeepTogether, Paragraph,
 from scoring.selectors import Traveller, travellers
 from tournaments.models import Donne, Method, Result
 
-from .base import GOOD, RED, Renderer, esc, fmt_number, fmt_signed, hand_markup, position_label
+from .base import (
+    GOOD,
+    RED,
+    FitText,
+    Renderer,
+    esc,
+    fmt_number,
+    fmt_signed,
+    hand_markup,
+    position_label,
+)
 from .data import load_donnes
+from .details import bonus_words, points_text
 
 POSITIONS = ("N", "E", "S", "W")
+
+
+def donne_average(view: Traveller) -> dict[str, Fraction]:
+    """Each position's mean score over the tables compared on the donne (annulled ones left
+    out): the average the differentials are measured from (RULES §6)."""
+    scores: dict[str, list[int]] = {}
+    for row in view.rows:
+        for position in row.values:  # the positions compared at this table
+            scores.setdefault(position, []).append(row.scores.get(position, 0))
+    return {p: Fraction(sum(v), len(v)) for p, v in scores.items() if v}
 
 
 class DonneResultsRenderer(Renderer):
     kind = "donne_results"
     landscape = True
     data_share = 0.4
+    player_w = 24 * mm
 
     def title(self) -> str:
         return _("Donne results")
@@ -51,36 +76,55 @@ class DonneResultsRenderer(Renderer):
         table.setStyle(styles.grid(("VALIGN", (0, 0), (-1, -1), "TOP"), header=False))
         return table
 
+    def name_cell(self, name: str) -> FitText:
+        """A player's name wrapped at spaces and hyphens, smaller when it must: never over the
+        next column, never split in the middle of a word."""
+        return FitText(name, font=self.fonts.condensed, size=8, prefer_lines=3)
+
     def results(self, view: Traveller) -> Table | Paragraph:
         styles = self.styles
         if not view.rows:
             return Paragraph(esc(_("No table has played this donne yet.")), styles.body)
         mp = view.is_matchpoints
-        head1: list[object] = [_("Table"), _("Contract")]
-        head2: list[object] = ["", ""]
+        cell = styles.small_cell
+        head1: list[object] = [
+            _("Table"),
+            _("Contract and taker"),
+            _("Bouts"),
+            _("Points"),
+            _("Petit au bout, poignées, chelem"),
+        ]
+        head2: list[object] = ["", "", "", "", ""]
+        first = len(head1)
         commands: list[tuple[object, ...]] = [
-            ("SPAN", (0, 0), (0, 1)),
-            ("SPAN", (1, 0), (1, 1)),
+            *[("SPAN", (c, 0), (c, 1)) for c in range(first)],
             ("BACKGROUND", (0, 0), (-1, 1), "#eef1f6"),
             ("FONTNAME", (0, 0), (-1, 1), self.fonts.condensed_bold),
             ("ALIGN", (0, 0), (0, -1), "CENTER"),
-            ("ALIGN", (2, 0), (-1, 0), "CENTER"),
+            ("ALIGN", (2, 2), (3, -1), "RIGHT"),
+            ("ALIGN", (first, 0), (-1, 0), "CENTER"),
             ("VALIGN", (0, 0), (-1, -1), "MIDDLE"),
         ]
         for k, position in enumerate(POSITIONS):
-            col = 2 + 3 * k
+            col = first + 3 * k
             head1 += [position_label(position), "", ""]
             head2 += [_("Player"), _("Score"), "%" if mp else _("Diff.")]
             commands.append(("SPAN", (col, 0), (col + 2, 0)))
             commands.append(("ALIGN", (col + 1, 1), (col + 2, -1), "RIGHT"))
             commands.append(("LINEBEFORE", (col, 0), (col, -1), 1, "#5b6475"))
-        rows: list[list[object]] = [head1, head2]
+        rows: list[list[object]] = [
+            [Paragraph(esc(h), styles.head_cell) if h else "" for h in head1],
+            head2,
+        ]
         for row in view.rows:
             r = len(rows)
+            result = row.result
+            bouts = points = ""
+            extras: list[str] = []
             if row.status == Result.Status.ANNULLED:
                 contract = _("Annulled")
-                if row.result.annul_reason:
-                    contract += f"\n{row.result.annul_reason[:60]}"
+                if result.annul_reason:
+                    extras.append(result.annul_reason)
             elif row.status == Result.Status.ALL_PASSED:
                 contract = _("All passed")
             else:
@@ -88,13 +132,20 @@ class DonneResultsRenderer(Renderer):
                     "contract": row.contract_label,
                     "taker": row.taker_label,
                 }
-                contract += "\n" + _("bouts: %(bouts)s · points: %(points)s") % {
-                    "bouts": row.result.bouts,
-                    "points": fmt_number(row.result.points),
-                }
-            cells: list[object] = [str(row.table_number), contract]
+                bouts = str(result.bouts) if result.bouts is not None else ""
+                points = points_text(result)
+                extras = bonus_words(result)
+            if row.sitter is not None:
+                extras.append(_("sat out: %(player)s") % {"player": row.sitter.full_name})
+            cells: list[object] = [
+                str(row.table_number),
+                self.name_cell(contract),
+                bouts,
+                points,
+                [FitText(e, font=self.fonts.condensed, size=7.5, prefer_lines=3) for e in extras],
+            ]
             for k, (_position, player, score, diff, pct) in enumerate(row.cells):
-                col = 2 + 3 * k
+                col = first + 3 * k
                 value = ""
                 if diff is not None:
                     value = fmt_number(pct) if mp and pct is not None else fmt_signed(diff)
@@ -102,19 +153,30 @@ class DonneResultsRenderer(Renderer):
                         colour = GOOD if diff > 0 else RED
                         commands.append(("TEXTCOLOR", (col + 2, r), (col + 2, r), colour))
                 cells += [
-                    player.full_name if player else "",
+                    self.name_cell(player.full_name) if player else "",
                     fmt_signed(score) if score is not None else "",
                     value,
                 ]
                 commands.append(("FONTNAME", (col + 1, r), (col + 1, r), self.fonts.condensed_bold))
-            if row.sitter is not None:
-                contract += "\n" + _("sat out: %(player)s") % {"player": row.sitter.full_name}
-            # The one wrapped cell of the row (a long contract name, a sitter, a reason).
-            cells[1] = Paragraph(esc(contract).replace("\n", "<br/>"), styles.small_cell)
             rows.append(cells)
-        player_w, score_w, diff_w = 28 * mm, 12 * mm, 13 * mm
-        first = [11 * mm, self.frame_w - 11 * mm - 4 * (player_w + score_w + diff_w)]
-        table = Table(rows, colWidths=[*first, *[player_w, score_w, diff_w] * 4], repeatRows=2)
+        averages = donne_average(view)
+        if averages:
+            r = len(rows)
+            label = _("Average (what the differentials are measured from)")
+            cells = [Paragraph(f"<b>{esc(label)}</b>", cell), "", "", "", ""]
+            for position in POSITIONS:
+                average = averages.get(position)
+                cells += ["", fmt_signed(average) if average is not None else "", ""]
+            rows.append(cells)
+            commands += [
+                ("SPAN", (0, r), (first - 1, r)),
+                ("BACKGROUND", (0, r), (-1, r), "#f7f8fb"),
+                ("FONTNAME", (0, r), (-1, r), self.fonts.condensed_bold),
+            ]
+        player_w, score_w, diff_w = self.player_w, 11 * mm, 12 * mm
+        fixed = [11 * mm, 0, 11 * mm, 12 * mm, 25 * mm]
+        fixed[1] = self.frame_w - sum(fixed) - 4 * (player_w + score_w + diff_w)
+        table = Table(rows, colWidths=[*fixed, *[player_w, score_w, diff_w] * 4], repeatRows=2)
         table.setStyle(styles.grid(*commands, size=8))
         return table
 
@@ -171,6 +233,16 @@ class DonneResultsRenderer(Renderer):
             Paragraph(esc(self.title()), self.styles.title),
             Paragraph(f"<b>{esc(_('Comparison method:'))} {esc(method)}</b>", self.styles.body),
             Paragraph(esc(explain), self.styles.muted),
+            Paragraph(
+                esc(
+                    _(
+                        "The Average line gives each position's mean score over the tables "
+                        "compared: a differential is the score minus this average (pairwise: "
+                        "the same difference times n/(n−1) for n tables)."
+                    )
+                ),
+                self.styles.muted,
+            ),
             Spacer(1, 2 * mm),
         ]
         views = {view.donne.pk: view for view in travellers(self.tournament, donnes)}

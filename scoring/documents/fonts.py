@@ -4,6 +4,12 @@ Why DejaVu: the documents need French accents and the suit symbols ♠ ♥ ♦ �
 standard fonts (Helvetica…) do not have. Debian's fonts-dejavu-core provides them (installed
 by .ci/run); without it we fall back to ReportLab's bundled Vera (accents, no suit symbols),
 and the symbols are then written as letters so that nothing prints as an empty box.
+
+Characters the font of a text lacks (an emoji in a name, a script DejaVu does not cover) are
+drawn by a fallback font when one has them: the other DejaVu faces, then any TrueType file
+named in TAROT_FALLBACK_FONTS (paths separated by ":") or found among FALLBACK_CANDIDATES
+(Noto Sans Symbols 2, Symbola, Droid Sans Fallback). Otherwise they are replaced by U+FFFD "�",
+so that the reader sees something is there: never a blank (`font_runs`).
 """
 
 from __future__ import annotations
@@ -11,6 +17,7 @@ from __future__ import annotations
 import os
 import threading
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 import reportlab
@@ -25,6 +32,15 @@ DEJAVU_DIRS = [
 ]
 VERA_DIR = Path(reportlab.__file__).parent / "fonts"
 
+FALLBACK_CANDIDATES = [
+    Path("/usr/share/fonts/truetype/noto/NotoSansSymbols2-Regular.ttf"),
+    Path("/usr/share/fonts/truetype/ancient-scripts/Symbola_hint.ttf"),
+    Path("/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf"),
+]
+REPLACEMENT = "\ufffd"
+# Joiners and variation selectors: invisible on their own, part of the character they follow.
+_COMBINING = frozenset("\u200d\ufe0e\ufe0f")
+
 SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 SUIT_LETTERS = {"S": "S", "H": "H", "D": "D", "C": "C"}
 
@@ -36,6 +52,7 @@ class Fonts:
     condensed: str
     condensed_bold: str
     has_suit_symbols: bool
+    fallbacks: tuple[str, ...] = ()
 
     def suit(self, suit: str) -> str:
         """The symbol of a suit ('S', 'H', 'D', 'C'), or its letter if the font lacks it."""
@@ -91,5 +108,90 @@ def register_fonts() -> Fonts:
             addMapping(name, 0, 1, name)
             addMapping(name, 1, 1, bold)
         symbols = all(ord(s) in regular.face.charToGlyph for s in SUIT_SYMBOLS.values())
-        _fonts = Fonts(family[0], family[1], condensed[0], condensed[1], symbols)
+        extra = _register_fallbacks()
+        _fonts = Fonts(family[0], family[1], condensed[0], condensed[1], symbols, extra)
+        _FALLBACKS[:] = [family[0], family[1], condensed[0], *extra]
+        font_runs.cache_clear()
+        _glyphs_cached.cache_clear()
+        from . import textfit  # measured widths depend on the fallbacks just registered
+
+        textfit.clear_caches()
         return _fonts
+
+
+_FALLBACKS: list[str] = []
+
+
+def _register_fallbacks() -> tuple[str, ...]:
+    """Register the extra fallback fonts that exist on this machine (none is required)."""
+    paths = [Path(p) for p in os.environ.get("TAROT_FALLBACK_FONTS", "").split(":") if p]
+    names = []
+    for index, path in enumerate([*paths, *FALLBACK_CANDIDATES]):
+        if not path.is_file():
+            continue
+        name = f"TarotFallback{index}"
+        try:
+            _register(name, path)
+            for bold in (0, 1):
+                for italic in (0, 1):
+                    addMapping(name, bold, italic, name)
+        except Exception:  # an unreadable font is skipped, not fatal
+            continue
+        names.append(name)
+    return tuple(names)
+
+
+def _glyphs(font: str) -> frozenset[int] | None:
+    """The code points a registered TrueType font draws (None: a standard font, not checked)."""
+    face = getattr(pdfmetrics.getFont(font), "face", None)
+    mapping = getattr(face, "charToGlyph", None)
+    return frozenset(mapping) if mapping is not None else None
+
+
+@lru_cache(maxsize=64)
+def _glyphs_cached(font: str) -> frozenset[int] | None:
+    return _glyphs(font)
+
+
+@lru_cache(maxsize=65536)
+def font_runs(text: str, font: str) -> tuple[tuple[str, str], ...]:
+    """`text` as runs of (font, characters) to draw: each character in `font` if it has it,
+    else in the first fallback font that has it, else replaced by U+FFFD (one replacement
+    for a sequence of missing characters and the joiners between them, e.g. a family emoji)."""
+    own = _glyphs_cached(font)
+    if own is None or all(ord(c) in own for c in text):
+        return ((font, text),) if text else ()
+    runs: list[list[str]] = []
+    replaced = False  # the previous character was a replacement
+    for char in text:
+        code = ord(char)
+        if code in own and not (replaced and char in _COMBINING):
+            name, out, replaced = font, char, False
+        else:
+            name = next(
+                (f for f in _FALLBACKS if f != font and code in (_glyphs_cached(f) or ())), None
+            )
+            if name is not None and not (replaced and char in _COMBINING):
+                out, replaced = char, False
+            elif replaced:
+                continue  # the same missing cluster: one replacement is enough
+            else:
+                name = font if REPLACEMENT_CODE in own else _replacement_font()
+                out = REPLACEMENT if name else "?"
+                name = name or font
+                replaced = True
+        if runs and runs[-1][0] == name:
+            runs[-1][1] += out
+        else:
+            runs.append([name, out])
+    return tuple((name, part) for name, part in runs)
+
+
+REPLACEMENT_CODE = ord(REPLACEMENT)
+
+
+def _replacement_font() -> str | None:
+    for name in _FALLBACKS:
+        if REPLACEMENT_CODE in (_glyphs_cached(name) or ()):
+            return name
+    return None

@@ -8,8 +8,9 @@ from django.utils.translation import gettext_lazy as _
 
 
 class Document(models.Model):
-    """One PDF of a tournament, built by a task. `results_version` says which results it shows:
-    a document older than the tournament's results is out of date and can be rebuilt.
+    """One PDF of a tournament, built by a task. `fingerprint` says what it was built from
+    (scoring.documents.fingerprint): when the inputs it prints change, it is out of date and
+    the next request builds it again. `results_version` says which results it shows.
 
     `part` narrows a document: for hand records and étui sheets the étui set's number, for
     score cards the player's id (a player downloads his own); 0 is the whole tournament."""
@@ -22,6 +23,12 @@ class Document(models.Model):
         SCORE_CARDS = "score_cards", _("Score cards")
         RANKING = "ranking", _("Ranking")
         DONNE_RESULTS = "donne_results", _("Donne results")
+        MOVEMENT_CHART = "movement_chart", _("Movement wall chart")
+        TABLE_CARDS = "table_cards", _("Table cards")
+        CHECK_IN_LIST = "check_in_list", _("Check-in list")
+        ETUI_LABELS = "etui_labels", _("Étui labels")
+        ARBITER_LOG = "arbiter_log", _("Arbiter's log")
+        RESULTS_SUMMARY = "results_summary", _("Results summary")
 
     class Status(models.TextChoices):
         PENDING = "pending", _("Waiting")
@@ -38,9 +45,9 @@ class Document(models.Model):
     status = models.CharField(_("status"), max_length=8, choices=Status.choices, default="pending")
     progress = models.PositiveSmallIntegerField(_("progress"), default=0)  # percent
     results_version = models.PositiveBigIntegerField(default=0)
-    # Fingerprint of the seating and donnes it was built from: re-seating (a late arrival)
-    # makes every document printed before it out of date, like a correction of the results.
-    seating_key = models.CharField(max_length=64, blank=True)
+    # Fingerprint of every input it prints (names, tournament, seating, donnes, results…),
+    # read before rendering: any later change makes it out of date.
+    fingerprint = models.CharField(max_length=64, blank=True)
     file = models.FileField(upload_to="documents/%Y/%m/", blank=True)
     pages = models.PositiveIntegerField(default=0)
     error = models.TextField(blank=True)

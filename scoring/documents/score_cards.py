@@ -1,6 +1,9 @@
 """Score cards: for each player (or one: part = the player's id) the content of his score-card
-page — rank, totals, penalties, every donne with the scores at his table, his differential
-(or match points) and the running total — with the chart of that running total.
+page — rank (1= when tied, as on the ranking), totals, every donne with the contract, bouts,
+points, petit au bout, poignées and chelem at his table, the four scores, the average his
+differential is measured from, his differential (or match points; "to compare" while only his
+table has played it) and the running total — with the chart of that running total, then his
+penalties with their reason and donne. Positions read N E S O in French.
 
 The chart is drawn straight on the canvas (lines and dots), not with a chart widget, and the
 cards' data is read once for all players: a thousand cards must render in seconds.
@@ -13,11 +16,12 @@ from collections.abc import Sequence
 from fractions import Fraction
 
 from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
 from reportlab.lib.units import mm
 from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.platypus import Flowable, PageBreak, Paragraph, Spacer, Table
 
-from scoring.selectors import ScoreCard
+from scoring.selectors import ScoreCard, ScoreCardLine
 from tournaments.models import Player
 
 from .base import (
@@ -34,9 +38,18 @@ from .base import (
     fmt_number,
     fmt_signed,
 )
-from .data import ranking_up_to_date, score_cards_bulk, tournament_players
+from .data import (
+    donne_averages,
+    penalties_of,
+    ranking_up_to_date,
+    result_details,
+    score_cards_bulk,
+    tournament_players,
+)
+from .details import bonus_short, legend, points_text, position_letter, short_codes
 
 POSITIONS = ("N", "E", "S", "W")
+CONTRACT_W = 33 * mm
 
 
 def _nice_step(span: float) -> float:
@@ -173,8 +186,9 @@ class ScoreCardsRenderer(Renderer):
         if row is None:
             values = ["—"] * 5
         else:
+            tied = "=" if self.tied.get(card.player.pk) else ""
             values = [
-                _("%(rank)s of %(size)s") % {"rank": row.rank, "size": card.field_size},
+                _("%(rank)s of %(size)s") % {"rank": f"{row.rank}{tied}", "size": card.field_size},
                 f"{fmt_number(row.differential_total)} %"
                 if mp
                 else fmt_signed(row.differential_total),
@@ -193,6 +207,41 @@ class ScoreCardsRenderer(Renderer):
         )
         return table
 
+    def contract_text(self, line: ScoreCardLine) -> str:
+        """The contract and taker in words, or in short when the words do not fit."""
+        words = self.words
+        if line.status == "pending" and not line.entered:
+            return words["pending"]
+        if line.status == "annulled":
+            return words["annulled"]
+        if line.all_passed:
+            return words["all_passed"]
+        if not line.contract:
+            return ""
+        text = words["contract_by"] % {"contract": line.contract_label, "taker": line.taker_label}
+        if stringWidth(text, self.fonts.condensed, 8.5) <= CONTRACT_W - 6:
+            return text
+        return words["contract_by"] % {
+            "contract": self.contract_codes.get(line.contract, line.contract),
+            "taker": line.taker_label,
+        }
+
+    def differential_cell(self, line: ScoreCardLine, mp: bool) -> str | Cell:
+        if line.status == "played" and line.group_size < 2:
+            return self.words["not_compared"]  # played at one table only so far
+        if line.status == "played":
+            if mp:
+                return fmt_number(line.percentage) if line.percentage is not None else "—"
+            if line.differential:
+                return Cell(
+                    fmt_signed(line.differential),
+                    colour=GOOD if line.differential > 0 else RED,
+                )
+            return fmt_signed(line.differential)
+        if line.status in ("annulled", "sat_out"):
+            return "0"
+        return ""
+
     def lines_table(self, card: ScoreCard) -> FastTable:
         mp = card.is_matchpoints
         words = self.words
@@ -201,25 +250,18 @@ class ScoreCardsRenderer(Renderer):
             words["round_table"],
             words["position"],
             words["contract"],
-            *POSITIONS,
+            words["bouts"],
+            words["points"],
+            words["bonuses"],
+            *self.letters,
+            words["average_score"],
             "%" if mp else words["differential"],
             words["average"] if mp else words["running"],
         ]
         rows: list[list[str | Cell]] = []
         for line in card.lines:
-            if line.status == "pending" and not line.entered:
-                contract = words["pending"]
-            elif line.status == "annulled":
-                contract = words["annulled"]
-            elif line.all_passed:
-                contract = words["all_passed"]
-            elif not line.contract:
-                contract = ""
-            else:
-                contract = words["contract_by"] % {
-                    "contract": line.contract_label,
-                    "taker": line.taker_label,
-                }
+            result = None if line.hidden else self.results.get((line.donne_id, line.table_number))
+            played = result is not None and result.status == "played"
             scores = {s.position: s for s in line.scores}
             cells: list[str | Cell] = []
             for position in POSITIONS:
@@ -227,21 +269,10 @@ class ScoreCardsRenderer(Renderer):
                 value = fmt_signed(s.score) if s is not None and s.score is not None else ""
                 mine = s is not None and s.mine
                 cells.append(Cell(value, bold=True, background=LIGHT) if mine else value)
-            differential: str | Cell = ""
-            if line.status == "played":
-                if mp:
-                    differential = (
-                        fmt_number(line.percentage) if line.percentage is not None else "—"
-                    )
-                elif line.differential:
-                    differential = Cell(
-                        fmt_signed(line.differential),
-                        colour=GOOD if line.differential > 0 else RED,
-                    )
-                else:
-                    differential = fmt_signed(line.differential)
-            elif line.status in ("annulled", "sat_out"):
-                differential = "0"
+            average = ""
+            if line.position and line.status == "played" and not line.hidden:
+                mean = self.averages.get((line.donne_id, line.position))
+                average = fmt_signed(mean) if mean is not None else ""
             running = ""
             if line.running_total is not None:
                 running = fmt_number(line.running_total) if mp else fmt_signed(line.running_total)
@@ -250,22 +281,48 @@ class ScoreCardsRenderer(Renderer):
                     str(line.donne_number),
                     f"{line.round_number} / {line.table_number or '—'}",
                     words["sat_out"] if line.status == "sat_out" else line.position_label,
-                    contract,
+                    self.contract_text(line),
+                    str(result.bouts) if played and result.bouts is not None else "",
+                    points_text(result) if played else "",
+                    bonus_short(result, self.codes) if played else "",
                     *cells,
-                    differential,
+                    average,
+                    self.differential_cell(line, mp),
                     running,
                 ]
             )
-        widths = [12.5 * mm, 16 * mm, 17 * mm, 56.5 * mm]
-        scores_w = 10.5 * mm
-        rest = (self.frame_w - sum(widths) - 4 * scores_w) / 2
+        widths = [10 * mm, 11 * mm, 13 * mm, CONTRACT_W, 8 * mm, 10 * mm, 17 * mm]
+        scores_w = 10 * mm
+        rest = (self.frame_w - sum(widths) - 4 * scores_w) / 3
         return FastTable(
             head,
             rows,
-            widths=[*widths, *[scores_w] * 4, rest, rest],
-            align="ccllrrrrrr",
+            widths=[*widths, *[scores_w] * 4, rest, rest, rest],
+            align="ccllrrlrrrrrrr",
             fonts=self.fonts,
         )
+
+    def penalties(self, player: Player) -> list[Flowable]:
+        """The player's penalties in force: kind, points, donne and reason."""
+        penalties = self.penalties_by_player.get(player.pk, [])
+        if not penalties:
+            return []
+        styles = self.styles
+        rows: list[list[object]] = [[_("Penalty"), _("Points"), _("Donne"), _("Reason")]]
+        for penalty in penalties:
+            rows.append(
+                [
+                    Paragraph(esc(penalty.get_kind_display()), styles.cell),
+                    f"-{penalty.points}",
+                    str(penalty.donne.number) if penalty.donne else "—",
+                    Paragraph(esc(penalty.reason or "—"), styles.cell),
+                ]
+            )
+        widths = [45 * mm, 16 * mm, 14 * mm]
+        widths.append(self.frame_w - sum(widths))
+        table = Table(rows, colWidths=widths, repeatRows=1)
+        table.setStyle(styles.grid(("ALIGN", (1, 1), (2, -1), "RIGHT")))
+        return [Spacer(1, 3 * mm), Paragraph(esc(_("Penalties")), styles.h3), table]
 
     def card(self, card: ScoreCard) -> list[Flowable]:
         styles = self.styles
@@ -300,6 +357,8 @@ class ScoreCardsRenderer(Renderer):
             self.lines_table(card),
             Spacer(1, 2 * mm),
             Paragraph(esc(f"{_('Comparison method:')} {card.method_label}."), styles.muted),
+            Paragraph(esc(self.legend), styles.muted),
+            *self.penalties(player),
         ]
         return story
 
@@ -318,11 +377,40 @@ class ScoreCardsRenderer(Renderer):
             "all_passed": _("All passed"),
             "contract_by": _("%(contract)s, taker %(taker)s"),
             "sat_out": _("Sat out"),
+            "bouts": _("Bouts"),
+            "points": _("Points"),
+            "bonuses": _("Bonuses"),
+            "average_score": pgettext("mean score of the position on the donne", "Avg."),
+            "not_compared": pgettext("differential of a donne not yet compared", "to compare"),
         }
+        self.letters = [position_letter(p) for p in POSITIONS]
+        self.codes = short_codes()
+        self.contract_codes = {
+            "prise": pgettext("contract, short", "P"),
+            "garde": pgettext("contract, short", "G"),
+            "garde_sans": pgettext("contract, short", "GS"),
+            "garde_contre": pgettext("contract, short", "GC"),
+        }
+        self.legend = (
+            legend(self.codes)
+            + " "
+            + _("P, G, GS, GC: prise, garde, garde sans, garde contre.")
+            + " "
+            + _(
+                "Avg.: the mean score of the position over the tables that played the donne, "
+                "what the differential is measured from. %(word)s: played at one table only so "
+                "far, not yet compared."
+            )
+            % {"word": self.words["not_compared"]}
+        )
         view = ranking_up_to_date(self.tournament)
         self.results_version = view.version or 0
+        self.tied = {line.player.pk: line.tied for line in view.rows}
         players = self.players()
         cards = score_cards_bulk(self.tournament, players, snapshot_id=view.snapshot_id)
+        self.results = result_details(self.tournament)
+        self.averages = donne_averages(self.tournament)
+        self.penalties_by_player = penalties_of(self.tournament)
         story: list[Flowable] = []
         for player in self.steps(players):
             card = cards.get(player.pk)

@@ -3,18 +3,20 @@
 - `document_request` records the wish (a pending Document) and dispatches the build on commit.
   Asking again while a build is pending or running returns that build: the database's partial
   unique constraint decides (IntegrityError → the existing row), not a process lock. A finished
-  document that still matches the results and the seating is returned as it is.
-- `document_build` (run by the Celery task, or in-process without a broker) renders the PDF
-  inside `translation.override(document.language)`, reports progress on the row, stores the
-  file and records the results version and seating it shows; a later correction or re-seating
-  marks it out of date (`document_is_out_of_date`) and the next request builds it again.
+  document whose inputs have not changed since is returned as it is, unless the organiser
+  forces a rebuild.
+- `document_build` (run by the Celery task, or in-process without a broker) reads the
+  fingerprint of the document's inputs (scoring.documents.fingerprint), renders the PDF inside
+  `translation.override(document.language)`, reports progress on the row and stores the file
+  with that fingerprint; any later change of what it prints (a player renamed, a result
+  corrected, a re-seating…) marks it out of date (`document_is_out_of_date`) and the next
+  request builds it again.
 - A build whose worker died stops updating its heartbeat; after DOCUMENT_STALE_SECONDS a new
   request replaces it instead of waiting for it forever.
 """
 
 from __future__ import annotations
 
-import hashlib
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -26,13 +28,13 @@ from django.conf import settings
 from django.core.exceptions import PermissionDenied
 from django.core.files.base import ContentFile
 from django.db import IntegrityError, InterfaceError, OperationalError, transaction
-from django.db.models import Count, Max
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from tournaments.models import Donne, EtuiSet, Seat, Tournament
 from tournaments.permissions import can_manage_tournament, can_see_results
 
+from .fingerprint import Inputs
 from .models import Document
 
 if TYPE_CHECKING:
@@ -44,8 +46,8 @@ Kind = Document.Kind
 Status = Document.Status
 IN_PROGRESS = (Status.PENDING, Status.RUNNING)
 
-# Documents that show results: out of date when the results change after they were built.
-RESULT_KINDS = frozenset({Kind.SCORE_CARDS, Kind.RANKING, Kind.DONNE_RESULTS})
+# Documents that show results (what is public once the tournament is published).
+RESULT_KINDS = frozenset({Kind.SCORE_CARDS, Kind.RANKING, Kind.DONNE_RESULTS, Kind.RESULTS_SUMMARY})
 # Downloadable by anyone once the tournament is published.
 PUBLIC_KINDS = RESULT_KINDS
 # The documents "build everything" makes, in the order an organiser needs them.
@@ -57,6 +59,12 @@ WHOLE_SET = (
     Kind.SCORE_CARDS,
     Kind.RANKING,
     Kind.DONNE_RESULTS,
+    Kind.MOVEMENT_CHART,
+    Kind.TABLE_CARDS,
+    Kind.CHECK_IN_LIST,
+    Kind.ETUI_LABELS,
+    Kind.ARBITER_LOG,
+    Kind.RESULTS_SUMMARY,
 )
 # What `part` means per kind (0 is always the whole tournament).
 PART_IS_SET = frozenset({Kind.HAND_RECORDS, Kind.ETUI_SETS})
@@ -70,13 +78,19 @@ class DocumentError(ValueError):
 
 
 def renderer_class(kind: str) -> type[Renderer]:
+    from .arbiter_log import ArbiterLogRenderer
+    from .check_in_list import CheckInListRenderer
     from .donne_results import DonneResultsRenderer
+    from .etui_labels import EtuiLabelsRenderer
     from .etui_sets import EtuiSetsRenderer
     from .hand_records import HandRecordsRenderer
+    from .movement_chart import MovementChartRenderer
     from .ranking import RankingRenderer
+    from .results_summary import ResultsSummaryRenderer
     from .route_cards import RouteCardsRenderer
     from .score_cards import ScoreCardsRenderer
     from .score_sheets import ScoreSheetsRenderer
+    from .table_cards import TableCardsRenderer
 
     classes: dict[str, type[Renderer]] = {
         Kind.HAND_RECORDS: HandRecordsRenderer,
@@ -86,6 +100,12 @@ def renderer_class(kind: str) -> type[Renderer]:
         Kind.SCORE_CARDS: ScoreCardsRenderer,
         Kind.RANKING: RankingRenderer,
         Kind.DONNE_RESULTS: DonneResultsRenderer,
+        Kind.MOVEMENT_CHART: MovementChartRenderer,
+        Kind.TABLE_CARDS: TableCardsRenderer,
+        Kind.CHECK_IN_LIST: CheckInListRenderer,
+        Kind.ETUI_LABELS: EtuiLabelsRenderer,
+        Kind.ARBITER_LOG: ArbiterLogRenderer,
+        Kind.RESULTS_SUMMARY: ResultsSummaryRenderer,
     }
     return classes[kind]
 
@@ -102,24 +122,15 @@ def languages() -> dict[str, str]:
 
 
 def seating_key(tournament: Tournament) -> str:
-    """A fingerprint of the seating and the donnes (two queries). Generating the seating again
-    recreates every seat and donne row, so their ids change, and so does the key."""
-    seats = Seat.objects.filter(round__tournament=tournament).aggregate(n=Count("id"), m=Max("id"))
-    donnes = Donne.objects.filter(tournament=tournament).aggregate(n=Count("id"), m=Max("id"))
-    raw = f"{seats['n']}:{seats['m']}:{donnes['n']}:{donnes['m']}"
-    return hashlib.sha256(raw.encode()).hexdigest()[:32]
+    """A fingerprint of the seating alone (who sits where, the names beside the seats): what a
+    hand edit of the seating changes."""
+    return Inputs(tournament).seating
 
 
-def document_is_out_of_date(
-    document: Document, *, tournament: Tournament, current_seating: str
-) -> bool:
-    """A finished document older than a later correction (its kind shows results) or than a
-    re-seating."""
-    if document.status != Status.DONE:
-        return False
-    if document.seating_key != current_seating:
-        return True
-    return document.kind in RESULT_KINDS and document.results_version < tournament.results_version
+def document_is_out_of_date(document: Document, *, current: str) -> bool:
+    """A finished document built from other inputs than `current` (the fingerprint of its
+    kind and language now, `Inputs.fingerprint`)."""
+    return document.status == Status.DONE and document.fingerprint != current
 
 
 # --- who may do what -------------------------------------------------------------------------
@@ -232,10 +243,18 @@ def _is_stale(document: Document, now: Any) -> bool:
 
 
 def document_request(
-    *, tournament: Tournament, kind: str, language: str, user: Any, part: int = 0
+    *,
+    tournament: Tournament,
+    kind: str,
+    language: str,
+    user: Any,
+    part: int = 0,
+    force: bool = False,
+    inputs: Inputs | None = None,
 ) -> Document:
     """Ask for a document; returns the build in progress, the finished document if it is still
-    up to date, or a new pending build (dispatched once the transaction commits).
+    up to date (unless `force`: the organiser wants it built again), or a new pending build
+    (dispatched once the transaction commits).
 
     Raises PermissionDenied for a user who may not ask for it and DocumentError (translated
     message) for a request that cannot be honoured.
@@ -243,11 +262,11 @@ def document_request(
     if not can_request_document(user, tournament, kind, part):
         raise PermissionDenied(_("You may not print this document."))
     _check_request(tournament, kind, language, part)
-    done = _latest_done(tournament, kind, language, part)
-    if done is not None and not document_is_out_of_date(
-        done, tournament=tournament, current_seating=seating_key(tournament)
-    ):
-        return done
+    done = None if force else _latest_done(tournament, kind, language, part)
+    if done is not None:
+        current = (inputs or Inputs(tournament)).fingerprint(kind, language)
+        if not document_is_out_of_date(done, current=current):
+            return done
     requester = user if user.is_authenticated else None
     for _attempt in range(2):
         try:
@@ -281,12 +300,23 @@ def document_request(
     raise DocumentError(_("The document could not be queued. Please try again."))
 
 
-def document_request_all(*, tournament: Tournament, language: str, user: Any) -> list[Document]:
-    """Ask for the whole set of the tournament's documents (each for the whole tournament)."""
+def document_request_all(
+    *, tournament: Tournament, language: str, user: Any, force: bool = False
+) -> list[Document]:
+    """Ask for the whole set of the tournament's documents (each for the whole tournament):
+    those out of date are built again, all of them when `force`."""
     if not can_manage_tournament(user, tournament):
         raise PermissionDenied(_("You may not print this document."))
+    inputs = Inputs(tournament)
     return [
-        document_request(tournament=tournament, kind=kind, language=language, user=user)
+        document_request(
+            tournament=tournament,
+            kind=kind,
+            language=language,
+            user=user,
+            force=force,
+            inputs=inputs,
+        )
         for kind in WHOLE_SET
     ]
 
@@ -357,7 +387,8 @@ def document_build(*, document_id: int) -> Document | None:
         return None
     tournament = document.tournament
     try:
-        key = seating_key(tournament)
+        # Read before rendering: a change saved while it renders leaves it out of date.
+        fingerprint = Inputs(tournament).fingerprint(document.kind, document.language)
         (filename, _mimetype, content), renderer = document_render(
             document, progress=partial(_progress, document.pk)
         )
@@ -378,7 +409,7 @@ def document_build(*, document_id: int) -> Document | None:
     document.progress = 100
     document.pages = renderer.pages
     document.results_version = renderer.results_version
-    document.seating_key = key
+    document.fingerprint = fingerprint
     document.finished_at = timezone.now()
     document.error = ""
     document.save(
@@ -388,7 +419,7 @@ def document_build(*, document_id: int) -> Document | None:
             "progress",
             "pages",
             "results_version",
-            "seating_key",
+            "fingerprint",
             "finished_at",
             "error",
         ]
@@ -458,7 +489,7 @@ def document_rows(
     part_labels: dict[tuple[str, int], str] | None = None,
 ) -> list[DocumentRow]:
     """The state of each wanted (kind, part) in a language, filtered by what the user may see,
-    in a fixed number of queries (documents, seating key, permissions)."""
+    in a fixed number of queries (documents, the inputs' fingerprints, permissions)."""
     labels = dict(Kind.choices)
     docs = Document.objects.filter(
         tournament=tournament,
@@ -477,7 +508,7 @@ def document_rows(
             done.setdefault(key, doc)
         else:
             failed.setdefault(key, doc)
-    current = seating_key(tournament)
+    inputs = Inputs(tournament)
     access = DocumentAccess.of(user, tournament)
     rows = []
     for kind, part in wanted:
@@ -498,8 +529,8 @@ def document_rows(
                 document=doc,
                 building=building.get((kind, part)),
                 failed=failure,
-                out_of_date=bool(doc)
-                and document_is_out_of_date(doc, tournament=tournament, current_seating=current),
+                out_of_date=doc is not None
+                and document_is_out_of_date(doc, current=inputs.fingerprint(kind, language)),
                 can_request=may_request,
                 can_download=may_download and doc is not None and doc.status == Status.DONE,
             )

@@ -179,6 +179,11 @@ def _int(value: str | None) -> int:
     return -1 if number is None else number
 
 
+def _force(request: HttpRequest) -> bool:
+    """The organiser asked to build it again even if nothing changed."""
+    return request.POST.get("force", "") in ("1", "true", "on")
+
+
 @require_POST
 def document_request_view(request: HttpRequest, pk: int) -> HttpResponse:
     """Ask for one document (kind, part, language); htmx gets the row back, others the page."""
@@ -193,7 +198,12 @@ def document_request_view(request: HttpRequest, pk: int) -> HttpResponse:
         return HttpResponseRedirect(_back(tournament, language))
     try:
         document_request(
-            tournament=tournament, kind=kind, language=language, user=request.user, part=part
+            tournament=tournament,
+            kind=kind,
+            language=language,
+            user=request.user,
+            part=part,
+            force=_force(request),
         )
     except DocumentError as err:
         if request.htmx:
@@ -213,7 +223,9 @@ def document_request_all_view(request: HttpRequest, pk: int) -> HttpResponse:
         return redirect_to_login(reverse("documents", args=[tournament.pk]))
     language = _language(request, request.POST.get("language"))
     try:
-        document_request_all(tournament=tournament, language=language, user=request.user)
+        document_request_all(
+            tournament=tournament, language=language, user=request.user, force=_force(request)
+        )
     except DocumentError as err:
         messages.error(request, str(err))
     else:

@@ -250,6 +250,38 @@ ENDPOINTS = [
         lambda c: {"kind": "score_cards", "part": c["player"], "language": "en"},
     ),
     Endpoint("documents_create_all", "POST", T + "documents/all/", writes(202)),
+    Endpoint(
+        "documents_create_all_forced",
+        "POST",
+        T + "documents/all/",
+        writes(202),
+        {"language": "en", "force": True},
+    ),
+    *[
+        Endpoint(f"documents_create_{kind}", "POST", T + "documents/", writes(202), {"kind": kind})
+        for kind in (
+            "movement_chart",
+            "table_cards",
+            "check_in_list",
+            "etui_labels",
+            "arbiter_log",
+            "results_summary",
+        )
+    ],
+    Endpoint(
+        "documents_download_arbiter_log_published",
+        "GET",
+        T + "documents/{log_doc}/download/",
+        MANAGE,
+        status="published",
+    ),
+    Endpoint(
+        "documents_download_results_summary_published",
+        "GET",
+        T + "documents/{summary_doc}/download/",
+        PUBLIC,
+        status="published",
+    ),
     Endpoint("documents_retrieve", "GET", T + "documents/{ranking_doc}/", MANAGE),
     Endpoint("documents_download", "GET", T + "documents/{ranking_doc}/download/", MANAGE),
     Endpoint(
@@ -307,6 +339,8 @@ def setup(personas: Personas, status: str) -> dict[str, Any]:
         Tournament.objects.filter(pk=tournament.pk).update(status=was)
         context["ranking_doc"] = finished_document(tournament, "ranking", 0).pk
         context["card_doc"] = finished_document(tournament, "score_cards", player.pk).pk
+        context["log_doc"] = finished_document(tournament, "arbiter_log", 0).pk
+        context["summary_doc"] = finished_document(tournament, "results_summary", 0).pk
     return context
 
 

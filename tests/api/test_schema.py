@@ -77,6 +77,19 @@ def test_every_operation_has_a_summary_examples_and_documented_errors(client) ->
 
 
 @pytest.mark.django_db
+def test_the_schema_lists_every_document_kind_and_the_forced_rebuild(client) -> None:
+    schemas = _schema(client)["components"]["schemas"]
+    kinds = next(
+        s["enum"]
+        for name, s in schemas.items()
+        if name.endswith("Enum") and "movement_chart" in s.get("enum", [])
+    )
+    assert set(kinds) == set(Document.Kind.values)
+    for name in ("DocumentRequestRequest", "DocumentSetRequestRequest"):
+        assert schemas[name]["properties"]["force"]["type"] == "boolean", name
+
+
+@pytest.mark.django_db
 def test_docs_are_served_by_the_app_without_a_cdn(client) -> None:
     for url in ("/api/docs/", "/api/redoc/"):
         response = client.get(url)

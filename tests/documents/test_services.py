@@ -13,6 +13,7 @@ from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, close_old_connections, connection, transaction
 from django.utils import timezone
 
+from scoring.documents.fingerprint import document_fingerprint
 from scoring.documents.models import Document
 from scoring.documents.services import (
     WHOLE_SET,
@@ -22,7 +23,6 @@ from scoring.documents.services import (
     document_request,
     document_request_all,
     document_rows,
-    seating_key,
 )
 from tests.fixtures.tournaments import stage_tournament
 from tournaments.models import Club, Donne, Result, Tournament
@@ -55,7 +55,7 @@ def test_a_request_builds_the_document_once_committed(
     assert document.progress == 100
     assert document.pages == 1
     assert document.results_version == played_tournament.results_version
-    assert document.seating_key == seating_key(played_tournament)
+    assert document.fingerprint == document_fingerprint(played_tournament, Kind.RANKING, "en")
     assert document.requested_by == personas.arbiter
     with document.file.open("rb") as handle:
         text = pdf_text(handle.read())
@@ -191,10 +191,13 @@ def test_a_correction_marks_result_documents_out_of_date_and_a_request_rebuilds(
         correct_first_result(played_tournament, personas.arbiter)
     played_tournament.refresh_from_db()
     assert played_tournament.results_version == version + 1
-    key = seating_key(played_tournament)
-    assert document_is_out_of_date(ranking, tournament=played_tournament, current_seating=key)
+    assert document_is_out_of_date(
+        ranking, current=document_fingerprint(played_tournament, Kind.RANKING, "en")
+    )
     # Hand records do not show results: still good.
-    assert not document_is_out_of_date(hands, tournament=played_tournament, current_seating=key)
+    assert not document_is_out_of_date(
+        hands, current=document_fingerprint(played_tournament, Kind.HAND_RECORDS, "en")
+    )
     rows = document_rows(
         tournament=played_tournament,
         user=personas.arbiter,
@@ -212,7 +215,9 @@ def test_a_correction_marks_result_documents_out_of_date_and_a_request_rebuilds(
     rebuilt.refresh_from_db()
     assert rebuilt.status == Status.DONE
     assert rebuilt.results_version == played_tournament.results_version
-    assert not document_is_out_of_date(rebuilt, tournament=played_tournament, current_seating=key)
+    assert not document_is_out_of_date(
+        rebuilt, current=document_fingerprint(played_tournament, Kind.RANKING, "en")
+    )
     # The older file is replaced, not kept beside it.
     assert not Document.objects.filter(pk=ranking.pk).exists()
     assert not rebuilt.file.storage.exists(old_file)
@@ -226,11 +231,11 @@ def test_a_new_seating_marks_every_document_out_of_date(
         route = ask(tournament, personas.arbiter, kind=Kind.ROUTE_CARDS)
     route.refresh_from_db()
     assert not document_is_out_of_date(
-        route, tournament=tournament, current_seating=seating_key(tournament)
+        route, current=document_fingerprint(tournament, Kind.ROUTE_CARDS, "en")
     )
     tournament_generate(tournament=tournament)  # a late arrival: seated again
     assert document_is_out_of_date(
-        route, tournament=tournament, current_seating=seating_key(tournament)
+        route, current=document_fingerprint(tournament, Kind.ROUTE_CARDS, "en")
     )
     with django_capture_on_commit_callbacks(execute=True):
         again = ask(tournament, personas.arbiter, kind=Kind.ROUTE_CARDS)

@@ -9,8 +9,9 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
+from scoring.documents.fingerprint import document_fingerprint
 from scoring.documents.models import Document
-from scoring.documents.services import seating_key
+from scoring.documents.services import WHOLE_SET
 from tests.fixtures.tournaments import Personas
 from tournaments.models import Player, Tournament
 
@@ -38,7 +39,7 @@ def finished(tournament: Tournament, kind: str, *, part: int = 0, language: str 
         progress=100,
         pages=1,
         results_version=tournament.results_version,
-        seating_key=seating_key(tournament),
+        fingerprint=document_fingerprint(tournament, kind, language),
         finished_at=timezone.now(),
     )
     document.file.save(f"{kind}.pdf", ContentFile(b"%PDF-1.4 test document"), save=False)
@@ -164,10 +165,10 @@ def test_build_everything_from_the_page(
             reverse("document_request_all", args=[played_tournament.pk]), {"language": "en"}
         )
     assert response.status_code == 302
-    assert Document.objects.filter(status=Status.DONE, language="en").count() == 7
+    assert Document.objects.filter(status=Status.DONE, language="en").count() == len(WHOLE_SET)
     page = client.get(response["Location"], HTTP_ACCEPT_LANGUAGE="en")
     html = page.content.decode()
-    assert html.count('data-state="done"') == 7
+    assert html.count('data-state="done"') == len(WHOLE_SET)
     for document in Document.objects.all():
         assert reverse("document_download", args=[played_tournament.pk, document.pk]) in html
 
@@ -200,7 +201,7 @@ def test_the_page_shows_progress_and_polls_while_a_build_runs(played_tournament,
     running.file.save("cards.pdf", ContentFile(b"%PDF-1.4"), save=True)
     Document.objects.filter(pk=running.pk).update(
         results_version=played_tournament.results_version,
-        seating_key=seating_key(played_tournament),
+        fingerprint=document_fingerprint(played_tournament, running.kind, running.language),
         finished_at=timezone.now(),
     )
     done = client.get(

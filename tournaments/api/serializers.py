@@ -787,7 +787,8 @@ class DocumentSerializer(serializers.Serializer):
     pages = serializers.IntegerField()
     results_version = serializers.IntegerField(help_text="The results version the document shows.")
     out_of_date = serializers.BooleanField(
-        help_text="Built before a later correction or re-seating: ask for it again."
+        help_text="Something it prints changed since it was built (a name, the venue, the "
+        "seating, a result…): ask for it again."
     )
     error = serializers.CharField(allow_blank=True)
     created_at = serializers.DateTimeField()
@@ -801,7 +802,13 @@ class DocumentRequestSerializer(serializers.Serializer):
     kind = serializers.ChoiceField(choices=DOCUMENT_KINDS)
     language = serializers.ChoiceField(choices=_languages(), default="fr")
     part = serializers.IntegerField(min_value=0, max_value=MAX_INT, default=0)
+    force = serializers.BooleanField(
+        default=False, help_text="Build it again even if it is up to date."
+    )
 
 
 class DocumentSetRequestSerializer(serializers.Serializer):
     language = serializers.ChoiceField(choices=_languages(), default="fr")
+    force = serializers.BooleanField(
+        default=False, help_text="Build every document again, even those up to date."
+    )

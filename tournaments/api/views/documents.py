@@ -16,6 +16,7 @@ from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from scoring.documents.fingerprint import Inputs
 from scoring.documents.models import Document
 from scoring.documents.services import (
     DocumentAccess,
@@ -24,7 +25,6 @@ from scoring.documents.services import (
     document_is_out_of_date,
     document_request,
     document_request_all,
-    seating_key,
 )
 
 from .. import permissions as rules
@@ -78,7 +78,7 @@ class DocumentsView(TournamentView):
 
     def data(self, documents: list[Document]) -> list[dict[str, Any]]:
         access = self.access()
-        current = seating_key(self.tournament)
+        inputs = Inputs(self.tournament)
         out = []
         for doc in documents:
             may_download = access.may_download(doc.kind, doc.part)
@@ -94,7 +94,7 @@ class DocumentsView(TournamentView):
                     "pages": doc.pages,
                     "results_version": doc.results_version,
                     "out_of_date": document_is_out_of_date(
-                        doc, tournament=self.tournament, current_seating=current
+                        doc, current=inputs.fingerprint(doc.kind, doc.language)
                     ),
                     "error": doc.error,
                     "created_at": doc.created_at,
@@ -143,7 +143,8 @@ class DocumentListView(DocumentsView):
         description="Starts a build (202) and answers it; follow it with GET on the document "
         "until `status` is `done`, then download it. Asking again while it is built returns "
         "the same build (never built twice); a finished document still up to date is "
-        "answered at once (200); one out of date is built again.",
+        "answered at once (200); one out of date (any input it prints changed: a name, "
+        "the venue, the seating, a result…) is built again. `force` builds it again anyway.",
         request=DocumentRequestSerializer,
         parameters=[IDEMPOTENCY_KEY],
         responses={
@@ -173,6 +174,7 @@ class DocumentListView(DocumentsView):
                 language=data["language"],
                 user=request.user,
                 part=data["part"],
+                force=data["force"],
             )
         except DocumentError as exc:
             raise refused(str(exc)) from exc
@@ -188,8 +190,10 @@ class DocumentSetView(DocumentsView):
     @extend_schema(
         operation_id="documents_create_all",
         summary="Ask for every document of the tournament",
-        description="Hand records, étui sets, score sheets, route cards, score cards, ranking "
-        "and donne results, for the whole tournament, in one language.",
+        description="Hand records, étui sets, score sheets, route cards, score cards, ranking, "
+        "donne results, movement wall chart, table cards, check-in list, étui labels, "
+        "arbiter's log and results summary, for the whole tournament, in one language. "
+        "Those up to date are answered as they are, unless `force`.",
         request=DocumentSetRequestSerializer,
         parameters=[IDEMPOTENCY_KEY],
         responses={202: DocumentSerializer(many=True), **errors(*WRITE)},
@@ -200,10 +204,13 @@ class DocumentSetView(DocumentsView):
         ],
     )
     def post(self, request: Request, tournament: int) -> Response:
-        language = self.valid(DocumentSetRequestSerializer).validated_data["language"]
+        data = self.valid(DocumentSetRequestSerializer).validated_data
         try:
             docs = document_request_all(
-                tournament=self.tournament, language=language, user=request.user
+                tournament=self.tournament,
+                language=data["language"],
+                user=request.user,
+                force=data["force"],
             )
         except DocumentError as exc:
             raise refused(str(exc)) from exc

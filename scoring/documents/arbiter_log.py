@@ -1,0 +1,156 @@
+"""Arbiter's log: the tournament's ledger printed — every entry, oldest first, with when, who,
+what, on which table, donne or player, why, and what changed (before → after). Entries are
+printed generically from their stored before and after, so that kinds of entries added later
+print too: results and penalties are described as on the arbiter's screen (with the player's
+current name), any other entry key by key."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.utils.formats import date_format
+from django.utils.timezone import localtime
+from django.utils.translation import gettext as _
+from reportlab.lib.units import mm
+from reportlab.platypus import Flowable, Paragraph, Spacer, Table
+
+from tournaments.models import LedgerEntry
+from tournaments.services.penalties import penalty_describe
+from tournaments.services.results import result_describe
+
+from .base import FitText, Renderer, esc
+from .data import ledger
+
+# Stored keys whose values are printed as they are, in this order, then any other.
+SKIP = frozenset({"version", "holders", "confirmed_warnings", "id", "pk"})
+
+
+def _value(value: Any) -> str:
+    if value is None or value == "" or value == {} or value == []:
+        return "—"
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {_value(v)}" for k, v in value.items())
+    if isinstance(value, list | tuple):
+        return ", ".join(_value(v) for v in value)
+    return str(value)
+
+
+def changes(before: Any, after: Any) -> list[str]:
+    """What an entry changed, one "key: before → after" per differing key (or the values)."""
+    if not isinstance(before, dict) and not isinstance(after, dict):
+        if before == after:
+            return []
+        return [f"{_value(before)} → {_value(after)}"]
+    old = before if isinstance(before, dict) else {}
+    new = after if isinstance(after, dict) else {}
+    lines = []
+    for key in [*old, *(k for k in new if k not in old)]:
+        if key in SKIP or old.get(key) == new.get(key):
+            continue
+        if not isinstance(before, dict):
+            lines.append(f"{key}: {_value(new.get(key))}")
+        elif not isinstance(after, dict):
+            lines.append(f"{key}: {_value(old.get(key))} → —")
+        else:
+            lines.append(f"{key}: {_value(old.get(key))} → {_value(new.get(key))}")
+    return lines
+
+
+def described(entry: LedgerEntry) -> list[str]:
+    """Before and after of an entry, for people to read."""
+    before, after = entry.before, entry.after
+    penalty = getattr(entry, "penalty", None)
+    if penalty is not None:
+        name = penalty.player.full_name  # the current name, not the one stored then
+        lines = []
+        if before:
+            lines.append(f"{_('Before:')} {penalty_describe({**before, 'player_name': name})}")
+        if after:
+            lines.append(f"{_('After:')} {penalty_describe({**after, 'player_name': name})}")
+        return lines
+    if getattr(entry, "result_id", None) is not None:
+        lines = []
+        if before:
+            lines.append(f"{_('Before:')} {result_describe(before)}")
+        if after:
+            lines.append(f"{_('After:')} {result_describe(after)}")
+        return lines
+    return changes(before, after)
+
+
+def actor_name(entry: LedgerEntry) -> str:
+    user = entry.actor
+    if user is None:
+        return ""
+    return user.get_full_name() or user.get_username()
+
+
+def subject(entry: LedgerEntry) -> str:
+    """What the entry is about: a table's result on a donne, a player's penalty."""
+    parts = []
+    result = getattr(entry, "result", None)
+    if result is not None:
+        parts.append(
+            _("table %(table)s, donne %(donne)s")
+            % {"table": result.table.number, "donne": result.donne.number}
+        )
+    penalty = getattr(entry, "penalty", None)
+    if penalty is not None:
+        text = penalty.player.full_name
+        if penalty.donne is not None:
+            text += ", " + _("donne %(number)s") % {"number": penalty.donne.number}
+        parts.append(text)
+    return " · ".join(parts)
+
+
+class ArbiterLogRenderer(Renderer):
+    kind = "arbiter_log"
+    landscape = True
+
+    def title(self) -> str:
+        return _("Arbiter's log")
+
+    def fit(self, text: str, size: float = 8.5) -> FitText:
+        return FitText(text, font=self.fonts.condensed, size=size, prefer_lines=3)
+
+    def story(self) -> list[Flowable]:
+        styles = self.styles
+        entries = ledger(self.tournament)
+        story: list[Flowable] = [
+            Paragraph(esc(self.title()), styles.title),
+            Paragraph(
+                esc(
+                    _(
+                        "Every entry of the ledger, oldest first: results entered and "
+                        "corrected, annulments, penalties given and withdrawn. The ledger is "
+                        "never changed: a correction is a new entry."
+                    )
+                ),
+                styles.muted,
+            ),
+            Spacer(1, 3 * mm),
+        ]
+        if not entries:
+            story.append(Paragraph(esc(_("The ledger is empty.")), styles.body))
+            return story
+        head = ["#", _("When"), _("By"), _("Action"), _("About"), _("Reason"), _("Change")]
+        rows: list[list[object]] = [[Paragraph(esc(h), styles.head_cell) for h in head]]
+        for index, entry in enumerate(self.steps(entries), start=1):
+            change = [self.fit(line, 7.5) for line in described(entry)]
+            rows.append(
+                [
+                    str(index),
+                    self.fit(date_format(localtime(entry.at), "SHORT_DATETIME_FORMAT")),
+                    self.fit(actor_name(entry)),
+                    self.fit(str(entry.get_action_display())),
+                    self.fit(subject(entry)),
+                    self.fit(entry.reason),
+                    change,
+                ]
+            )
+        widths = [9 * mm, 27 * mm, 28 * mm, 30 * mm, 42 * mm, 50 * mm]
+        widths.append(self.frame_w - sum(widths))
+        table = Table(rows, colWidths=widths, repeatRows=1)
+        table.setStyle(styles.grid(("VALIGN", (0, 0), (-1, -1), "TOP")))
+        story.append(table)
+        return story
