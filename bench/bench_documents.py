@@ -1,6 +1,8 @@
-"""Benchmark of the printed documents (issue 7): score cards of 1,000 players and hand records
-of 96 donnes, built as the Celery task builds them (`document_build`: read the data, lay out
-the pages, write the PDF to storage).
+"""Benchmark of the printed documents: score cards of 1,000 players and hand records of 96
+donnes, built as the Celery task builds them (`document_build`: read the data, lay out the
+pages, write the PDF to storage), then the whole set of the 1,000-player tournament (every
+kind once) and the cost of telling which documents are out of date (their inputs'
+fingerprints).
 
 Run: .venv/bin/python bench/bench_documents.py          (prints the figures)
      .venv/bin/python bench/bench_documents.py --write  (also rewrites its section of
@@ -48,10 +50,11 @@ from django.core.management import call_command  # noqa: E402
 from django.db import connection, transaction  # noqa: E402
 from django.db.models import F  # noqa: E402
 from django.test.utils import CaptureQueriesContext  # noqa: E402
-from django.utils import timezone  # noqa: E402
+from django.utils import timezone, translation  # noqa: E402
 
+from scoring.documents.fingerprint import Inputs  # noqa: E402
 from scoring.documents.models import Document  # noqa: E402
-from scoring.documents.services import document_build  # noqa: E402
+from scoring.documents.services import WHOLE_SET, document_build  # noqa: E402
 from scoring.engine import score_deal  # noqa: E402
 from scoring.services.ranking import ranking_recompute  # noqa: E402
 from tournaments.models import (  # noqa: E402
@@ -217,6 +220,32 @@ def main() -> None:
             f"{document.file.size / 1e6:6.2f} MB  {queries:6d} queries  {target}"
         )
 
+    # The whole set of the 1,000-player tournament, every kind once ("build every document").
+    whole: list[tuple[str, float, Document, int]] = []
+    for kind in WHOLE_SET:
+        if kind == Document.Kind.SCORE_CARDS:
+            seconds, document, queries = cards_s, cards, cards_q
+        else:
+            seconds, document, queries = timed_build(big, kind, runs=1)
+        with translation.override("en"):
+            label = str(Document.Kind(kind).label)
+        whole.append((label, seconds, document, queries))
+        print(
+            f"whole set: {label:34s} {seconds:7.2f} s  {document.pages:5d} pages  "
+            f"{document.file.size / 1e6:6.2f} MB  {queries:6d} queries"
+        )
+    whole_total = sum(seconds for _label, seconds, _doc, _q in whole)
+    print(f"whole set, {args.players:,} players: {whole_total:.1f} s")
+    # What the documents page and the API pay on every read to tell what is out of date.
+    with CaptureQueriesContext(connection) as captured:
+        start = time.perf_counter()
+        inputs = Inputs(big)
+        for kind in WHOLE_SET:
+            inputs.fingerprint(kind, "fr")
+        fingerprint_s = time.perf_counter() - start
+    fingerprint_q = len(captured)
+    print(f"fingerprints of every kind: {fingerprint_s * 1000:.0f} ms, {fingerprint_q} queries")
+
     if args.write:
         machine = (
             f"{os.cpu_count()} cores ({platform.machine()}), Python "
@@ -241,6 +270,24 @@ def main() -> None:
                 f"{document.file.size / 1e6:.2f} MB | {queries:,} | {target} |"
             )
         lines += [
+            "",
+            f"The whole set of the {args.players:,}-player tournament (6 rounds), every kind "
+            'built once as "build every document" asks for it (the score cards: the figure '
+            f"above): **{whole_total:.1f} s** in all.",
+            "",
+            "| document | seconds | pages | size | queries |",
+            "|---|---|---|---|---|",
+        ]
+        for label, seconds, document, queries in whole:
+            lines.append(
+                f"| {label} | {seconds:.2f} | {document.pages:,} | "
+                f"{document.file.size / 1e6:.2f} MB | {queries:,} |"
+            )
+        lines += [
+            "",
+            f"Telling which documents are out of date (the fingerprints of every kind's inputs, "
+            f"read by the documents page and the API): {fingerprint_s * 1000:.0f} ms and "
+            f"{fingerprint_q} queries for the {args.players:,}-player tournament.",
             "",
             "How: the score cards read the ranking snapshot, seats, donnes and results once for "
             "all players (tests/documents/test_data.py checks they equal the score-card page's "
