@@ -165,6 +165,67 @@ def timed_build(tournament: Tournament, kind: str, *, runs: int) -> tuple[float,
     return best, document, queries  # type: ignore[return-value]
 
 
+def card_strings(tournament: Tournament) -> list[list[str]]:
+    """Every string each score card prints (its title, summary, chart labels, every cell of
+    its lines, its notes), card by card: what the bare baseline draws."""
+    from reportlab.platypus import Paragraph, Table
+
+    from scoring.documents.base import FastTable, FitText
+    from scoring.documents.score_cards import RunningTotalChart, ScoreCardsRenderer
+
+    with translation.override("fr"):
+        story = ScoreCardsRenderer(tournament).story()
+    pages: list[list[str]] = [[]]
+    for flowable in story:
+        strings = pages[-1]
+        if type(flowable).__name__ == "PageBreak":
+            pages.append([])
+        elif isinstance(flowable, Paragraph):
+            strings.append(flowable.getPlainText())
+        elif isinstance(flowable, FitText):
+            strings.append(flowable.text)
+        elif isinstance(flowable, FastTable):
+            strings += flowable.header
+            strings += [c if isinstance(c, str) else c.text for row in flowable.rows for c in row]
+        elif isinstance(flowable, Table):
+            strings += [
+                v.getPlainText() if isinstance(v, Paragraph) else str(v)
+                for row in flowable._cellvalues
+                for v in row
+            ]
+        elif isinstance(flowable, RunningTotalChart):
+            strings += [label for label, _value in flowable.points]
+    return pages
+
+
+def bare_reportlab(pages: list[list[str]]) -> float:
+    """The baseline: the same pages and strings drawn with ReportLab's canvas alone (one
+    drawString per string in a grid, one rule per line, the same fonts), written to memory."""
+    import io
+
+    from reportlab.lib.pagesizes import A4
+    from reportlab.pdfgen.canvas import Canvas
+
+    from scoring.documents.fonts import register_fonts
+
+    fonts = register_fonts()
+    start = time.perf_counter()
+    canvas = Canvas(io.BytesIO(), pagesize=A4)
+    width, height = A4
+    for strings in pages:
+        canvas.setFont(fonts.condensed, 8.5)
+        x, y = 40.0, height - 60
+        for text in strings:
+            canvas.drawString(x, y, text)
+            x += 52
+            if x > width - 80:
+                canvas.line(40, y - 3, width - 40, y - 3)
+                x, y = 40.0, y - 13
+        canvas.showPage()
+    canvas.save()
+    return time.perf_counter() - start
+
+
 def write_section(text: str) -> None:
     """Replace this benchmark's section of docs/BENCHMARKS.md, leaving the others alone."""
     current = DOC.read_text(encoding="utf-8") if DOC.exists() else "# Benchmarks\n"
@@ -198,6 +259,12 @@ def main() -> None:
     cards_s, cards, cards_q = timed_build(big, Document.Kind.SCORE_CARDS, runs=args.runs)
     figures.append(
         (f"score cards, {args.players:,} players × 24 donnes", cards_s, cards, cards_q, "< 30 s")
+    )
+    baseline_s = min(bare_reportlab(card_strings(big)) for _ in range(args.runs))
+    ratio = cards_s / baseline_s
+    print(
+        f"bare ReportLab baseline, same pages and strings: {baseline_s:.2f} s "
+        f"(score cards {ratio:.1f}×)"
     )
     hands_s, hands, hands_q = timed_build(small, Document.Kind.HAND_RECORDS, runs=args.runs)
     figures.append((f"hand records, {donnes} donnes", hands_s, hands, hands_q, "< 5 s"))
@@ -270,6 +337,10 @@ def main() -> None:
                 f"{document.file.size / 1e6:.2f} MB | {queries:,} | {target} |"
             )
         lines += [
+            "",
+            f"Score cards against a bare ReportLab baseline drawn in the same run (the same "
+            f"{cards.pages:,} pages and strings, one `drawString` each, written to memory): "
+            f"{baseline_s:.2f} s, so the score cards take **{ratio:.1f}×** the baseline.",
             "",
             f"The whole set of the {args.players:,}-player tournament (6 rounds), every kind "
             'built once as "build every document" asks for it (the score cards: the figure '
