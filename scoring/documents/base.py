@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 from django.utils import timezone
 from django.utils.formats import date_format
 from django.utils.text import slugify
-from django.utils.translation import get_language
+from django.utils.translation import get_language, pgettext
 from django.utils.translation import gettext as _
 from reportlab import rl_config
 from reportlab.lib import colors
@@ -46,6 +46,7 @@ from .textfit import (
     draw_fitted,
     draw_runs,
     fit_text,
+    one_line,
     text_width,
 )
 
@@ -81,8 +82,6 @@ PAGE_W, PAGE_H = A4
 FRAME_W = PAGE_W - 2 * MARGIN
 
 ProgressCallback = Callable[[float], None]
-
-_FACE = {14: "R", 13: "D", 12: "C", 11: "V"}
 
 
 def esc(text: Any) -> str:
@@ -131,6 +130,7 @@ class HeaderLayout:
     left_w: float
     right_w: float
     height: float
+    notice: Fitted | None = None
 
 
 class Styles:
@@ -191,14 +191,29 @@ class Styles:
 # --- cards ------------------------------------------------------------------------------------
 
 
+NBSP = "\u00a0"
+
+
+def face_labels() -> dict[int, str]:
+    """The letters of the court cards in the document's language: R D C V in French,
+    K Q C J in English (king, queen, cavalier, jack)."""
+    return {
+        14: pgettext("card rank letter: king", "K"),
+        13: pgettext("card rank letter: queen", "Q"),
+        12: pgettext("card rank letter: cavalier (knight)", "C"),
+        11: pgettext("card rank letter: jack", "J"),
+    }
+
+
 def hand_groups(text: str) -> tuple[dict[str, list[str]], list[str]]:
     """A stored hand grouped for display: ranks per suit high to low, then the trumps 21…1 and
     the Excuse (the cards are sorted by scoring.cards' display order)."""
+    faces = face_labels()
     suits: dict[str, list[str]] = {s: [] for s in ("S", "H", "D", "C")}
     trumps: list[str] = []
     for card in parse_hand(text):
         if card.suit is not None:
-            suits[card.suit].append(_FACE.get(card.rank, str(card.rank)))
+            suits[card.suit].append(faces.get(card.rank, str(card.rank)))
         else:
             trumps.append(card_trump_label(card))
     return suits, trumps
@@ -216,17 +231,46 @@ def suit_markup(fonts: Fonts, suit: str) -> str:
     return symbol
 
 
+def _no_orphan(tokens: list[str]) -> str:
+    """Tokens joined by spaces, the last two by a no-break space: a wrapped line never leaves
+    one card alone (the Excuse or the Petit on a line of its own)."""
+    if len(tokens) < 2:
+        return " ".join(tokens)
+    return " ".join([*tokens[:-2], f"{tokens[-2]}{NBSP}{tokens[-1]}"])
+
+
 def hand_markup(fonts: Fonts, text: str, *, trumps_label: str | None = None) -> str:
     """A hand as Paragraph markup: one line per suit (symbol and ranks), then the trumps with
-    their count (what a poignée needs, the Excuse counted)."""
+    their count (what a poignée needs, the Excuse counted), the bouts (21, Petit, Excuse) in
+    bold; no card is left alone on a wrapped line."""
     suits, trumps = hand_groups(text)
     lines = []
     for suit in ("S", "H", "D", "C"):
-        ranks = " ".join(suits[suit]) or "—"
+        ranks = _no_orphan(suits[suit]) or "—"
         lines.append(f"{suit_markup(fonts, suit)} {ranks}")
-    label = trumps_label or _("Trumps")
-    lines.append(f"<b>{esc(label)} ({len(trumps)})</b> {' '.join(trumps) or '—'}")
+    label = esc(trumps_label or _("Trumps"))
+    excuse = _("Exc")
+    marked = [f"<b>{esc(t)}</b>" if t in ("21", "1", excuse) else esc(t) for t in trumps]
+    lines.append(f"<b>{label}{NBSP}({len(trumps)})</b> {_no_orphan(marked) or '—'}")
     return "<br/>".join(lines)
+
+
+def rank_legend(fonts: Fonts) -> str:
+    """Paragraph markup naming the letters and symbols of the hands, in the document's
+    language."""
+    suits = {s: suit_markup(fonts, s) for s in ("S", "H", "D", "C")}
+    return esc(
+        _(
+            "Ranks: K king, Q queen, C cavalier, J jack, then 10 to 1; suits: %(spades)s "
+            "spades, %(hearts)s hearts, %(diamonds)s diamonds, %(clubs)s clubs; trumps 21 "
+            "to 1 and the Excuse (Exc); the bouts (21, 1, Excuse) in bold."
+        )
+    ) % {
+        "spades": suits["S"],
+        "hearts": suits["H"],
+        "diamonds": suits["D"],
+        "clubs": suits["C"],
+    }
 
 
 # --- the page --------------------------------------------------------------------------------
@@ -292,6 +336,11 @@ class Renderer:
         """A second header line (e.g. the étui set); empty by default."""
         return ""
 
+    def page_notice(self) -> str:
+        """A warning printed in red under the header of every page (e.g. "confidential"),
+        so that it stays on each sheet once the pages are separated; empty by default."""
+        return ""
+
     def story(self) -> list[Flowable]:
         raise NotImplementedError
 
@@ -345,11 +394,19 @@ class Renderer:
         subtitle = fit_text(self.subtitle(), f.regular, 8.5, label_w, floor=6.5, prefer_lines=1)
         right_w = max(title.width, subtitle.width)
         left_w = self.frame_w - right_w - (6 * mm if right_w else 0)
-        name = fit_text(left, f.bold, 10, left_w, floor=7, prefer_lines=1)
-        place = fit_text(where, f.regular, 8.5, left_w, floor=6.5, prefer_lines=1)
+        name = fit_text(left, f.bold, 10, left_w, floor=7, prefer_lines=2)
+        place = fit_text(where, f.regular, 8.5, left_w, floor=6.5, prefer_lines=2)
         body = max(name.height + place.height, title.height + subtitle.height)
         height = max(HEADER_H, body + 6 * mm)
-        return HeaderLayout(name, place, title, subtitle, left_w, right_w, height)
+        notice = fit_text(self.page_notice(), f.bold, 9.5, self.frame_w, floor=7)
+        if notice.lines:
+            height += notice.height + 2 * mm
+        return HeaderLayout(name, place, title, subtitle, left_w, right_w, height, notice)
+
+    def body_height(self) -> float:
+        """Height of the page's body frame (between the header, as fitted, and the footer)."""
+        header = self._header or self.header_layout()
+        return self.page_h - 2 * MARGIN - header.height - FOOTER_H
 
     def draw_page(self, canvas: Canvas, doc: BaseDocTemplate) -> None:
         f = self.fonts
@@ -379,6 +436,19 @@ class Renderer:
             align="r",
         )
         rule = self.page_h - MARGIN - layout.height + 4 * mm
+        notice = layout.notice
+        if notice is not None and notice.lines:
+            rule += notice.height + 2 * mm
+            canvas.setFillColor(RED)
+            draw_fitted(
+                canvas,
+                notice,
+                font=f.bold,
+                x=MARGIN,
+                top=rule - 1 * mm,
+                width=self.frame_w,
+                align="c",
+            )
         canvas.setStrokeColor(LINE)
         canvas.setLineWidth(0.6)
         canvas.line(MARGIN, rule, right, rule)
@@ -509,6 +579,8 @@ class FastTable(Flowable):
         fonts: Fonts,
         size: float = 8.5,
         row_height: float = 13,
+        floor: float = FLOOR,
+        header_size: float | None = None,
         _fitted: tuple[list[list[Fitted]], list[list[Fitted]], list[float]] | None = None,
     ) -> None:
         super().__init__()
@@ -520,14 +592,18 @@ class FastTable(Flowable):
         self.fonts = fonts
         self.size = size
         self.row_height = row_height
+        self.floor = floor
+        self.header_size = header_size
         inner = [max(1.0, w - 2 * self.padding) for w in self.widths]
         if _fitted is not None:
             self._header_fit, self._row_fit, self._row_heights = _fitted
         else:
-            head = size - 0.5
+            head = header_size or size - 0.5
             self._header_fit = [
                 [
-                    fit_text(text, fonts.condensed_bold, head, w, floor=5.5, prefer_lines=3)
+                    fit_text(
+                        text, fonts.condensed_bold, head, w, floor=min(5.5, head), prefer_lines=3
+                    )
                     for text, w in zip(self.header, inner, strict=True)
                 ]
             ]
@@ -540,7 +616,10 @@ class FastTable(Flowable):
                         (cell.text, cell.bold) if isinstance(cell, Cell) else (cell, False)
                     )
                     font = fonts.condensed_bold if bold else fonts.condensed
-                    fitted.append(fit_text(value, font, size, w, prefer_lines=1))
+                    quick = one_line(value, font, size)
+                    if quick.width > w or "\n" in value or "  " in value:
+                        quick = fit_text(value, font, size, w, floor=floor, prefer_lines=1)
+                    fitted.append(quick)
                 self._row_fit.append(fitted)
                 tallest = max((f.height for f in fitted), default=0.0)
                 self._row_heights.append(max(row_height, tallest + 4))
@@ -561,7 +640,14 @@ class FastTable(Flowable):
             fits += 1
         if fits < 1 or fits >= len(self.rows):
             return []
-        head = dict(widths=self.widths, align=self.align, fonts=self.fonts, size=self.size)
+        head = dict(
+            widths=self.widths,
+            align=self.align,
+            fonts=self.fonts,
+            size=self.size,
+            floor=self.floor,
+            header_size=self.header_size,
+        )
         first = (self._header_fit, self._row_fit[:fits], self._row_heights[:fits])
         second = (self._header_fit, self._row_fit[fits:], self._row_heights[fits:])
         return [
@@ -616,21 +702,28 @@ class FastTable(Flowable):
             y = top - (self.header_height - block) / 2
             self._lines(text, fitted, bold, c, edges, y, "c")
         current_colour = INK
+        align = self.align
         for r, row in enumerate(self.rows):
+            bottom, height, fits = tops[r + 1], self._row_heights[r], self._row_fit[r]
             for c, cell in enumerate(row):
-                fitted = self._row_fit[r][c]
-                if not fitted.lines:
+                fitted = fits[c]
+                lines = fitted.lines
+                if not lines:
                     continue
-                if isinstance(cell, Cell):
-                    font, colour = bold if cell.bold else regular, cell.colour
+                if cell.__class__ is Cell:
+                    font, colour = bold if cell.bold else regular, cell.colour or INK
                 else:
-                    font, colour = regular, None
-                colour = colour or INK
+                    font, colour = regular, INK
                 if colour is not current_colour:
                     text.setFillColor(colour)
                     current_colour = colour
-                y = tops[r + 1] + (self._row_heights[r] + fitted.height) / 2
-                self._lines(text, fitted, font, c, edges, y, self.align[c])
+                if len(lines) == 1:  # nearly every cell: centred in its row
+                    size = fitted.size
+                    baseline = bottom + (height - size) / 2 + size * 0.22
+                    self._place(text, lines[0], font, size, c, edges, baseline, align[c])
+                else:
+                    y = bottom + (height + fitted.height) / 2
+                    self._lines(text, fitted, font, c, edges, y, align[c])
         canvas.drawText(text)
         canvas.restoreState()
 
@@ -670,7 +763,15 @@ class FastTable(Flowable):
                 x = edges[column + 1] - pad - width
             else:
                 x = (edges[column] + edges[column + 1] - width) / 2
-        for name, part in font_runs(value, font):
+        runs = font_runs(value, font)
+        if len(runs) == 1:
+            if self._font != (font, size):
+                text.setFont(font, size)
+                self._font = (font, size)
+            text.setTextOrigin(x, y)
+            text._textOut(value)  # like textOut, without measuring the string again
+            return
+        for name, part in runs:
             if self._font != (name, size):
                 text.setFont(name, size)
                 self._font = (name, size)

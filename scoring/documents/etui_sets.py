@@ -11,6 +11,7 @@ from __future__ import annotations
 from django.utils.translation import gettext as _
 from django.utils.translation import pgettext
 from reportlab.lib import colors
+from reportlab.lib.styles import ParagraphStyle
 from reportlab.lib.units import mm
 from reportlab.platypus import Flowable, KeepTogether, PageBreak, Paragraph, Spacer, Table
 
@@ -18,15 +19,19 @@ from scoring.cards import DECK, SUITS, Card, parse_hand
 from tournaments.models import Donne
 
 from .base import (
-    FRAME_W,
+    RED,
+    FitText,
     Renderer,
     card_trump_label,
     esc,
+    face_labels,
     hand_markup,
     position_label,
+    rank_legend,
     suit_markup,
 )
 from .data import donne_range, load_donnes
+from .hand_records import confidential_notice, donne_heading
 
 POCKET_COLOURS = {
     "N": colors.HexColor("#dbe8f7"),
@@ -35,7 +40,13 @@ POCKET_COLOURS = {
     "W": colors.HexColor("#f7dde3"),
     "chien": colors.HexColor("#e4e4e4"),
 }
-_RANKS = ("R", "D", "C", "V", "10", "9", "8", "7", "6", "5", "4", "3", "2", "1")
+# Tight cells: four donnes (grid and hands) to a page.
+COMPACT = (
+    ("TOPPADDING", (0, 0), (-1, -1), 0.8),
+    ("BOTTOMPADDING", (0, 0), (-1, -1), 1.2),
+    ("LEFTPADDING", (0, 0), (-1, -1), 2),
+    ("RIGHTPADDING", (0, 0), (-1, -1), 2),
+)
 
 
 def pocket_letters() -> dict[str, str]:
@@ -67,16 +78,18 @@ class EtuiSetsRenderer(Renderer):
             return ""
         return _("Étui set %(number)s") % {"number": self.part}
 
-    def card_grid(self, donne: Donne) -> Table:
-        """Rows ♠ ♥ ♦ ♣ by rank, then the trumps: each cell names the card's pocket."""
+    def card_grid(self, donne: Donne, width: float) -> list[Flowable]:
+        """Rows ♠ ♥ ♦ ♣ by rank, then one row of the 22 trumps: each cell names the card's
+        pocket, on the pocket's colour."""
         fonts, styles = self.fonts, self.styles
         letters = pocket_letters()
         where = owners(donne)
-        trumps_label = _("Trumps")
-        head = ["", *_RANKS]
-        rows: list[list[object]] = [head]
+        faces = face_labels()
+        ranks = [faces.get(r, str(r)) for r in range(14, 0, -1)]
+        first = 12 * mm
+        rows: list[list[object]] = [["", *ranks]]
         style: list[tuple[object, ...]] = [
-            ("ALIGN", (1, 0), (-1, -1), "CENTER"),
+            ("ALIGN", (0, 0), (-1, -1), "CENTER"),
             ("FONTNAME", (0, 0), (0, -1), fonts.condensed_bold),
         ]
         for s, suit in enumerate(SUITS):
@@ -84,80 +97,96 @@ class EtuiSetsRenderer(Renderer):
             for offset in range(14):
                 pocket = where[DECK[s * 14 + offset]]
                 row.append(letters[pocket])
-                style.append(
-                    (
-                        "BACKGROUND",
-                        (1 + offset, len(rows)),
-                        (1 + offset, len(rows)),
-                        POCKET_COLOURS[pocket],
-                    )
-                )
+                cell = (1 + offset, len(rows))
+                style.append(("BACKGROUND", cell, cell, POCKET_COLOURS[pocket]))
             rows.append(row)
-        trump_lines = [list(range(56, 70)), [*range(70, 77), 77]]  # 21…8, then 7…1 and Excuse
-        for ids in trump_lines:
-            labels = [card_trump_label(DECK[i]) for i in ids]
-            rows.append([trumps_label, *labels, *[""] * (14 - len(ids))])
-            style.append(("BACKGROUND", (0, len(rows) - 1), (-1, len(rows) - 1), colors.white))
-            style.append(
-                ("FONTNAME", (1, len(rows) - 1), (-1, len(rows) - 1), fonts.condensed_bold)
-            )
-            row = [""]
-            for k, i in enumerate(ids):
-                pocket = where[DECK[i]]
-                row.append(letters[pocket])
-                style.append(
-                    ("BACKGROUND", (1 + k, len(rows)), (1 + k, len(rows)), POCKET_COLOURS[pocket])
-                )
-            rows.append([*row, *[""] * (14 - len(ids))])
-        first = 22 * mm
-        table = Table(rows, colWidths=[first, *[(FRAME_W - first) / 14] * 14])
-        table.setStyle(styles.grid(*style, size=9))
-        return table
+        suits = Table(rows, colWidths=[first, *[(width - first) / 14] * 14])
+        suits.setStyle(styles.grid(*style, *COMPACT, size=7.5))
+        ids = [*range(56, 77), 77]  # 21…1, then the Excuse
+        labels = [card_trump_label(DECK[i]) for i in ids]
+        trump_style: list[tuple[object, ...]] = [
+            ("ALIGN", (0, 0), (-1, -1), "CENTER"),
+            ("FONTNAME", (0, 0), (-1, 0), fonts.condensed_bold),
+            ("BACKGROUND", (0, 0), (-1, 0), colors.white),
+        ]
+        pockets: list[object] = [""]
+        for k, i in enumerate(ids):
+            pocket = where[DECK[i]]
+            pockets.append(letters[pocket])
+            trump_style.append(("BACKGROUND", (1 + k, 1), (1 + k, 1), POCKET_COLOURS[pocket]))
+        trumps = Table(
+            [[_("Trumps"), *labels], pockets],
+            colWidths=[first, *[(width - first) / 22] * 22],
+        )
+        trumps.setStyle(styles.grid(*trump_style, *COMPACT, size=7, header=False))
+        return [suits, trumps]
 
     def hands_row(self, donne: Donne) -> Table:
         """The four hands and the chien, to check each pocket once filled."""
-        fonts, styles = self.fonts, self.styles
+        fonts = self.fonts
         letters = pocket_letters()
+        style_ = ParagraphStyle("hands", fontName=fonts.condensed, fontSize=7, leading=8.2)
         cells = []
         for position in ("N", "E", "S", "W"):
-            title = f"{letters[position]} — {esc(position_label(position))}"
+            title = f"<b>{letters[position]} — {esc(position_label(position))}</b>"
             if donne.dealer == position:
-                title += f" · {esc(_('dealer'))}"
+                title += f' <font color="#c0161d"><b>· {esc(_("dealer"))}</b></font>'
             cells.append(
-                Paragraph(
-                    f"<b>{title}</b> ☐<br/>{hand_markup(fonts, donne.hand(position))}",
-                    styles.small,
-                )
+                Paragraph(f"{title} ☐<br/>{hand_markup(fonts, donne.hand(position))}", style_)
             )
         cells.append(
             Paragraph(
                 f"<b>{letters['chien']} — {esc(_('Chien'))}</b> ☐<br/>"
                 f"{hand_markup(fonts, donne.chien)}",
-                styles.small,
+                style_,
             )
         )
-        table = Table([cells], colWidths=[FRAME_W / 5] * 5)
+        table = Table([cells], colWidths=[self.frame_w / 5] * 5)
         style = [("VALIGN", (0, 0), (-1, -1), "TOP")]
         for k, pocket in enumerate(("N", "E", "S", "W", "chien")):
             style.append(("BACKGROUND", (k, 0), (k, 0), POCKET_COLOURS[pocket]))
-        table.setStyle(styles.grid(*style, header=False))
+        table.setStyle(self.styles.grid(*style, *COMPACT, header=False))
         return table
 
     def donne_block(self, donne: Donne) -> KeepTogether:
-        heading = _("Donne %(number)s — étui set %(set)s — dealer: %(dealer)s") % {
-            "number": donne.number,
-            "set": donne.etui_set.number,
-            "dealer": position_label(donne.dealer),
-        }
-        return KeepTogether(
+        """One donne: its number, étui set and dealer large on the left, the grid on the
+        right, the hands below — a quarter of a page."""
+        f = self.fonts
+        strip_w = 27 * mm
+        strip = [
+            FitText(donne_heading(donne), font=f.bold, size=14, floor=10, space_after=1 * mm),
+            FitText(
+                _("Étui set %(number)s") % {"number": donne.etui_set.number},
+                font=f.bold,
+                size=10.5,
+                floor=8,
+                space_after=1 * mm,
+            ),
+            FitText(
+                _("Dealer: %(position)s") % {"position": position_label(donne.dealer)},
+                font=f.bold,
+                size=9,
+                floor=7,
+                colour=RED,
+            ),
+        ]
+        top = Table(
+            [[strip, self.card_grid(donne, self.frame_w - strip_w)]],
+            colWidths=[strip_w, self.frame_w - strip_w],
+        )
+        top.setStyle(
             [
-                Paragraph(esc(heading), self.styles.h2),
-                self.card_grid(donne),
-                Spacer(1, 2 * mm),
-                self.hands_row(donne),
-                Spacer(1, 7 * mm),
+                ("VALIGN", (0, 0), (-1, -1), "TOP"),
+                ("LEFTPADDING", (0, 0), (-1, -1), 0),
+                ("RIGHTPADDING", (0, 0), (-1, -1), 0),
+                ("TOPPADDING", (0, 0), (-1, -1), 0),
+                ("BOTTOMPADDING", (0, 0), (-1, -1), 0),
             ]
         )
+        return KeepTogether([top, Spacer(1, 1.2 * mm), self.hands_row(donne), Spacer(1, 4 * mm)])
+
+    def page_notice(self) -> str:
+        return confidential_notice(self.tournament)
 
     def story(self) -> list[Flowable]:
         donnes = load_donnes(self.tournament, etui_set=self.part)
@@ -167,7 +196,8 @@ class EtuiSetsRenderer(Renderer):
         story: list[Flowable] = []
         letters = pocket_letters()
         legend = _(
-            "Sort a deck (♠ ♥ ♦ ♣ from the king down, then the trumps), then put each card in "
+            "Sort a deck (♠ ♥ ♦ ♣ from the king down, then the trumps 21 to 1 and the Excuse), "
+            "then put each card in "
             "the pocket shown: %(pockets)s. Tick each pocket once checked against the hands."
         ) % {
             "pockets": ", ".join(
@@ -186,11 +216,11 @@ class EtuiSetsRenderer(Renderer):
                         _("Étui set %(number)s — donnes %(first)s to %(last)s")
                         % {"number": number, "first": first, "last": last}
                     ),
-                    self.styles.title,
+                    self.styles.h3,
                 )
             )
-            story.append(Paragraph(esc(legend), self.styles.muted))
-            story.append(Spacer(1, 3 * mm))
+            story.append(Paragraph(f"{esc(legend)} {rank_legend(self.fonts)}", self.styles.muted))
+            story.append(Spacer(1, 2 * mm))
             for donne in members:
                 self.data_step(done, len(donnes))
                 done += 1

@@ -1,38 +1,26 @@
 """Table score sheets: one page per table and round, with the players by position, a grid to
-fill by hand for each donne of the relais, and a QR code that opens the arbiter's entry page
-for that table (its first donne of the round; the page leads on to the others).
+fill by hand for each donne of the relais, and a QR code that opens the table's page
+(`scoring.documents.data.table_page_url`, the same as on the table cards).
 
 The cells offer the choices to circle (N E S W, P G GS GC, 0 1 2 3…) so that what the arbiter
-reads back is unambiguous.
+reads back is unambiguous; the poignée and chelem columns say what to write, a box is ticked
+when all passed, an incident box takes what the arbiter must know, and the sheet says where
+the étuis go for the next round. Names are fitted (`FitText`): a long one wraps in its cell.
 """
 
 from __future__ import annotations
 
 import qrcode
-from django.conf import settings
-from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import pgettext
 from reportlab.lib import colors
 from reportlab.lib.units import mm
-from reportlab.platypus import Flowable, PageBreak, Paragraph, Spacer, Table
+from reportlab.platypus import Flowable, KeepInFrame, PageBreak, Paragraph, Spacer, Table
 
-from tournaments.models import Tournament
-
-from .base import LIGHT, MUTED, Renderer, esc, position_label
-from .data import FIFTH, Sitting, donne_range, load_seating
+from .base import LIGHT, LINE, MUTED, FitText, Renderer, esc, position_label
+from .data import FIFTH, Seating, Sitting, donne_range, load_seating, table_page_url
 
 QR_SIZE = 30 * mm
-
-
-def site_url() -> str:
-    return str(getattr(settings, "SITE_URL", "http://127.0.0.1:8000")).rstrip("/")
-
-
-def entry_url(tournament: Tournament, table_number: int, donne_number: int) -> str:
-    """Absolute URL of the arbiter's entry page for a table and a donne."""
-    path = reverse("arbiter_result", args=[tournament.pk, table_number, donne_number])
-    return f"{site_url()}{path}"
 
 
 class QrCode(Flowable):
@@ -84,6 +72,14 @@ class ScoreSheetsRenderer(Renderer):
     def title(self) -> str:
         return _("Table score sheets")
 
+    def table_url(self, table_number: int) -> str:
+        """The table's page (`table_page_url`, what the table cards' QR codes open too), read
+        once per table rather than once per round."""
+        urls = self.__dict__.setdefault("_table_urls", {})
+        if table_number not in urls:
+            urls[table_number] = table_page_url(self.tournament, table_number)
+        return urls[table_number]
+
     def players_table(self, sitting: Sitting) -> Table:
         styles = self.styles
         rows: list[list[object]] = [[_("Position"), _("Player"), _("Licence"), _("Signature")]]
@@ -91,32 +87,34 @@ class ScoreSheetsRenderer(Renderer):
         for position in order:
             player = sitting.seats.get(position)
             label = _("Fifth player") if position == FIFTH else position_label(position)
-            rows.append(
-                [
-                    label,
-                    Paragraph(f"<b>{esc(player.full_name)}</b>", styles.cell) if player else "",
-                    player.licence if player else "",
-                    "",
-                ]
-            )
+            name = FitText(player.full_name, font=self.fonts.condensed_bold, size=9.5, floor=7)
+            rows.append([label, name if player else "", player.licence if player else "", ""])
         table = Table(
             rows,
             colWidths=[31 * mm, 57 * mm, 20 * mm, 38 * mm],
-            rowHeights=[None, *[7 * mm] * (len(rows) - 1)],
             hAlign="LEFT",
         )
-        table.setStyle(styles.grid(size=9.5))
+        # Rows at least 7 mm (room to sign), taller when a long name wraps.
+        table.setStyle(
+            styles.grid(
+                ("TOPPADDING", (0, 1), (-1, -1), 4),
+                ("BOTTOMPADDING", (0, 1), (-1, -1), 4),
+                size=9.5,
+            )
+        )
         return table
 
     def grid(self, sitting: Sitting) -> Table:
-        """One row per donne of the relais; cells hold the choices to circle."""
-        styles = self.styles
+        """One row per donne of the relais; cells hold the choices to circle and say what to
+        write."""
+        styles, f = self.styles, self.fonts
         five = sitting.table_size == 5
         positions = [position_label(p)[:1] for p in ("N", "E", "S", "W")]
         head = [
             _("Donne"),
             _("Dealer"),
             *([_("Sits out")] if five else []),
+            _("All passed"),
             _("Taker"),
             _("Contract"),
             _("Bouts"),
@@ -126,40 +124,71 @@ class ScoreSheetsRenderer(Renderer):
             _("Chelem"),
             *positions,
         ]
-        header = [Paragraph(esc(h), styles.head_cell) for h in head]
+        header = [
+            FitText(h, font=f.condensed_bold, size=8, floor=6, prefer_lines=2, align="c")
+            for h in head
+        ]
         rows: list[list[object]] = [header]
-        # Plain strings styled by the table (a Paragraph per cell is slow for 100+ sheets).
         contracts = pgettext("contract initials on the score sheet", "P  G  GS  GC")
         pab = pgettext("petit au bout choices: attack or defence", "Att.  Def.")
-        choices = ["  ".join(positions), contracts, "0  1  2  3", "", pab]
+
+        def hint(*lines: str) -> list[Flowable]:
+            return [
+                FitText(line, font=f.condensed, size=7.5, floor=5.5, colour=MUTED, align="c")
+                for line in lines
+            ]
+
+        poignees = hint(
+            "  ".join(positions),
+            pgettext("poignée sizes on the score sheet: simple, double, triple", "S  D  T"),
+            _("who and which"),
+        )
+        chelem = hint(
+            pgettext(
+                "chelem choices on the score sheet: announced, made or failed", "Ann. ✓  Ann. ✗"
+            ),
+            pgettext(
+                "chelem choices on the score sheet: unannounced, by the defence", "Unann. ✓  Def."
+            ),
+            _("circle one"),
+        )
+        choices = [
+            FitText("☐", font=f.regular, size=16, align="c"),
+            hint("  ".join(positions)),
+            hint(contracts),
+            hint("0  1  2  3"),
+            "",
+            hint(pab),
+            poignees,
+            chelem,
+        ]
         for index, donne in enumerate(sitting.donnes):
             cells: list[object] = [str(donne.number), position_label(donne.dealer)]
             if five:
                 role = sitting.sitter(index)
                 sitter = sitting.seats.get(role) if role else None
-                cells.append(sitter.full_name if sitter else "")
-            rows.append([*cells, *choices, *[""] * 6])
+                cells.append(
+                    FitText(sitter.full_name, font=f.condensed, size=8, floor=6) if sitter else ""
+                )
+            rows.append([*cells, *choices, *[""] * 4])
         rows.append([_("Total"), *[""] * (len(head) - 1)])
-        fixed = [14 * mm, 16 * mm, *([30 * mm] if five else []), 22 * mm, 24 * mm, 17 * mm]
-        fixed += [17 * mm, 17 * mm, 26 * mm, 20 * mm]
+        fixed = [12 * mm, 15 * mm, *([28 * mm] if five else []), 13 * mm, 19 * mm, 22 * mm]
+        fixed += [15 * mm, 15 * mm, 15 * mm, 26 * mm, 26 * mm]
         score_w = (self.frame_w - sum(fixed)) / 4
         last = len(rows) - 1
-        first_choice = 3 if five else 2
         table = Table(
             rows,
             colWidths=[*fixed, *[score_w] * 4],
-            rowHeights=[None, *[16 * mm] * (last - 1), 8 * mm],
+            rowHeights=[None, *[14 * mm] * (last - 1), 7 * mm],
             repeatRows=1,
         )
         table.setStyle(
             styles.grid(
                 ("VALIGN", (0, 1), (-1, -1), "TOP"),
                 ("VALIGN", (0, 1), (1, -1), "MIDDLE"),
-                ("ALIGN", (0, 0), (1, -1), "CENTER"),
+                ("ALIGN", (0, 0), (-1, -1), "CENTER"),
                 ("FONTNAME", (0, 1), (0, last - 1), self.fonts.bold),
                 ("FONTSIZE", (0, 1), (0, last - 1), 14),
-                ("FONTSIZE", (first_choice, 1), (first_choice + 4, last - 1), 7.5),
-                ("TEXTCOLOR", (first_choice, 1), (first_choice + 4, last - 1), MUTED),
                 ("FONTNAME", (0, last), (0, last), self.fonts.condensed_bold),
                 ("ALIGN", (0, last), (0, last), "LEFT"),
                 ("SPAN", (0, last), (len(head) - 5, last)),
@@ -169,8 +198,52 @@ class ScoreSheetsRenderer(Renderer):
         )
         return table
 
-    def sheet(self, sitting: Sitting) -> list[Flowable]:
-        styles = self.styles
+    def next_tables(self, seating: Seating, sitting: Sitting) -> str:
+        """Where this table's étuis go after the round (the movement, read from the seating)."""
+        later = [
+            s.table_number
+            for s in seating.sittings
+            if s.round_number == sitting.round_number + 1 and s.etui_set == sitting.etui_set
+        ]
+        if not later:
+            return _("After this round, hand étui set %(set)s to the arbiter.") % {
+                "set": sitting.etui_set
+            }
+        return _("After this round, take étui set %(set)s to table %(tables)s.") % {
+            "set": sitting.etui_set,
+            "tables": ", ".join(str(n) for n in sorted(set(later))),
+        }
+
+    def incident_box(self) -> Table:
+        """A box for the incidents and the arbiter's decisions, with room for initials."""
+        f = self.fonts
+        box = Table(
+            [
+                [
+                    FitText(
+                        _("Incidents, arbiter called (donne, what happened, decision):"),
+                        font=f.condensed_bold,
+                        size=8.5,
+                    ),
+                    FitText(_("Arbiter's initials"), font=f.condensed_bold, size=8.5),
+                ]
+            ],
+            colWidths=[self.frame_w - 45 * mm, 45 * mm],
+            rowHeights=[14 * mm],
+        )
+        box.setStyle(
+            [
+                ("BOX", (0, 0), (-1, -1), 0.8, LINE),
+                ("LINEBEFORE", (1, 0), (1, 0), 0.4, LINE),
+                ("VALIGN", (0, 0), (-1, -1), "TOP"),
+                ("TOPPADDING", (0, 0), (-1, -1), 3),
+                ("LEFTPADDING", (0, 0), (-1, -1), 4),
+            ]
+        )
+        return box
+
+    def sheet(self, seating: Seating, sitting: Sitting) -> list[Flowable]:
+        styles, f = self.styles, self.fonts
         first, last = donne_range(sitting.donnes)
         heading = _("Table %(table)s — round %(round)s") % {
             "table": sitting.table_number,
@@ -181,53 +254,65 @@ class ScoreSheetsRenderer(Renderer):
             "first": first,
             "last": last,
         }
-        url = entry_url(self.tournament, sitting.table_number, first) if first else site_url()
+        url = self.table_url(sitting.table_number)
         note = _("Players keep their position for the whole round.")
         if sitting.table_size == 5:
             note += " " + _(
                 "Table of five: on each donne one player sits out (column 'Sits out'); the "
                 "fifth player then plays that player's hand."
             )
-        intro = Paragraph(
-            f'<font size="18"><b>{esc(heading)}</b></font><br/><br/>'
-            f'<font size="11">{esc(relais)}</font><br/><br/>'
-            f'<font size="8">{esc(note)}</font>',
-            styles.body,
-        )
-        caption = Paragraph(esc(_("Arbiter: scan to enter this table's results")), styles.muted)
+        intro = [
+            FitText(heading, font=f.bold, size=18, floor=12, space_after=2 * mm),
+            FitText(relais, font=f.regular, size=11, floor=8, space_after=1.5 * mm),
+            FitText(
+                self.next_tables(seating, sitting),
+                font=f.bold,
+                size=10,
+                floor=8,
+                space_after=1.5 * mm,
+            ),
+            Paragraph(esc(note), styles.small),
+        ]
+        caption = [
+            Paragraph(esc(_("Arbiter: scan to enter this table's results")), styles.muted),
+            FitText(url, font=f.condensed, size=6, floor=4, colour=MUTED),
+        ]
         players = self.players_table(sitting)
         qr_w = QR_SIZE + 6 * mm
         top = Table(
-            [[intro, players, [QrCode(url), caption]]],
+            [[intro, players, [QrCode(url), *caption]]],
             colWidths=[self.frame_w - 146 * mm - qr_w, 146 * mm, qr_w],
         )
         top.setStyle(
             [
                 ("VALIGN", (0, 0), (-1, -1), "TOP"),
                 ("LEFTPADDING", (0, 0), (-1, -1), 0),
+                ("RIGHTPADDING", (0, 0), (0, 0), 4 * mm),
                 ("LEFTPADDING", (2, 0), (2, 0), 6 * mm),
             ]
         )
-        story: list[Flowable] = [top]
-        story += [
-            Spacer(1, 4 * mm),
-            self.grid(sitting),
+        story: list[Flowable] = [
+            top,
             Spacer(1, 3 * mm),
+            self.grid(sitting),
+            Spacer(1, 2 * mm),
             Paragraph(
                 esc(
                     _(
                         "Circle the taker, the contract and the bouts; write the attack's points, "
                         "who won the petit au bout, the poignées shown (position and simple, "
                         "double or triple), any chelem, then each position's score. The four "
-                        "scores of a donne add up to 0."
+                        "scores of a donne add up to 0. Tick the box when all passed."
                     )
                 ),
                 styles.small,
             ),
             Spacer(1, 2 * mm),
-            Paragraph(esc(url), styles.muted),
+            self.incident_box(),
         ]
-        return story
+        # One sheet, one page: an unusually tall one (long names at a table of five, a long
+        # relais) is scaled down a little rather than split.
+        return [KeepInFrame(self.frame_w, self.body_height(), story, mode="shrink")]
 
     def story(self) -> list[Flowable]:
         seating = load_seating(self.tournament)
@@ -235,7 +320,7 @@ class ScoreSheetsRenderer(Renderer):
         for index, sitting in enumerate(self.steps(seating.sittings)):
             if index:
                 story.append(PageBreak())
-            story += self.sheet(sitting)
+            story += self.sheet(seating, sitting)
         if not seating.sittings:
             story.append(
                 Paragraph(esc(_("The seating has not been generated yet.")), self.styles.body)

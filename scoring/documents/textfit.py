@@ -82,6 +82,14 @@ def clear_caches() -> None:
     """Forget measured widths and layouts (the fonts were registered again)."""
     _unit_width.cache_clear()
     fit_text.cache_clear()
+    one_line.cache_clear()
+
+
+@lru_cache(maxsize=65536)
+def one_line(text: str, font: str, size: float, leading: float = LEADING) -> Fitted:
+    """`text` on one line at `size`, however wide (the caller compares `width` with its box):
+    the quick path of tables where nearly every cell fits as it is."""
+    return Fitted((text,) if text else (), size, size * leading, _unit_width(text, font) * size)
 
 
 def wrap_lines(text: str, font: str, size: float, width: float) -> list[str] | None:

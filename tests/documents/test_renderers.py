@@ -35,7 +35,9 @@ pytestmark = pytest.mark.django_db
 
 SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 LABELS_EN = {"N": "North", "E": "East", "S": "South", "W": "West"}
-RANKS = ("R", "D", "C", "V", "10", "9", "8", "7", "6", "5", "4", "3", "2", "1")
+NUMBERS = ("10", "9", "8", "7", "6", "5", "4", "3", "2", "1")
+RANKS = ("K", "Q", "C", "J", *NUMBERS)  # English letters: king, queen, cavalier, jack
+RANKS_FR = ("R", "D", "C", "V", *NUMBERS)
 
 
 def render(tournament: Tournament, kind: str, *, language: str = "en", part: int = 0) -> bytes:
@@ -47,8 +49,9 @@ def render(tournament: Tournament, kind: str, *, language: str = "en", part: int
     return content
 
 
-def expected_hand(text: str, trumps_word: str = "Trumps") -> str:
+def expected_hand(text: str, trumps_word: str = "Trumps", ranks: tuple[str, ...] = RANKS) -> str:
     """A hand as the diagram reads: suits ♠ ♥ ♦ ♣ high to low, then the trumps and count."""
+    letters = dict(zip(("R", "D", "C", "V"), ranks[:4], strict=True))
     suits: dict[str, list[str]] = {s: [] for s in "SHDC"}
     trumps: list[str] = []
     for card in parse_hand(text):  # sorted in display order
@@ -58,7 +61,7 @@ def expected_hand(text: str, trumps_word: str = "Trumps") -> str:
         elif code.startswith("T"):
             trumps.append(code[1:])
         else:
-            suits[code[0]].append(code[1:])
+            suits[code[0]].append(letters.get(code[1:], code[1:]))
     parts = [f"{SYMBOLS[s]} {' '.join(suits[s]) or '—'}" for s in "SHDC"]
     parts.append(f"{trumps_word} ({len(trumps)}) {' '.join(trumps) or '—'}")
     return " ".join(parts)
@@ -86,7 +89,7 @@ def test_hand_records_show_every_hand_and_the_chien_with_the_dealer(played_tourn
             assert f"{label} {expected_hand(donne.hand(position))}" in text, (donne, position)
         assert f"Chien {expected_hand(donne.chien)}" in text
     assert_pages_numbered(content)
-    assert page_count(content) == 4  # two diagrams a page
+    assert page_count(content) == 2  # four diagrams a page
 
 
 def test_hand_records_of_one_etui_set_hold_only_its_donnes(played_tournament):
@@ -114,23 +117,25 @@ def test_etui_sheets_name_the_pocket_of_every_card(played_tournament):
             pocket[card.code] = "chien"
         assert len(pocket) == 78
         suits = " ".join(
-            f"{SYMBOLS[s]} " + " ".join(letters[pocket[f"{s}{r}"]] for r in RANKS) for s in "SHDC"
+            f"{SYMBOLS[s]} " + " ".join(letters[pocket[f"{s}{r}"]] for r in RANKS_FR)
+            for s in "SHDC"
         )
         high = " ".join(str(n) for n in range(21, 7, -1))
         high_pockets = " ".join(letters[pocket[f"T{n}"]] for n in range(21, 7, -1))
         low_pockets = " ".join(
             letters[pocket[c]] for c in [*(f"T{n}" for n in range(7, 0, -1)), "EX"]
         )
-        block = f"{suits} Trumps {high} {high_pockets} Trumps 7 6 5 4 3 2 1 Exc {low_pockets}"
+        block = f"{suits} Trumps {high} 7 6 5 4 3 2 1 Exc {high_pockets} {low_pockets}"
         assert block in text, donne.number
-        assert f"Donne {donne.number} — étui set {donne.etui_set.number}" in text
+        dealer = LABELS_EN[donne.dealer]
+        assert f"Donne {donne.number} Étui set {donne.etui_set.number} Dealer: {dealer}" in text
     # Each étui set starts on its own page.
     texts = page_texts(content)
     starts = [i for i, t in enumerate(texts) if re.search(r"Étui set \d+ — donnes", t)]
     assert len(starts) == 2 and starts[0] == 0
 
 
-def test_score_sheets_list_the_players_and_their_qr_code_opens_the_entry_page(
+def test_score_sheets_list_the_players_and_their_qr_code_opens_the_table_page(
     played_tournament, settings
 ):
     settings.SITE_URL = "https://tarot.example.org"
@@ -159,20 +164,21 @@ def test_score_sheets_list_the_players_and_their_qr_code_opens_the_entry_page(
             assert header.replace(" ", "") in text.replace(" ", "")
         for donne in tr.etui_set.donnes.all():
             assert re.search(rf"\b{donne.number} {LABELS_EN[donne.dealer]}\b", text)
-    first = table_rounds[0]
-    first_donne = first.etui_set.donnes.order_by("number").first()
-    expected = "https://tarot.example.org" + reverse(
-        "arbiter_result", args=[played_tournament.pk, first.table.number, first_donne.number]
-    )
-    assert decode_qr_codes(content, page=1) == [expected]
-    last = table_rounds[-1]
-    last_donne = last.etui_set.donnes.order_by("number").first()
-    assert decode_qr_codes(content, page=4) == [
-        "https://tarot.example.org"
-        + reverse(
-            "arbiter_result", args=[played_tournament.pk, last.table.number, last_donne.number]
+
+    # Each sheet's QR code opens its table's page (`table_page_url`): the entry page of the
+    # table's first donne in its first round, whatever the round of the sheet.
+    def table_page(table_number: int) -> str:
+        first_round = min(
+            (tr for tr in table_rounds if tr.table.number == table_number),
+            key=lambda tr: tr.round.number,
         )
-    ]
+        donne = first_round.etui_set.donnes.order_by("number").first()
+        return "https://tarot.example.org" + reverse(
+            "arbiter_result", args=[played_tournament.pk, table_number, donne.number]
+        )
+
+    for page, tr in enumerate(table_rounds, start=1):
+        assert decode_qr_codes(content, page=page) == [table_page(tr.table.number)]
     # A table of five says who sits out each donne.
     five = next(tr for tr in table_rounds if tr.table.size == 5)
     assert "Fifth player" in texts[table_rounds.index(five)]
@@ -287,7 +293,7 @@ def test_donne_results_show_every_table_side_by_side(played_tournament):
         (Document.Kind.SCORE_SHEETS, True),
         (Document.Kind.ROUTE_CARDS, False),
         (Document.Kind.SCORE_CARDS, False),
-        (Document.Kind.RANKING, False),
+        (Document.Kind.RANKING, True),
         (Document.Kind.DONNE_RESULTS, True),
     ],
 )
@@ -321,12 +327,12 @@ def test_french_documents_use_the_french_labels_and_accents(played_tournament):
     for label in ("Nord", "Est", "Sud", "Ouest"):
         assert label in text
     assert "Diagrammes des donnes" in text
-    assert "Page 1 sur 4" in text
+    assert "Page 1 sur 2" in text
     donne = Donne.objects.get(tournament=played_tournament, number=1)
     label = {"N": "Nord", "E": "Est", "S": "Sud", "W": "Ouest"}[donne.dealer]
     assert f"{label} · donneur" in text
     assert f"Donneur : {label}" in text
-    assert expected_hand(donne.chien, trumps_word="Atouts") in text
+    assert expected_hand(donne.chien, trumps_word="Atouts", ranks=RANKS_FR) in text
     with translation.override("en"):
         assert translation.get_language() == "en"  # rendering did not leak its language
 

@@ -156,3 +156,19 @@ def test_fit_text_in_a_table_cell_makes_the_row_taller_instead_of_overflowing():
     for line in cell.fitted.lines:
         assert text_width(line, fonts.condensed, cell.fitted.size) <= width - 12 + 1e-6
     assert cell.height == cell.fitted.height
+
+
+def test_paragraph_markup_draws_missing_characters_in_a_fallback_or_visibly():
+    from reportlab.lib.styles import ParagraphStyle
+    from reportlab.platypus import Paragraph, SimpleDocTemplate
+
+    from scoring.documents.base import markup
+
+    fonts = register_fonts()
+    text = markup("Zoé <b> & 🎉", fonts.regular)
+    assert "&lt;b&gt; &amp;" in text and "🎉" not in text and REPLACEMENT in text
+    buffer = io.BytesIO()
+    style = ParagraphStyle("p", fontName=fonts.regular, fontSize=10)
+    SimpleDocTemplate(buffer, pagesize=A4).build([Paragraph(text, style)])
+    extracted = PdfReader(io.BytesIO(buffer.getvalue())).pages[0].extract_text()
+    assert "Zoé <b> &" in extracted and REPLACEMENT in extracted
