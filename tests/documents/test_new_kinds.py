@@ -5,10 +5,10 @@ rows, then looked for in the PDF read back; the table cards' QR codes are decode
 from __future__ import annotations
 
 import pytest
+from django.urls import reverse
 
 from scoring.documents.data import load_seating, next_tables, table_page_url
 from scoring.documents.models import Document
-from scoring.documents.score_sheets import entry_url
 from scoring.documents.services import PUBLIC_KINDS, can_download_document, document_render
 from tests.fixtures.tournaments import stage_tournament
 from tournaments.models import Donne, LedgerEntry, Registration, Table, TableRound, Tournament
@@ -78,7 +78,8 @@ def test_table_cards_carry_the_number_and_the_qr_code_of_the_table_page(
         assert str(number) in page_texts(content)[page - 1].split()
 
 
-def test_the_table_page_url_is_the_score_sheet_target_of_its_first_donne(played_tournament):
+def test_the_table_page_url_is_the_entry_page_of_its_first_donne(played_tournament, settings):
+    settings.SITE_URL = "https://tarot.example.org"
     first = (
         Donne.objects.filter(
             etui_set__table_rounds__table__number=2,
@@ -88,8 +89,9 @@ def test_the_table_page_url_is_the_score_sheet_target_of_its_first_donne(played_
         .order_by("number")
         .first()
     )
-    # What the score sheet of table 2 in round 1 encodes in its QR code.
-    assert table_page_url(played_tournament, 2) == entry_url(played_tournament, 2, first.number)
+    # The arbiter's entry page of table 2 on the first donne it plays (round 1).
+    path = reverse("arbiter_result", args=[played_tournament.pk, 2, first.number])
+    assert table_page_url(played_tournament, 2) == f"https://tarot.example.org{path}"
 
 
 def test_the_check_in_list_has_every_registered_player_and_a_signature_column(
