@@ -41,6 +41,7 @@ DONNE = PAGE + "donne/<int:donne>/"
 urlpatterns: list[URLPattern | URLResolver] = [
     path("table/", table.table_code, name="table_code"),
     path("table/sw.js", table.service_worker, name="table_sw"),
+    path("table/card/<str:token>/", table.table_card, name="table_card"),
     path("table/<table_code:code>/", table.table_code, name="table_code_direct"),
     path(PAGE, table.table_page, name="table_page"),
     path(PAGE + "state.json", table.table_state, name="table_state"),

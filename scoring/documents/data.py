@@ -190,21 +190,15 @@ def site_url() -> str:
 
 
 def table_page_url(tournament: Tournament, table_number: int) -> str:
-    """The page a table's QR code opens (table cards). For now the score sheets' target: the
-    arbiter's entry page of the table's first donne in its first round (one query)."""
-    first = (
-        Donne.objects.filter(
-            etui_set__table_rounds__round__tournament=tournament,
-            etui_set__table_rounds__table__number=table_number,
-        )
-        .order_by("etui_set__table_rounds__round__number", "number")
-        .values_list("number", flat=True)
-        .first()
-    )
-    if first is None:
+    """The page a table card's QR code opens: the table's page of the round open there at
+    the time (`tournaments.services.table_entry.table_card_url`)."""
+    from tournaments.models import Table as TableRow
+    from tournaments.services.table_entry import table_card_url
+
+    table = TableRow.objects.filter(tournament=tournament, number=table_number).first()
+    if table is None:
         return f"{site_url()}{reverse('tournament_detail', args=[tournament.pk])}"
-    path = reverse("arbiter_result", args=[tournament.pk, table_number, first])
-    return f"{site_url()}{path}"
+    return table_card_url(table=table)
 
 
 def donne_averages(tournament: Tournament) -> dict[tuple[int, str], Fraction]:

@@ -29,6 +29,7 @@ from tournaments.models import (
     Result,
     Round,
     Seat,
+    TableAccess,
     TableRound,
     Tournament,
 )
@@ -43,8 +44,8 @@ Kind = Document.Kind
 PARTS: dict[str, tuple[str, ...]] = {
     Kind.HAND_RECORDS: ("donnes", "progress"),
     Kind.ETUI_SETS: ("donnes", "seating"),
-    Kind.SCORE_SHEETS: ("donnes", "seating", "players", "site"),
-    Kind.ROUTE_CARDS: ("donnes", "seating", "players"),
+    Kind.SCORE_SHEETS: ("donnes", "seating", "players", "site", "table_pages"),
+    Kind.ROUTE_CARDS: ("donnes", "seating", "players", "codes"),
     Kind.SCORE_CARDS: ("donnes", "seating", "players", "results", "progress"),
     Kind.RANKING: ("donnes", "seating", "players", "results", "progress"),
     Kind.DONNE_RESULTS: ("donnes", "seating", "players", "results", "progress"),
@@ -189,6 +190,24 @@ class Inputs:
         )
         return _digest(sorted(entries.items()))
 
+    @cached_property
+    def codes(self) -> str:
+        """The players' confirmation codes printed on route cards (drawn here when missing, as
+        printing would, so that a first build does not make itself out of date)."""
+        from tournaments.services.table_entry import player_codes_get
+
+        tournament = Tournament.objects.get(pk=self.tournament_id)
+        return _digest(sorted(player_codes_get(tournament=tournament).items()))
+
+    @cached_property
+    def table_pages(self) -> str:
+        """The tables' pages printed on score sheets: a page is created when first printed and
+        replaced only by the arbiter, who revokes the old one; so the revoked ones say it."""
+        revoked = TableAccess.objects.filter(
+            tournament_id=self.tournament_id, revoked_at__isnull=False
+        ).aggregate(n=Count("id"), last=Max("revoked_at"))
+        return _digest(sorted(revoked.items()))
+
     @property
     def site(self) -> str:
         """The site's address, printed in the QR codes."""
@@ -210,6 +229,8 @@ _ALL_PARTS = (
     "progress",
     "ledger",
     "site",
+    "codes",
+    "table_pages",
 )
 
 

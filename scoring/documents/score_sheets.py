@@ -1,6 +1,6 @@
 """Table score sheets: one page per table and round, with the players by position, a grid to
 fill by hand for each donne of the relais, and a QR code that opens the table's page
-(`scoring.documents.data.table_page_url`, the same as on the table cards).
+(`tournaments.services.table_entry.table_page_links`: the table's page for that round).
 
 The cells offer the choices to circle (N E S W, P G GS GC, 0 1 2 3…) so that what the arbiter
 reads back is unambiguous; the poignée and chelem columns say what to write, a box is ticked
@@ -17,8 +17,11 @@ from reportlab.lib import colors
 from reportlab.lib.units import mm
 from reportlab.platypus import Flowable, KeepInFrame, PageBreak, Paragraph, Spacer, Table
 
+from tournaments.models import TableRound
+from tournaments.services.table_entry import TablePageLinks, table_page_links
+
 from .base import LIGHT, LINE, MUTED, FitText, Renderer, esc, position_label
-from .data import FIFTH, Seating, Sitting, donne_range, load_seating, table_page_url
+from .data import FIFTH, Seating, Sitting, donne_range, load_seating
 
 QR_SIZE = 30 * mm
 
@@ -72,13 +75,15 @@ class ScoreSheetsRenderer(Renderer):
     def title(self) -> str:
         return _("Table score sheets")
 
-    def table_url(self, table_number: int) -> str:
-        """The table's page (`table_page_url`, what the table cards' QR codes open too), read
-        once per table rather than once per round."""
-        urls = self.__dict__.setdefault("_table_urls", {})
-        if table_number not in urls:
-            urls[table_number] = table_page_url(self.tournament, table_number)
-        return urls[table_number]
+    def table_links(self, sitting: Sitting) -> TablePageLinks:
+        """The page where the players of this table enter this round's results (its QR code),
+        and the short address and code for those who type (one table round per sheet)."""
+        table_round = TableRound.objects.select_related("round", "table").get(
+            round__tournament=self.tournament,
+            round__number=sitting.round_number,
+            table__number=sitting.table_number,
+        )
+        return table_page_links(table_round=table_round)
 
     def players_table(self, sitting: Sitting) -> Table:
         styles = self.styles
@@ -254,7 +259,8 @@ class ScoreSheetsRenderer(Renderer):
             "first": first,
             "last": last,
         }
-        url = self.table_url(sitting.table_number)
+        links = self.table_links(sitting)
+        url = links.url
         note = _("Players keep their position for the whole round.")
         if sitting.table_size == 5:
             note += " " + _(
@@ -274,8 +280,14 @@ class ScoreSheetsRenderer(Renderer):
             Paragraph(esc(note), styles.small),
         ]
         caption = [
-            Paragraph(esc(_("Arbiter: scan to enter this table's results")), styles.muted),
-            FitText(url, font=f.condensed, size=6, floor=4, colour=MUTED),
+            Paragraph(esc(_("Scan to enter this table's results")), styles.muted),
+            FitText(
+                _("or type %(address)s and the code %(code)s")
+                % {"address": links.short_url, "code": links.code},
+                font=f.condensed,
+                size=7,
+                floor=5,
+            ),
         ]
         players = self.players_table(sitting)
         qr_w = QR_SIZE + 6 * mm

@@ -63,7 +63,7 @@ def save(tournament: Tournament, table: Table, donne: Donne, data: ResultInput, 
 @pytest.fixture
 def detailed(personas) -> Tournament:
     """Two tables of four, one round. Donne 1: table 1 a garde with petit au bout, North's
-    simple poignée and a chelem made without announcement; table 2 a prise at 40.5 points.
+    simple poignée and a chelem announced and failed; table 2 a prise at 40.5 points.
     Donne 2: table 1 only (not compared yet). A penalty with a reason on donne 1."""
     tournament = stage_tournament(players=8, rounds=1, personas=personas)
     donne1 = tournament.donnes.get(number=1)
@@ -82,7 +82,7 @@ def detailed(personas) -> Tournament:
             points=Decimal(52),
             petit_au_bout="attack",
             poignees={"N": "simple"},
-            chelem="unannounced_made",
+            chelem="announced_failed",
         ),
         user,
     )
@@ -131,7 +131,7 @@ def test_donne_results_show_every_detail_and_the_average(detailed):
     assert "Garde, taker North" in text and "Prise, taker East" in text
     assert "petit au bout: attack" in text
     assert "Simple poignée by North" in text
-    assert "chelem: made without announcement" in text
+    assert "chelem: announced and failed" in text
     assert "40.5" in text and "52" in text
     assert "Average (what the differentials are measured from)" in text
     first = text.split("Donne 2")[0]
@@ -148,7 +148,7 @@ def test_score_cards_show_details_penalties_positions_and_not_compared(detailed)
     # Donne 1: bouts, points, the short codes of petit au bout, poignée and chelem.
     line = text.split("Garde, taker North")[1]
     assert line.split()[:2] == ["2", "52"]
-    assert "PB att." in line and "P1 N" in line and "Ch +" in line
+    assert "PB att." in line and "P1 N" in line and "Ch A−" in line
     assert signed(averages(detailed, 1)["N"]) in line
     # Donne 2: played at his table only.
     assert "to compare" in text.split("Prise, taker South")[1]

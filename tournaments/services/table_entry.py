@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import datetime
 import hashlib
+import hmac
 import json
 import secrets
 from collections.abc import Callable, Mapping
@@ -46,6 +47,7 @@ from ..models import (
     Registration,
     Result,
     Round,
+    Table,
     TableAccess,
     TableRound,
     Tournament,
@@ -265,6 +267,44 @@ def table_page_links(*, table_round: TableRound) -> TablePageLinks:
         short_url=_site() + reverse("table_code"),
         code=access.short_code,
     )
+
+
+# --- the table card: one link per table that follows the open round ---------------------------
+
+
+def _card_signature(table_id: int) -> str:
+    """128 bits of HMAC over the table's id with the site's key: the table card's link can be
+    neither guessed nor moved to another table, and needs no stored secret."""
+    key = settings.SECRET_KEY.encode()
+    return hmac.new(key, f"table-card:{table_id}".encode(), hashlib.sha256).hexdigest()[:32]
+
+
+def table_card_url(*, table: Table) -> str:
+    """The absolute URL printed as the QR code of a table card: it stands on the table all
+    day, so it opens the table's page of whichever round is open there at the time."""
+    token = f"{table.pk}-{_card_signature(table.pk)}"
+    return _site() + reverse("table_card", args=[token])
+
+
+def table_card_resolve(*, token: str) -> TableAccess:
+    """The live table page that a table card's link leads to now: the page of the round open
+    at that table. Raises TableAccessDenied for a forged link, or while no round is open."""
+    table_id, _sep, signature = token.partition("-")
+    if not table_id.isdigit() or not hmac.compare_digest(signature, _card_signature(int(table_id))):
+        raise TableAccessDenied(
+            _("This table page does not exist. Scan the QR code of your score sheet again.")
+        )
+    table_round = (
+        TableRound.objects.select_related("round", "table")
+        .filter(table_id=int(table_id), round__state=Round.State.OPEN)
+        .order_by("round__number")
+        .first()
+    )
+    if table_round is None:
+        raise TableAccessDenied(
+            _("No round is open at this table now: wait for the arbiter to open the next one.")
+        )
+    return table_access_resolve(secret=table_access_issue(table_round=table_round).secret)
 
 
 # --- players' codes ----------------------------------------------------------------------------

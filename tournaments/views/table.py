@@ -39,6 +39,7 @@ from ..services.table_entry import (
     TableAccessDenied,
     table_access_lookup,
     table_access_resolve,
+    table_card_resolve,
     table_donne,
     table_entry_confirm,
     table_entry_contest,
@@ -48,6 +49,7 @@ from ..services.table_entry import (
 
 __all__ = [
     "service_worker",
+    "table_card",
     "table_code",
     "table_confirm",
     "table_contest",
@@ -341,6 +343,16 @@ def table_contest(request: HttpRequest, secret: str, donne: int) -> HttpResponse
         )
 
     return _write(request, secret, donne, action)
+
+
+@require_GET
+def table_card(request: HttpRequest, token: str) -> HttpResponse:
+    """A table card's QR code: the table's page of the round open there now."""
+    try:
+        access = table_card_resolve(token=token)
+    except PermissionDenied as exc:
+        return _denied(request, exc)
+    return redirect(reverse("table_page", args=[access.secret]))
 
 
 @require_http_methods(["GET", "POST"])
