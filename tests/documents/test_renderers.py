@@ -9,7 +9,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-from django.urls import reverse
 from django.utils import translation
 
 from scoring.cards import parse_hand
@@ -19,7 +18,8 @@ from scoring.documents.services import document_render
 from scoring.selectors import ranking_current
 from tests.fixtures.services import require
 from tests.fixtures.tournaments import stage_tournament
-from tournaments.models import Donne, Player, Result, Seat, TableRound, Tournament
+from tournaments.models import Donne, Player, Result, Seat, TableAccess, TableRound, Tournament
+from tournaments.services.table_entry import table_page_url
 
 from .pdf import (
     decode_qr_codes,
@@ -165,20 +165,15 @@ def test_score_sheets_list_the_players_and_their_qr_code_opens_the_table_page(
         for donne in tr.etui_set.donnes.all():
             assert re.search(rf"\b{donne.number} {LABELS_EN[donne.dealer]}\b", text)
 
-    # Each sheet's QR code opens its table's page (`table_page_url`): the entry page of the
-    # table's first donne in its first round, whatever the round of the sheet.
-    def table_page(table_number: int) -> str:
-        first_round = min(
-            (tr for tr in table_rounds if tr.table.number == table_number),
-            key=lambda tr: tr.round.number,
-        )
-        donne = first_round.etui_set.donnes.order_by("number").first()
-        return "https://tarot.example.org" + reverse(
-            "arbiter_result", args=[played_tournament.pk, table_number, donne.number]
-        )
+    # Each sheet's QR code opens the page where that table enters that round's results, and
+    # the sheet prints the short address and code for those who type.
+    def table_page(tr) -> str:
+        return table_page_url(table_round=tr)
 
     for page, tr in enumerate(table_rounds, start=1):
-        assert decode_qr_codes(content, page=page) == [table_page(tr.table.number)]
+        assert decode_qr_codes(content, page=page) == [table_page(tr)]
+        code = TableAccess.objects.get(table_round=tr, revoked_at=None).short_code
+        assert code in texts[page - 1]
     # A table of five says who sits out each donne.
     five = next(tr for tr in table_rounds if tr.table.size == 5)
     assert "Fifth player" in texts[table_rounds.index(five)]
