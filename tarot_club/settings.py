@@ -150,7 +150,16 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
-CELERY_BROKER_TRANSPORT_OPTIONS = {"socket_connect_timeout": 1, "max_retries": 1}
+# visibility_timeout: a task taken by a worker that died is delivered again after this many
+# seconds (Redis' default is an hour). Longer than the longest task (a document build) and
+# countdown; a stale ranking is picked up sooner by the sweep (scoring/sweep.py).
+CELERY_VISIBILITY_TIMEOUT = int(env_str("CELERY_VISIBILITY_TIMEOUT", "600"))
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "socket_connect_timeout": 1,
+    "max_retries": 1,
+    "visibility_timeout": CELERY_VISIBILITY_TIMEOUT,
+}
+CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_VISIBILITY_TIMEOUT}
 CELERY_BROKER_CONNECTION_TIMEOUT = 1
 CELERY_RESULT_EXPIRES = 3600
 CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "tarot_club")
