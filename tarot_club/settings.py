@@ -170,8 +170,11 @@ CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "tarot_club")
 # progress for DOCUMENT_STALE_SECONDS are rebuilt on request (their worker died).
 RANKING_MIN_INTERVAL = float(env_str("RANKING_MIN_INTERVAL", "1"))
 RANKING_STALE_AFTER = float(env_str("RANKING_STALE_AFTER", "15"))
+# Every worker sweeps for stale rankings and dead document builds this often (scoring/sweep.py);
+# empty: a third of RANKING_STALE_AFTER.
+RANKING_SWEEP_SECONDS = float(env_str("RANKING_SWEEP_SECONDS", "0") or 0) or None
 RANKING_POLL_SECONDS = int(env_str("RANKING_POLL_SECONDS", "5"))
-DOCUMENT_STALE_SECONDS = int(env_str("DOCUMENT_STALE_SECONDS", "300"))
+DOCUMENT_STALE_SECONDS = int(env_str("DOCUMENT_STALE_SECONDS", "15"))
 
 CACHES = {
     "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},

@@ -1,6 +1,6 @@
 """A worker rides out a Redis outage: it holds a delayed task (as during a burst of results,
 whose ranking is coalesced with a countdown) when its own Redis server is killed; it keeps
-running, reconnects when Redis is back, and computes the next ranking.
+running, reconnects when Redis is back, and computes the next ranking (tarot_club/broker.py).
 
 The worker runs with the prefork pool, as `manage.py serve` and the deployment start it; the
 Redis server is one the test starts on a free port, so the machine's shared one is untouched.
@@ -20,7 +20,13 @@ from pathlib import Path
 import pytest
 import redis
 
-from tests.fixtures.services import ROOT, WorkerProcess, database_url_for_current_test_db, require
+from tests.fixtures.services import (
+    ROOT,
+    WorkerProcess,
+    database_url_for_current_test_db,
+    require,
+    reset_connections,
+)
 from tests.fixtures.tournaments import stage_tournament
 from tests.rankings.helpers import enter, schedule
 from tests.rankings.test_worker import wait_for_version
@@ -145,7 +151,17 @@ def test_worker_holding_a_delayed_task_survives_redis_killed_and_catches_up(
     assert "Unrecoverable error" not in log, log[-3000:]
 
     own_redis.start()  # same port: the worker reconnects by itself
-    prefork_worker.wait_ready(timeout=60)
+    deadline = time.monotonic() + 60
+    while True:  # the worker reconnects (its retry interval grows 2, 4, 6 s...)
+        reset_connections(app)  # this test process' pooled connections died with the server
+        try:
+            if app.control.ping(destination=[prefork_worker.name], timeout=0.5):
+                break
+        except Exception:
+            pass
+        assert prefork_worker.process.poll() is None
+        assert time.monotonic() < deadline, "the worker did not reconnect"
+        time.sleep(0.5)
     enter(tournament, *cells[1], personas.arbiter)
     snapshot = wait_for_version(tournament, timeout=60)
     assert snapshot.results_version == 2
