@@ -176,8 +176,28 @@ RANKING_SWEEP_SECONDS = float(env_str("RANKING_SWEEP_SECONDS", "0") or 0) or Non
 RANKING_POLL_SECONDS = int(env_str("RANKING_POLL_SECONDS", "5"))
 DOCUMENT_STALE_SECONDS = int(env_str("DOCUMENT_STALE_SECONDS", "15"))
 
+# Client addresses and shared counters (throttles): TRUSTED_PROXIES is the number of proxies
+# in front of the site that append to X-Forwarded-For (0: the header is ignored and the
+# address is the connection's). Throttle counters live in a cache every process shares:
+# Redis when it is the broker in use, else the database (table created by a migration).
+TRUSTED_PROXIES = int(env_str("TRUSTED_PROXIES", "0"))
+SHARED_CACHE_TABLE = "tarot_cache"
+_DATABASE_CACHE = {
+    "BACKEND": "django.core.cache.backends.db.DatabaseCache",
+    "LOCATION": SHARED_CACHE_TABLE,
+}
 CACHES = {
     "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+    "shared": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": REDIS_URL,
+        "KEY_PREFIX": "tarot",
+        "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
+    }
+    if REDIS_URL and not CELERY_EAGER
+    else _DATABASE_CACHE,
+    # Where the shared counters go while Redis does not answer.
+    "shared_fallback": _DATABASE_CACHE,
 }
 
 REST_FRAMEWORK = {
@@ -196,7 +216,10 @@ REST_FRAMEWORK = {
         "login": env_str("API_LOGIN_RATE", "10/min"),
         "login_ip": env_str("API_LOGIN_IP_RATE", "60/min"),
         "write": env_str("API_WRITE_RATE", "600/min"),
+        # failed logins per user name, from any address
+        "login_failures": env_str("LOGIN_FAILURES_RATE", "30/hour"),
     },
+    "NUM_PROXIES": TRUSTED_PROXIES,
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "tarot_club API",
