@@ -57,6 +57,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "tarot_club.middleware.HealthzAnyHostMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -173,6 +174,8 @@ RANKING_STALE_AFTER = float(env_str("RANKING_STALE_AFTER", "15"))
 # Every worker sweeps for stale rankings and dead document builds this often (scoring/sweep.py);
 # empty: a third of RANKING_STALE_AFTER.
 RANKING_SWEEP_SECONDS = float(env_str("RANKING_SWEEP_SECONDS", "0") or 0) or None
+# /healthz checks Redis and pings the workers at most this often (in the background).
+HEALTH_CACHE_SECONDS = float(env_str("HEALTH_CACHE_SECONDS", "5"))
 RANKING_POLL_SECONDS = int(env_str("RANKING_POLL_SECONDS", "5"))
 DOCUMENT_STALE_SECONDS = int(env_str("DOCUMENT_STALE_SECONDS", "15"))
 
