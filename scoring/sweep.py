@@ -3,7 +3,7 @@ reading a page.
 
 Every worker runs `sweep_once` when it starts and then every RANKING_SWEEP_SECONDS in a
 thread of its main process (tarot_club/celery.py):
-- a tournament whose ranking has waited more than half of RANKING_STALE_AFTER is computed
+- a tournament whose ranking has waited a third of RANKING_STALE_AFTER is computed
   there and then (one worker wins the claim in the database; the others skip it), so the
   ranking is current within RANKING_STALE_AFTER even when Redis lost the queued task;
 - a document build that stopped beating (scoring.heartbeat) or a request whose task was
@@ -33,9 +33,9 @@ logger = logging.getLogger(__name__)
 
 
 def sweep_period() -> float:
-    """Seconds between two sweeps of one worker: a third of RANKING_STALE_AFTER by default."""
+    """Seconds between two sweeps of one worker: a quarter of RANKING_STALE_AFTER by default."""
     configured = getattr(settings, "RANKING_SWEEP_SECONDS", None)
-    return float(configured) if configured else max(0.5, stale_after() / 3)
+    return float(configured) if configured else max(0.5, stale_after() / 4)
 
 
 def _db_now_minus(seconds: float) -> ExpressionWrapper:
@@ -43,11 +43,11 @@ def _db_now_minus(seconds: float) -> ExpressionWrapper:
 
 
 def rankings_sweep(*, where: str) -> list[int]:
-    """Compute the rankings left stale for half of RANKING_STALE_AFTER; return their ids."""
+    """Compute the rankings left stale for a third of RANKING_STALE_AFTER; return their ids."""
     from scoring.models import RankingState
 
     waiting = list(
-        RankingState.objects.filter(stale_since__lte=_db_now_minus(stale_after() / 2))
+        RankingState.objects.filter(stale_since__lte=_db_now_minus(stale_after() / 3))
         .order_by("stale_since")
         .values_list("pk", flat=True)
     )

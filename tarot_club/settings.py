@@ -173,7 +173,7 @@ CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "tarot_club")
 RANKING_MIN_INTERVAL = float(env_str("RANKING_MIN_INTERVAL", "1"))
 RANKING_STALE_AFTER = float(env_str("RANKING_STALE_AFTER", "15"))
 # Every worker sweeps for stale rankings and dead document builds this often (scoring/sweep.py);
-# empty: a third of RANKING_STALE_AFTER.
+# empty: a quarter of RANKING_STALE_AFTER.
 RANKING_SWEEP_SECONDS = float(env_str("RANKING_SWEEP_SECONDS", "0") or 0) or None
 # /healthz checks Redis and pings the workers at most this often (in the background).
 HEALTH_CACHE_SECONDS = float(env_str("HEALTH_CACHE_SECONDS", "5"))

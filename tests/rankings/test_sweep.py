@@ -33,7 +33,7 @@ def test_rankings_sweep_computes_a_ranking_left_stale(personas, settings):
     RankingState.objects.create(tournament=tournament, stale_since=timezone.now())
     assert rankings_sweep(where="sweeper") == []  # not waited long enough yet
     RankingState.objects.filter(pk=tournament.pk).update(
-        stale_since=timezone.now() - timedelta(seconds=6), started_at=None
+        stale_since=timezone.now() - timedelta(seconds=4), started_at=None
     )
     assert rankings_sweep(where="sweeper") == [tournament.pk]
     snapshot = RankingSnapshot.objects.get(tournament=tournament)
