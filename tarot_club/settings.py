@@ -60,6 +60,7 @@ MIDDLEWARE = [
     "tarot_club.middleware.HealthzAnyHostMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "tarot_club.middleware.SecurityHeadersMiddleware",
+    "tarot_club.middleware.BadInputMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
