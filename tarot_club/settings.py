@@ -57,7 +57,10 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "tarot_club.middleware.HealthzAnyHostMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "tarot_club.middleware.SecurityHeadersMiddleware",
+    "tarot_club.middleware.BadInputMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
@@ -151,7 +154,16 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
-CELERY_BROKER_TRANSPORT_OPTIONS = {"socket_connect_timeout": 1, "max_retries": 1}
+# visibility_timeout: a task taken by a worker that died is delivered again after this many
+# seconds (Redis' default is an hour). Longer than the longest task (a document build) and
+# countdown; a stale ranking is picked up sooner by the sweep (scoring/sweep.py).
+CELERY_VISIBILITY_TIMEOUT = int(env_str("CELERY_VISIBILITY_TIMEOUT", "600"))
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "socket_connect_timeout": 1,
+    "max_retries": 1,
+    "visibility_timeout": CELERY_VISIBILITY_TIMEOUT,
+}
+CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_VISIBILITY_TIMEOUT}
 CELERY_BROKER_CONNECTION_TIMEOUT = 1
 CELERY_RESULT_EXPIRES = 3600
 CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "tarot_club")
@@ -162,11 +174,36 @@ CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "tarot_club")
 # progress for DOCUMENT_STALE_SECONDS are rebuilt on request (their worker died).
 RANKING_MIN_INTERVAL = float(env_str("RANKING_MIN_INTERVAL", "1"))
 RANKING_STALE_AFTER = float(env_str("RANKING_STALE_AFTER", "15"))
+# Every worker sweeps for stale rankings and dead document builds this often (scoring/sweep.py);
+# empty: a quarter of RANKING_STALE_AFTER.
+RANKING_SWEEP_SECONDS = float(env_str("RANKING_SWEEP_SECONDS", "0") or 0) or None
+# /healthz checks Redis and pings the workers at most this often (in the background).
+HEALTH_CACHE_SECONDS = float(env_str("HEALTH_CACHE_SECONDS", "5"))
 RANKING_POLL_SECONDS = int(env_str("RANKING_POLL_SECONDS", "5"))
-DOCUMENT_STALE_SECONDS = int(env_str("DOCUMENT_STALE_SECONDS", "300"))
+DOCUMENT_STALE_SECONDS = int(env_str("DOCUMENT_STALE_SECONDS", "15"))
 
+# Client addresses and shared counters (throttles): TRUSTED_PROXIES is the number of proxies
+# in front of the site that append to X-Forwarded-For (0: the header is ignored and the
+# address is the connection's). Throttle counters live in a cache every process shares:
+# Redis when it is the broker in use, else the database (table created by a migration).
+TRUSTED_PROXIES = int(env_str("TRUSTED_PROXIES", "0"))
+SHARED_CACHE_TABLE = "tarot_cache"
+_DATABASE_CACHE = {
+    "BACKEND": "django.core.cache.backends.db.DatabaseCache",
+    "LOCATION": SHARED_CACHE_TABLE,
+}
 CACHES = {
     "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+    "shared": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": REDIS_URL,
+        "KEY_PREFIX": "tarot",
+        "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
+    }
+    if REDIS_URL and not CELERY_EAGER
+    else _DATABASE_CACHE,
+    # Where the shared counters go while Redis does not answer.
+    "shared_fallback": _DATABASE_CACHE,
 }
 
 REST_FRAMEWORK = {
@@ -185,7 +222,10 @@ REST_FRAMEWORK = {
         "login": env_str("API_LOGIN_RATE", "10/min"),
         "login_ip": env_str("API_LOGIN_IP_RATE", "60/min"),
         "write": env_str("API_WRITE_RATE", "600/min"),
+        # failed logins per user name, from any address
+        "login_failures": env_str("LOGIN_FAILURES_RATE", "30/hour"),
     },
+    "NUM_PROXIES": TRUSTED_PROXIES,
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "tarot_club API",
@@ -222,3 +262,16 @@ LOGGING = {
 if not DEBUG:
     SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", False)
     CSRF_COOKIE_SECURE = env_bool("SECURE_COOKIES", False)
+
+# Behind HTTPS (SECURE_COOKIES=1): redirect plain HTTP (except the health probe), HSTS.
+# Behind trusted proxies, the scheme they saw comes in X-Forwarded-Proto.
+if TRUSTED_PROXIES:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+if not DEBUG and env_bool("SECURE_COOKIES", False):
+    SECURE_SSL_REDIRECT = True
+    SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+    SECURE_HSTS_SECONDS = int(env_str("HSTS_SECONDS", "31536000"))
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("HSTS_INCLUDE_SUBDOMAINS", True)
+    SECURE_HSTS_PRELOAD = env_bool("HSTS_PRELOAD", False)
+    if not SECURE_HSTS_PRELOAD:  # asking browsers to preload the site is the owner's choice
+        SILENCED_SYSTEM_CHECKS = [*globals().get("SILENCED_SYSTEM_CHECKS", []), "security.W021"]

@@ -12,9 +12,19 @@ from .health import health_report
 
 @never_cache
 def healthz(request: HttpRequest) -> JsonResponse:
-    """200 when the database answers (the site can take results); details for the rest."""
+    """200 "ok" when every part answers, else 503 "degraded" (with Retry-After), for a load
+    balancer or a monitor. Only staff see which part and the workers' names."""
     report = health_report()
-    return JsonResponse(report, status=200 if report["database"]["ok"] else 503)
+    healthy = report["status"] == "ok"
+    try:
+        staff = bool(request.user.is_staff)  # type: ignore[union-attr]
+    except Exception:  # no user (probe by IP) or no database to read it from
+        staff = False
+    body = report if staff else {"status": report["status"]}
+    response = JsonResponse(body, status=200 if healthy else 503)
+    if not healthy:
+        response["Retry-After"] = "5"
+    return response
 
 
 @login_required

@@ -31,6 +31,7 @@ from django.db import IntegrityError, InterfaceError, OperationalError, transact
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
+from scoring.heartbeat import beating
 from tournaments.models import Donne, EtuiSet, Seat, Tournament
 from tournaments.permissions import can_manage_tournament, can_see_results
 
@@ -111,7 +112,12 @@ def renderer_class(kind: str) -> type[Renderer]:
 
 
 def stale_after() -> timedelta:
-    return timedelta(seconds=float(getattr(settings, "DOCUMENT_STALE_SECONDS", 300)))
+    return timedelta(seconds=float(getattr(settings, "DOCUMENT_STALE_SECONDS", 15)))
+
+
+def heartbeat_every() -> float:
+    """Seconds between two heartbeats of a running build: a fifth of the stale threshold."""
+    return stale_after().total_seconds() / 5
 
 
 def languages() -> dict[str, str]:
@@ -368,6 +374,12 @@ def _progress(document_id: int, fraction: float) -> None:
     )
 
 
+def _heartbeat(document_id: int) -> None:
+    Document.objects.filter(pk=document_id, status=Status.RUNNING).update(
+        heartbeat_at=timezone.now()
+    )
+
+
 def document_render(
     document: Document, *, progress: Any = None
 ) -> tuple[tuple[str, str, bytes], Renderer]:
@@ -389,9 +401,10 @@ def document_build(*, document_id: int) -> Document | None:
     try:
         # Read before rendering: a change saved while it renders leaves it out of date.
         fingerprint = Inputs(tournament).fingerprint(document.kind, document.language)
-        (filename, _mimetype, content), renderer = document_render(
-            document, progress=partial(_progress, document.pk)
-        )
+        with beating(partial(_heartbeat, document.pk), every=heartbeat_every()):
+            (filename, _mimetype, content), renderer = document_render(
+                document, progress=partial(_progress, document.pk)
+            )
     except (OperationalError, InterfaceError):
         # Transient: give it back so that the task's retry builds it.
         Document.objects.filter(pk=document.pk).update(status=Status.PENDING)

@@ -197,7 +197,20 @@ def api_exception_handler(exc: Exception, context: Mapping[str, Any]) -> Respons
 
 
 def server_error_response(exc: BaseException) -> Response:
-    """An unexpected failure, still as JSON (the details are in the server's log)."""
+    """An unexpected failure, still as JSON (the details are in the server's log). The
+    database not answering is 503 with Retry-After: nothing was saved, try again soon."""
+    from django.db import InterfaceError, OperationalError
+
+    if isinstance(exc, (OperationalError, InterfaceError)):
+        logger.warning("API request failed, database unavailable: %s", exc)
+        return Response(
+            error_body(
+                "unavailable",
+                _("The service is briefly unavailable. Nothing was saved; try again shortly."),
+            ),
+            status=status.HTTP_503_SERVICE_UNAVAILABLE,
+            headers={"Retry-After": "5"},
+        )
     logger.exception("API request failed", exc_info=exc)
     return Response(
         error_body(

@@ -5,16 +5,29 @@ own classes read them once at import), so the settings (and tests) can change th
 - ``login``: attempts per client address and user name (guessing one account's password);
 - ``login_ip``: attempts per client address, whatever the name (a club's Wi-Fi shares one
   address, hence a higher rate);
-- ``write``: writes per user (a runaway client cannot flood the arbiters' tournament).
+- ``write``: writes per user (a runaway client cannot flood the arbiters' tournament);
+- ``login_failures``: failed logins per user name from any address (an account's password
+  cannot be guessed from many addresses); counted when authentication fails, checked
+  before the next attempt.
+
+The client is the connection's address; X-Forwarded-For is read only when TRUSTED_PROXIES
+says how many proxies append to it (the address the nearest of them saw), so a client
+cannot pick a new identity per request. Counters live in the cache every process shares
+(settings.CACHES["shared"]: Redis, or the database), so four web processes count as one;
+while Redis does not answer they go to the database.
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
 from collections.abc import Callable
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.forms import AuthenticationForm
+from django.contrib.auth.signals import user_login_failed
+from django.core.cache import caches
 from django.core.exceptions import NON_FIELD_ERRORS
 from django.forms.utils import ErrorDict, ErrorList
 from django.http import HttpRequest, HttpResponse
@@ -23,13 +36,53 @@ from django.utils.translation import gettext as _
 from rest_framework.settings import api_settings
 from rest_framework.throttling import SimpleRateThrottle
 
+logger = logging.getLogger(__name__)
+
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 
 
+def client_address(request: Any) -> str:
+    """The client's address: REMOTE_ADDR, or with TRUSTED_PROXIES = n the n-th address from
+    the right of X-Forwarded-For (what the outermost of our proxies saw connecting)."""
+    meta = getattr(request, "META", {})
+    remote = meta.get("REMOTE_ADDR") or ""
+    proxies = int(getattr(settings, "TRUSTED_PROXIES", 0) or 0)
+    if proxies <= 0:
+        return remote
+    forwarded = [a.strip() for a in meta.get("HTTP_X_FORWARDED_FOR", "").split(",") if a.strip()]
+    if not forwarded:
+        return remote
+    return forwarded[-min(proxies, len(forwarded))]
+
+
+class SharedCounters:
+    """The throttles' cache: the shared one, or the database while it fails (Redis down)."""
+
+    def _try(self, method: str, *args: Any) -> Any:
+        try:
+            return getattr(caches["shared"], method)(*args)
+        except Exception as exc:
+            if caches["shared"] is caches["shared_fallback"]:
+                raise
+            logger.warning("shared cache unavailable, counting in the database: %s", exc)
+            return getattr(caches["shared_fallback"], method)(*args)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self._try("get", key, default)
+
+    def set(self, key: str, value: Any, timeout: Any = None) -> None:
+        self._try("set", key, value, timeout)
+
+
 class _SettingsRateThrottle(SimpleRateThrottle):
-    """A throttle whose rate is looked up in the settings at each request."""
+    """A throttle whose rate is looked up in the settings at each request, counted in the
+    shared cache, keyed on the real client address."""
 
     scope = ""
+    cache = SharedCounters()
+
+    def get_ident(self, request: Any) -> str:
+        return client_address(request)
 
     def __init__(self) -> None:
         """Nothing to read here: the rate is looked up per request (see allow_request)."""
@@ -79,6 +132,55 @@ class WriteRateThrottle(_SettingsRateThrottle):
         return self.cache_format % {"scope": self.scope, "ident": ident}
 
 
+def _name_key(username: str) -> str:
+    digest = hashlib.sha256(username.strip().lower().encode()).hexdigest()[:24]
+    return f"throttle_login_failures_{digest}"
+
+
+class FailedLoginNameThrottle(_SettingsRateThrottle):
+    """Refuses attempts for a user name that failed too often lately, from any address.
+    Failures are recorded by `_record_failure` (Django's user_login_failed signal)."""
+
+    scope = "login_failures"
+
+    def get_cache_key(self, request: Any, view: Any) -> str | None:
+        username = _posted_username(request)
+        return _name_key(username) if username else None
+
+    def allow_request(self, request: Any, view: Any) -> bool:
+        self.rate = self.get_rate()
+        if self.rate is None:
+            return True
+        self.num_requests, self.duration = self.parse_rate(self.rate)
+        self.key = self.get_cache_key(request, view)
+        if self.key is None:
+            return True
+        self.now = self.timer()
+        self.history = [t for t in self.cache.get(self.key, []) if t > self.now - self.duration]
+        return len(self.history) < self.num_requests  # the check alone: success costs nothing
+
+
+def _record_failure(sender: Any, credentials: dict[str, Any], **kwargs: Any) -> None:
+    username = credentials.get("username")
+    if not isinstance(username, str) or not username:
+        return
+    throttle = FailedLoginNameThrottle()
+    rate = throttle.get_rate()
+    if rate is None:
+        return
+    _num, duration = throttle.parse_rate(rate)
+    now = throttle.timer()
+    key = _name_key(username)
+    try:
+        history = [t for t in throttle.cache.get(key, []) if t > now - duration]
+        throttle.cache.set(key, [now, *history][:1000], duration)
+    except Exception:
+        logger.warning("could not count a failed login", exc_info=True)
+
+
+user_login_failed.connect(_record_failure, dispatch_uid="tarot_login_failures")
+
+
 def _posted_username(request: Any) -> str:
     data = getattr(request, "data", None)
     if data is None:
@@ -90,7 +192,7 @@ def _posted_username(request: Any) -> str:
     return value if isinstance(value, str) else ""
 
 
-LOGIN_THROTTLES = (LoginRateThrottle, LoginAddressRateThrottle)
+LOGIN_THROTTLES = (LoginRateThrottle, LoginAddressRateThrottle, FailedLoginNameThrottle)
 
 
 def login_wait(request: HttpRequest) -> float | None:

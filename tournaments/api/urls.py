@@ -6,6 +6,7 @@ from __future__ import annotations
 from django.http import HttpRequest, JsonResponse
 from django.urls import URLPattern, URLResolver, include, path, re_path, register_converter
 from django.utils.translation import gettext as _
+from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
 from .views import auth, clubs, documents, outputs, results, tournaments
@@ -124,6 +125,7 @@ v1: list[URLPattern | URLResolver] = [
 ]
 
 
+@csrf_exempt  # every method, POST too, gets this JSON 404 rather than the CSRF page
 def not_found(request: HttpRequest, rest: str = "") -> JsonResponse:
     """Unknown API paths answer in the API's error shape, not with an HTML page."""
     return JsonResponse(

@@ -1,7 +1,8 @@
 """`make run`: serve the site and, when Redis answers, a Celery worker beside it.
 
 Both run in this terminal and stop together on Ctrl-C. Without Redis, tasks run in-process
-(CELERY_EAGER=1) so the site still works completely.
+(CELERY_EAGER=1) so the site still works completely. A worker that exits on its own is started
+again (after a short pause that grows while it keeps dying): the site never stops because of it.
 """
 
 from __future__ import annotations
@@ -53,7 +54,8 @@ class Command(BaseCommand):
                 "-Q",
                 settings.CELERY_TASK_DEFAULT_QUEUE,
             ]
-            children.append(subprocess.Popen(worker, env=env, cwd=settings.BASE_DIR))
+            self._worker = Supervised(worker, env=env, cwd=str(settings.BASE_DIR))
+            self._worker.start()
             self.stdout.write(f"Celery worker started (broker {settings.REDIS_URL}).")
         else:
             env["CELERY_EAGER"] = "1"
@@ -97,11 +99,23 @@ class Command(BaseCommand):
         )
         return address
 
+    _worker: Supervised | None = None
+
     def _wait(self, children: list[subprocess.Popen]) -> None:
+        """Until Ctrl-C or the web server exits; a worker that died is started again."""
         signal.signal(signal.SIGTERM, _interrupt)
         signal.signal(signal.SIGINT, _interrupt)
+        worker = self._worker
+        if worker is not None:
+            children = [worker.process, *children]  # type: ignore[list-item]
         try:
-            while all(child.poll() is None for child in children):
+            while all(child.poll() is None for child in children[1 if worker else 0 :]):
+                if worker is not None and worker.restart_if_dead():
+                    self.stderr.write(
+                        f"The Celery worker stopped (exit {worker.last_exit}); "
+                        f"started again (restart {worker.restarts})."
+                    )
+                    children[0] = worker.process  # type: ignore[assignment]
                 time.sleep(0.5)
         except KeyboardInterrupt:
             pass
@@ -120,6 +134,41 @@ class Command(BaseCommand):
 
 def env_bool_value(value: str | None) -> bool:
     return (value or "").strip().lower() in TRUE_WORDS
+
+
+class Supervised:
+    """A child process started again when it exits, after a pause that doubles (1 s up to
+    30 s) while it keeps dying within a minute of its start, like a service manager would."""
+
+    def __init__(self, cmd: list[str], *, env: dict[str, str], cwd: str) -> None:
+        self.cmd, self.env, self.cwd = cmd, env, cwd
+        self.process: subprocess.Popen | None = None
+        self.restarts = 0
+        self.last_exit: int | None = None
+        self._started = 0.0
+        self._pause = 0.5
+        self._due: float | None = None
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(self.cmd, env=self.env, cwd=self.cwd)
+        self._started = time.monotonic()
+
+    def restart_if_dead(self) -> bool:
+        """Called periodically; True when it has just started the process again."""
+        if self.process is None or self.process.poll() is None:
+            return False
+        now = time.monotonic()
+        if self._due is None:
+            self.last_exit = self.process.returncode
+            lived = now - self._started
+            self._pause = 0.5 if lived > 60 else min(30.0, self._pause * 2)
+            self._due = now + self._pause
+        if now < self._due:
+            return False
+        self._due = None
+        self.restarts += 1
+        self.start()
+        return True
 
 
 def _interrupt(signum: int, frame: object) -> None:

@@ -25,6 +25,7 @@ class TokenView(ApiView):
 
     throttle_classes = [*LOGIN_THROTTLES]
     serializer_class = TokenSerializer
+    anonymous_writes = True
 
     def get_throttles(self) -> list[Any]:
         if self.request.method == "POST":

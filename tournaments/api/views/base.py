@@ -107,8 +107,15 @@ class ApiView(generics.GenericAPIView):
         data = serializer_class(page, many=True, context=ctx).data
         return self.get_paginated_response(data)
 
+    #: Views whose writes need no login (getting a token); every other write checks who the
+    #: caller is before it reads the body, so known and unknown names answer alike.
+    anonymous_writes = False
+
     def valid(self, serializer_class: Any, **kwargs: Any) -> Any:
-        """The request body checked by an input serializer (400 with details otherwise)."""
+        """The request body checked by an input serializer (400 with details otherwise).
+        Writes by anonymous callers are refused (401) before any validation."""
+        if self.request.method not in ("GET", "HEAD", "OPTIONS") and not self.anonymous_writes:
+            api_permissions.require_login(self.request.user)
         serializer = serializer_class(
             data=self.request.data, context=self.get_serializer_context(), **kwargs
         )

@@ -1,0 +1,107 @@
+"""The sweep: work left behind by a dead worker or a lost task is picked up without anyone
+reading a page.
+
+Every worker runs `sweep_once` when it starts and then every RANKING_SWEEP_SECONDS in a
+thread of its main process (tarot_club/celery.py):
+- a tournament whose ranking has waited a third of RANKING_STALE_AFTER is computed
+  there and then (one worker wins the claim in the database; the others skip it), so the
+  ranking is current within RANKING_STALE_AFTER even when Redis lost the queued task;
+- a document build that stopped beating (scoring.heartbeat) or a request whose task was
+  lost is dispatched again (the build's claim lets one build run).
+Times are compared with the database's clock, so hosts whose clocks differ agree.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import close_old_connections, connections
+from django.db.models import DateTimeField, ExpressionWrapper, Q
+from django.db.models.functions import Now
+
+from scoring.services.ranking import (
+    min_interval,
+    ranking_claim_in_process,
+    ranking_recompute,
+    stale_after,
+)
+
+logger = logging.getLogger(__name__)
+
+
+def sweep_period() -> float:
+    """Seconds between two sweeps of one worker: a quarter of RANKING_STALE_AFTER by default."""
+    configured = getattr(settings, "RANKING_SWEEP_SECONDS", None)
+    return float(configured) if configured else max(0.5, stale_after() / 4)
+
+
+def _db_now_minus(seconds: float) -> ExpressionWrapper:
+    return ExpressionWrapper(Now() - timedelta(seconds=seconds), output_field=DateTimeField())
+
+
+def rankings_sweep(*, where: str) -> list[int]:
+    """Compute the rankings left stale for a third of RANKING_STALE_AFTER; return their ids."""
+    from scoring.models import RankingState
+
+    waiting = list(
+        RankingState.objects.filter(stale_since__lte=_db_now_minus(stale_after() / 3))
+        .order_by("stale_since")
+        .values_list("pk", flat=True)
+    )
+    done = []
+    for tournament_id in waiting:
+        if not ranking_claim_in_process(tournament_id=tournament_id, window=min_interval()):
+            continue  # another worker or a page computes it right now
+        ranking_recompute(tournament_id=tournament_id, where=where)
+        done.append(tournament_id)
+    return done
+
+
+def documents_sweep() -> list[int]:
+    """Dispatch again the builds whose heartbeat stopped and the requests left pending."""
+    from scoring.documents.models import Document
+    from scoring.documents.services import dispatch_build
+    from scoring.documents.services import stale_after as document_stale
+
+    limit = document_stale().total_seconds()
+    Status = Document.Status
+    dead = Q(status=Status.RUNNING, heartbeat_at__lt=_db_now_minus(limit))
+    lost = Q(status=Status.PENDING, heartbeat_at__lt=_db_now_minus(limit * 4))
+    ids = list(Document.objects.filter(dead | lost).values_list("pk", flat=True)[:20])
+    for document_id in ids:
+        dispatch_build(document_id)
+    return ids
+
+
+def sweep_once(*, where: str) -> None:
+    """One sweep; never raises (the next one tries again)."""
+    for part in (lambda: rankings_sweep(where=where), documents_sweep):
+        try:
+            close_old_connections()
+            part()
+        except Exception:
+            logger.warning("sweep failed; the next one tries again", exc_info=True)
+
+
+def sweep_forever(*, where: str, stop: threading.Event) -> None:
+    """Sweep at once, then every sweep_period() seconds until `stop` is set."""
+    try:
+        while True:
+            sweep_once(where=where)
+            if stop.wait(sweep_period()):
+                return
+    finally:
+        connections.close_all()
+
+
+def sweep_thread_start(*, where: str) -> threading.Event:
+    """Start the sweep in a daemon thread; set the returned event to stop it."""
+    stop = threading.Event()
+    thread = threading.Thread(
+        target=sweep_forever, kwargs={"where": where, "stop": stop}, name="sweep", daemon=True
+    )
+    thread.start()
+    return stop

@@ -1,0 +1,41 @@
+"""Bad input answers 400 / 413, never 500: NUL bytes in a query or a body, oversized bodies;
+as JSON under /api/, as a page on the site."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.api.conftest import client_for
+
+pytestmark = pytest.mark.django_db
+
+
+def test_nul_in_the_query_of_a_page_and_of_the_api(client, personas):
+    client.force_login(personas.organiser)
+    page = client.get("/", {"search": "\x00"})
+    assert page.status_code == 400
+    assert page["Content-Type"].startswith("text/html")
+    api = client_for(personas.organiser).get("/api/v1/clubs/?search=%00")
+    assert api.status_code == 400
+    assert api.json()["code"] == "invalid_characters"
+
+
+def test_nul_in_a_json_body(running_tournament, personas):
+    body = {"club": running_tournament.club_id, "name": "x", "date": "2026-12-05", "rounds": 2}
+    body["arbiters"] = ["arbi\x00tre"]
+    response = client_for(personas.organiser).post(
+        "/api/v1/tournaments/", json.dumps(body), content_type="application/json"
+    )
+    assert response.status_code == 400
+    assert response.json()["code"] == "invalid_characters"
+
+
+def test_a_body_over_the_limit_is_413_even_before_logging_in(settings):
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1000
+    response = client_for(None).post(
+        "/api/v1/auth/token/", json.dumps({"username": "x" * 2000}), content_type="application/json"
+    )
+    assert response.status_code == 413
+    assert response.json()["code"] == "too_large"
