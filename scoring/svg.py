@@ -48,7 +48,12 @@ def chart_trend(points: Sequence[tuple[str, Fraction | int | float]], recent: in
 
 
 def _default_format(value: float) -> str:
-    return f"{value:+.1f}"
+    """A signed value with one decimal, as the active language writes it (+2,5 in French)."""
+    from django.utils.translation import get_language
+
+    from scoring.display import signed_text
+
+    return signed_text(value, get_language(), places=1)
 
 
 def running_total_chart(

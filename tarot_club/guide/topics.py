@@ -50,6 +50,7 @@ TOPICS: dict[str, tuple[str, str]] = {
     "table_code": ("joueurs", "a-la-table"),
     "table_code_direct": ("joueurs", "a-la-table"),
     "table_page": ("joueurs", "a-la-table"),
+    "table_card": ("joueurs", "a-la-table"),
     "guide": ("index", ""),
     "guide_page": ("index", ""),
 }

@@ -78,20 +78,35 @@ def test_table_cards_carry_the_number_and_the_qr_code_of_the_table_page(
         assert str(number) in page_texts(content)[page - 1].split()
 
 
-def test_the_table_page_url_is_the_entry_page_of_its_first_donne(played_tournament, settings):
+def test_the_table_card_opens_the_table_page_of_the_round_open_there(
+    played_tournament, settings, client
+):
+    """A table card stands on its table all day: its link follows the open round, and a
+    forged or moved link opens nothing."""
+    from tournaments.models import Round, TableAccess
+
     settings.SITE_URL = "https://tarot.example.org"
-    first = (
-        Donne.objects.filter(
-            etui_set__table_rounds__table__number=2,
-            etui_set__table_rounds__round__number=1,
-            tournament=played_tournament,
+    t = played_tournament
+    Tournament.objects.filter(pk=t.pk).update(status=Tournament.Status.RUNNING)
+    url = table_page_url(t, 2)
+    assert url.startswith("https://tarot.example.org/table/card/")
+    path = url.removeprefix("https://tarot.example.org")
+    Round.objects.filter(tournament=t).update(state=Round.State.CLOSED)
+    closed = client.get(path)
+    assert closed.status_code == 403 and "Aucun tour n&#x27;est ouvert" in closed.content.decode()
+    for number in (1, 2):
+        Round.objects.filter(tournament=t, number=number).update(state=Round.State.OPEN)
+        response = client.get(path)
+        access = TableAccess.objects.get(
+            table_round__table__number=2, table_round__round__number=number, revoked_at=None
         )
-        .order_by("number")
-        .first()
-    )
-    # The arbiter's entry page of table 2 on the first donne it plays (round 1).
-    path = reverse("arbiter_result", args=[played_tournament.pk, 2, first.number])
-    assert table_page_url(played_tournament, 2) == f"https://tarot.example.org{path}"
+        assert response.status_code == 302
+        assert response["Location"] == reverse("table_page", args=[access.secret])
+        Round.objects.filter(tournament=t, number=number).update(state=Round.State.CLOSED)
+    table_id, signature = path.rstrip("/").rsplit("/", 1)[1].split("-")
+    other = Table.objects.get(tournament=t, number=1).pk
+    forged = path.replace(f"{table_id}-{signature}", f"{other}-{signature}")
+    assert client.get(forged).status_code == 403
 
 
 def test_the_check_in_list_has_every_registered_player_and_a_signature_column(
