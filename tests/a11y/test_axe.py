@@ -4,19 +4,24 @@ width and a phone's, with the demo data (a running tournament and a published on
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 from django.core.management import call_command
 
 from tests.a11y.axe import DESKTOP, PHONE, violations
 from tournaments.management.commands.load_demo import DEMO_PASSWORD
-from tournaments.models import Player, Tournament
+from tournaments.models import Player, Round, TableRound, Tournament
+from tournaments.services.table_entry import table_page_url
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 def log_in(browser: Any, live_server: Any, username: str | None, viewport: dict) -> Any:
-    context = browser.new_context(locale="fr-FR", base_url=live_server.url, viewport=viewport)
+    # bypass_csp: axe is injected as an inline script, which the site's policy forbids.
+    context = browser.new_context(
+        locale="fr-FR", base_url=live_server.url, viewport=viewport, bypass_csp=True
+    )
     page = context.new_page()
     page.set_default_timeout(15_000)
     if username:
@@ -31,6 +36,10 @@ def log_in(browser: Any, live_server: Any, username: str | None, viewport: dict)
 def demo_pages() -> dict[str | None, list[str]]:
     """Paths per persona (None: a visitor without an account)."""
     running = Tournament.objects.get(name="Tournoi de démonstration")
+    # The players' table page exists while a round is open.
+    Round.objects.filter(tournament=running, number=1).update(state=Round.State.OPEN)
+    table_round = TableRound.objects.filter(round__tournament=running, round__number=1).first()
+    table_page = urlsplit(table_page_url(table_round=table_round)).path
     past = Tournament.objects.get(name="Tournoi d'automne")
     player = Player.objects.get(user__username="joueur")
     club = running.club_id
@@ -48,6 +57,10 @@ def demo_pages() -> dict[str | None, list[str]]:
             "/clubs/",
             "/aide/",
             "/aide/arbitrer/",
+            f"/t/{running.pk}/seats/?q=arnaud",
+            f"/t/{running.pk}/screen/",
+            table_page,
+            "/table/",
         ],
         "joueur": [f"/t/{running.pk}/", f"/t/{running.pk}/ranking/", "/account/"],
         "arbitre": [
@@ -55,6 +68,7 @@ def demo_pages() -> dict[str | None, list[str]]:
             f"/t/{running.pk}/arbiter/table/1/donne/1/",
             f"/t/{running.pk}/arbiter/penalties/",
             f"/t/{running.pk}/arbiter/ledger/",
+            f"/t/{running.pk}/arbiter/tables/",
         ],
         "organisateur": [
             "/organiser/",
@@ -78,7 +92,9 @@ def test_no_blocking_violation_on_the_demo_pages(browser, live_server, axe_sourc
             for path in paths:
                 response = page.goto(path)
                 assert response is not None and response.ok, (path, response and response.status)
-                page.wait_for_load_state("networkidle")
+                # "load", not "networkidle": the room's screen and the ranking poll forever.
+                page.wait_for_load_state("load")
+                page.wait_for_timeout(300)
                 found += violations(page, axe_source)
         finally:
             page.context.close()

@@ -54,6 +54,7 @@ def test_a_double_click_on_the_penalty_form_gives_one_penalty(
         button = page.locator("#penalty-form button[type=submit]")
         # Two real clicks, the second once the first copy is on its way (an impatient double
         # click on a slow network).
+        button.scroll_into_view_if_needed()
         box = button.bounding_box()
         x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
         page.mouse.click(x, y)
