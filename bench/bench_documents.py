@@ -1,6 +1,8 @@
-"""Benchmark of the printed documents (issue 7): score cards of 1,000 players and hand records
-of 96 donnes, built as the Celery task builds them (`document_build`: read the data, lay out
-the pages, write the PDF to storage).
+"""Benchmark of the printed documents: score cards of 1,000 players and hand records of 96
+donnes, built as the Celery task builds them (`document_build`: read the data, lay out the
+pages, write the PDF to storage), then the whole set of the 1,000-player tournament (every
+kind once) and the cost of telling which documents are out of date (their inputs'
+fingerprints).
 
 Run: .venv/bin/python bench/bench_documents.py          (prints the figures)
      .venv/bin/python bench/bench_documents.py --write  (also rewrites its section of
@@ -48,10 +50,11 @@ from django.core.management import call_command  # noqa: E402
 from django.db import connection, transaction  # noqa: E402
 from django.db.models import F  # noqa: E402
 from django.test.utils import CaptureQueriesContext  # noqa: E402
-from django.utils import timezone  # noqa: E402
+from django.utils import timezone, translation  # noqa: E402
 
+from scoring.documents.fingerprint import Inputs  # noqa: E402
 from scoring.documents.models import Document  # noqa: E402
-from scoring.documents.services import document_build  # noqa: E402
+from scoring.documents.services import WHOLE_SET, document_build  # noqa: E402
 from scoring.engine import score_deal  # noqa: E402
 from scoring.services.ranking import ranking_recompute  # noqa: E402
 from tournaments.models import (  # noqa: E402
@@ -162,6 +165,71 @@ def timed_build(tournament: Tournament, kind: str, *, runs: int) -> tuple[float,
     return best, document, queries  # type: ignore[return-value]
 
 
+def card_strings(tournament: Tournament) -> list[list[str]]:
+    """Every string each score card prints (its title, summary, chart labels, every cell of
+    its lines, its notes), card by card: what the bare baseline draws."""
+    from reportlab.platypus import Paragraph, Table
+
+    from scoring.documents.base import FastTable, FitText
+    from scoring.documents.score_cards import RunningTotalChart, ScoreCardsRenderer
+
+    with translation.override("fr"):
+        story = ScoreCardsRenderer(tournament).story()
+    pages: list[list[str]] = [[]]
+    for flowable in story:
+        strings = pages[-1]
+        if type(flowable).__name__ == "PageBreak":
+            pages.append([])
+        elif isinstance(flowable, Paragraph):
+            strings.append(flowable.getPlainText())
+        elif isinstance(flowable, FitText):
+            strings.append(flowable.text)
+        elif isinstance(flowable, FastTable):
+            strings += flowable.header
+            strings += [c if isinstance(c, str) else c.text for row in flowable.rows for c in row]
+        elif isinstance(flowable, Table):
+            strings += [
+                v.getPlainText() if isinstance(v, Paragraph) else str(v)
+                for row in flowable._cellvalues
+                for v in row
+            ]
+        elif isinstance(flowable, RunningTotalChart):
+            strings += [label for label, _value in flowable.points]
+    return pages
+
+
+def bare_reportlab(pages: list[list[str]]) -> float:
+    """The baseline: the same pages and strings drawn with ReportLab's canvas alone (one
+    text object per page, the same font, a rule under each line), written to memory."""
+    import io
+
+    from reportlab.lib.pagesizes import A4
+    from reportlab.pdfgen.canvas import Canvas
+
+    from scoring.documents.fonts import register_fonts
+
+    fonts = register_fonts()
+    start = time.perf_counter()
+    canvas = Canvas(io.BytesIO(), pagesize=A4)
+    width, height = A4
+    for strings in pages:
+        # One text object per page, fourteen strings to a line, one rule under each line.
+        text = canvas.beginText(40, height - 60)
+        text.setFont(fonts.condensed, 8.5)
+        rules = canvas.beginPath()
+        y = height - 60
+        for k in range(0, len(strings), 14):
+            text.textLine("  ".join(strings[k : k + 14]))
+            rules.moveTo(40, y - 3)
+            rules.lineTo(width - 40, y - 3)
+            y -= 10.2
+        canvas.drawText(text)
+        canvas.drawPath(rules, stroke=1, fill=0)
+        canvas.showPage()
+    canvas.save()
+    return time.perf_counter() - start
+
+
 def write_section(text: str) -> None:
     """Replace this benchmark's section of docs/BENCHMARKS.md, leaving the others alone."""
     current = DOC.read_text(encoding="utf-8") if DOC.exists() else "# Benchmarks\n"
@@ -196,6 +264,12 @@ def main() -> None:
     figures.append(
         (f"score cards, {args.players:,} players × 24 donnes", cards_s, cards, cards_q, "< 30 s")
     )
+    baseline_s = min(bare_reportlab(card_strings(big)) for _ in range(args.runs))
+    ratio = cards_s / baseline_s
+    print(
+        f"bare ReportLab baseline, same pages and strings: {baseline_s:.2f} s "
+        f"(score cards {ratio:.1f}×)"
+    )
     hands_s, hands, hands_q = timed_build(small, Document.Kind.HAND_RECORDS, runs=args.runs)
     figures.append((f"hand records, {donnes} donnes", hands_s, hands, hands_q, "< 5 s"))
     for kind, label in (
@@ -217,11 +291,38 @@ def main() -> None:
             f"{document.file.size / 1e6:6.2f} MB  {queries:6d} queries  {target}"
         )
 
+    # The whole set of the 1,000-player tournament, every kind once ("build every document").
+    whole: list[tuple[str, float, Document, int]] = []
+    for kind in WHOLE_SET:
+        if kind == Document.Kind.SCORE_CARDS:
+            seconds, document, queries = cards_s, cards, cards_q
+        else:
+            seconds, document, queries = timed_build(big, kind, runs=1)
+        with translation.override("en"):
+            label = str(Document.Kind(kind).label)
+        whole.append((label, seconds, document, queries))
+        print(
+            f"whole set: {label:34s} {seconds:7.2f} s  {document.pages:5d} pages  "
+            f"{document.file.size / 1e6:6.2f} MB  {queries:6d} queries"
+        )
+    whole_total = sum(seconds for _label, seconds, _doc, _q in whole)
+    print(f"whole set, {args.players:,} players: {whole_total:.1f} s")
+    # What the documents page and the API pay on every read to tell what is out of date.
+    with CaptureQueriesContext(connection) as captured:
+        start = time.perf_counter()
+        inputs = Inputs(big)
+        for kind in WHOLE_SET:
+            inputs.fingerprint(kind, "fr")
+        fingerprint_s = time.perf_counter() - start
+    fingerprint_q = len(captured)
+    print(f"fingerprints of every kind: {fingerprint_s * 1000:.0f} ms, {fingerprint_q} queries")
+
     if args.write:
         machine = (
             f"{os.cpu_count()} cores ({platform.machine()}), Python "
             f"{platform.python_version()}, {platform.system()}, "
-            f"{connection.vendor} database"
+            f"{connection.vendor} database, load average {os.getloadavg()[0]:.1f} at the end "
+            "(a machine shared with other work: ratios are the figures to compare)"
         )
         lines = [
             SECTION,
@@ -241,6 +342,28 @@ def main() -> None:
                 f"{document.file.size / 1e6:.2f} MB | {queries:,} | {target} |"
             )
         lines += [
+            "",
+            f"Score cards against a bare ReportLab baseline drawn in the same run (the same "
+            f"{cards.pages:,} pages and strings in one text object per page, written to memory): "
+            f"{baseline_s:.2f} s, so the score cards take **{ratio:.1f}×** the baseline.",
+            "",
+            f"The whole set of the {args.players:,}-player tournament (6 rounds), every kind "
+            'built once as "build every document" asks for it (the score cards: the figure '
+            f"above): **{whole_total:.1f} s** in all.",
+            "",
+            "| document | seconds | pages | size | queries |",
+            "|---|---|---|---|---|",
+        ]
+        for label, seconds, document, queries in whole:
+            lines.append(
+                f"| {label} | {seconds:.2f} | {document.pages:,} | "
+                f"{document.file.size / 1e6:.2f} MB | {queries:,} |"
+            )
+        lines += [
+            "",
+            f"Telling which documents are out of date (the fingerprints of every kind's inputs, "
+            f"read by the documents page and the API): {fingerprint_s * 1000:.0f} ms and "
+            f"{fingerprint_q} queries for the {args.players:,}-player tournament.",
             "",
             "How: the score cards read the ranking snapshot, seats, donnes and results once for "
             "all players (tests/documents/test_data.py checks they equal the score-card page's "

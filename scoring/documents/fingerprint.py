@@ -38,20 +38,22 @@ from .models import Document
 Kind = Document.Kind
 
 # The parts each kind of document prints ("tournament" and the language: every kind).
+# "progress" (status, rounds' states) only where it changes what is printed: publishing the
+# tournament does not make its route cards out of date.
 PARTS: dict[str, tuple[str, ...]] = {
-    Kind.HAND_RECORDS: ("donnes",),
+    Kind.HAND_RECORDS: ("donnes", "progress"),
     Kind.ETUI_SETS: ("donnes", "seating"),
     Kind.SCORE_SHEETS: ("donnes", "seating", "players", "site"),
     Kind.ROUTE_CARDS: ("donnes", "seating", "players"),
-    Kind.SCORE_CARDS: ("donnes", "seating", "players", "results"),
-    Kind.RANKING: ("donnes", "seating", "players", "results"),
-    Kind.DONNE_RESULTS: ("donnes", "seating", "players", "results"),
+    Kind.SCORE_CARDS: ("donnes", "seating", "players", "results", "progress"),
+    Kind.RANKING: ("donnes", "seating", "players", "results", "progress"),
+    Kind.DONNE_RESULTS: ("donnes", "seating", "players", "results", "progress"),
     Kind.MOVEMENT_CHART: ("donnes", "seating", "players"),
     Kind.TABLE_CARDS: ("donnes", "seating", "site"),
     Kind.CHECK_IN_LIST: ("players", "registrations"),
     Kind.ETUI_LABELS: ("donnes", "seating"),
     Kind.ARBITER_LOG: ("donnes", "seating", "players", "results", "ledger"),
-    Kind.RESULTS_SUMMARY: ("donnes", "seating", "players", "results"),
+    Kind.RESULTS_SUMMARY: ("donnes", "seating", "players", "results", "progress"),
 }
 
 
@@ -72,12 +74,12 @@ class Inputs:
 
     @cached_property
     def _row(self) -> tuple[Any, ...]:
-        """The tournament's row: its results version last, the rest what documents print."""
+        """The tournament's row: what every header prints and its settings, then its status and
+        its results version."""
         row = Tournament.objects.filter(pk=self.tournament_id).values_list(
             "name",
             "date",
             "venue",
-            "status",
             "method",
             "matchpoint_penalty_rate",
             "rounds",
@@ -85,15 +87,22 @@ class Inputs:
             "club__name",
             "club__city",
             "club__federation_number",
+            "status",
             "results_version",
         )
         return tuple(row.first() or ())
 
     @cached_property
     def tournament(self) -> str:
-        """The tournament and its club as headers print them, its settings and its rounds."""
+        """The tournament and its club as headers print them, and its settings."""
+        return _digest(self._row[:-2])
+
+    @cached_property
+    def progress(self) -> str:
+        """How far the tournament is: its status and the rounds' states (a ranking says
+        "provisional" or "final", hand records printed before the end are confidential)."""
         rounds = Round.objects.filter(tournament_id=self.tournament_id).order_by("number")
-        return _digest([self._row[:-1], *rounds.values_list("number", "state")])
+        return _digest([self._row[-2:-1], *rounds.values_list("number", "state")])
 
     @cached_property
     def donnes(self) -> str:
@@ -192,7 +201,16 @@ class Inputs:
         return hashlib.blake2b("|".join(parts).encode(), digest_size=20).hexdigest()
 
 
-_ALL_PARTS = ("donnes", "seating", "players", "registrations", "results", "ledger", "site")
+_ALL_PARTS = (
+    "donnes",
+    "seating",
+    "players",
+    "registrations",
+    "results",
+    "progress",
+    "ledger",
+    "site",
+)
 
 
 def document_fingerprint(tournament: Tournament, kind: str, language: str) -> str:

@@ -14,9 +14,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from fractions import Fraction
+from functools import partial
 
+from django.utils.translation import get_language, pgettext
 from django.utils.translation import gettext as _
-from django.utils.translation import pgettext
 from reportlab.lib.units import mm
 from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.platypus import Flowable, PageBreak, Paragraph, Spacer, Table
@@ -34,6 +35,7 @@ from .base import (
     Cell,
     FastTable,
     Renderer,
+    _formatted,
     esc,
     fmt_number,
     fmt_signed,
@@ -49,6 +51,13 @@ from .data import (
 from .details import bonus_short, legend, points_text, position_letter, short_codes
 
 POSITIONS = ("N", "E", "S", "W")
+
+
+def _numbers(value: Fraction | int | None, *, language: str | None, sign: bool) -> str:
+    """Like fmt_number / fmt_signed in a known language (a thousand cards format 300,000)."""
+    return "" if value is None else _formatted(value, language, sign)
+
+
 CONTRACT_W = 33 * mm
 
 
@@ -231,13 +240,13 @@ class ScoreCardsRenderer(Renderer):
             return self.words["not_compared"]  # played at one table only so far
         if line.status == "played":
             if mp:
-                return fmt_number(line.percentage) if line.percentage is not None else "—"
+                return self.number(line.percentage) if line.percentage is not None else "—"
             if line.differential:
                 return Cell(
-                    fmt_signed(line.differential),
+                    self.signed(line.differential),
                     colour=GOOD if line.differential > 0 else RED,
                 )
-            return fmt_signed(line.differential)
+            return self.signed(line.differential)
         if line.status in ("annulled", "sat_out"):
             return "0"
         return ""
@@ -266,16 +275,16 @@ class ScoreCardsRenderer(Renderer):
             cells: list[str | Cell] = []
             for position in POSITIONS:
                 s = scores.get(position)
-                value = fmt_signed(s.score) if s is not None and s.score is not None else ""
+                value = self.signed(s.score) if s is not None and s.score is not None else ""
                 mine = s is not None and s.mine
                 cells.append(Cell(value, bold=True, background=LIGHT) if mine else value)
             average = ""
             if line.position and line.status == "played" and not line.hidden:
                 mean = self.averages.get((line.donne_id, line.position))
-                average = fmt_signed(mean) if mean is not None else ""
+                average = self.signed(mean) if mean is not None else ""
             running = ""
             if line.running_total is not None:
-                running = fmt_number(line.running_total) if mp else fmt_signed(line.running_total)
+                running = self.number(line.running_total) if mp else self.signed(line.running_total)
             rows.append(
                 [
                     str(line.donne_number),
@@ -384,6 +393,10 @@ class ScoreCardsRenderer(Renderer):
             "not_compared": pgettext("differential of a donne not yet compared", "to compare"),
         }
         self.letters = [position_letter(p) for p in POSITIONS]
+        # Numbers formatted in the document's language, looked up once (not per number).
+        language = get_language()
+        self.signed = partial(_numbers, language=language, sign=True)
+        self.number = partial(_numbers, language=language, sign=False)
         self.codes = short_codes()
         self.contract_codes = {
             "prise": pgettext("contract, short", "P"),

@@ -122,8 +122,8 @@ def languages() -> dict[str, str]:
 
 
 def seating_key(tournament: Tournament) -> str:
-    """A fingerprint of the seating alone (who sits where, the names beside the seats): what a
-    hand edit of the seating changes."""
+    """A fingerprint of the seating alone (who sits where, which étui set each table plays):
+    what a hand edit of the seating changes."""
     return Inputs(tournament).seating
 
 

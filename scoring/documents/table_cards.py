@@ -62,9 +62,12 @@ class TableCard(Flowable):
         canvas.setFont(fonts.bold, 30)
         canvas.drawString(0, height - 22 * mm, self.caption)
         number = str(self.number)
-        size = fit_size(number, fonts.bold, 170, text_w)
+        # Between the caption above and the two-line heading below (24 mm from the bottom),
+        # the glyphs' ascent and descent included: nothing overprints.
+        room = height - 22 * mm - 10 - (28 * mm)
+        size = fit_size(number, fonts.bold, min(170.0, room / 1.2), text_w)
         canvas.setFont(fonts.bold, size)
-        canvas.drawString(0, height / 2 - size * 0.35, number)
+        canvas.drawString(0, 28 * mm + size * 0.25, number)
         canvas.setFillColor(MUTED)
         # The club, tournament, date and venue under the number: wrapped and shrunk to fit.
         top = 24 * mm

@@ -10,6 +10,7 @@ import pytest
 from django.urls import reverse
 
 from scoring.documents.models import Document
+from scoring.documents.services import WHOLE_SET
 from tests.fixtures.people import PASSWORD
 from tournaments.models import Player
 
@@ -47,5 +48,7 @@ def test_organiser_builds_and_downloads_documents(page, running_tournament, pers
 
     page.locator("#build-all").click()
     page.wait_for_load_state()
-    expect(page.locator('#tournament-documents tr[data-state="done"]')).to_have_count(7)
-    assert Document.objects.filter(tournament=t, status="done").count() == 7
+    expect(page.locator('#tournament-documents tr[data-state="done"]')).to_have_count(
+        len(WHOLE_SET)
+    )
+    assert Document.objects.filter(tournament=t, status="done").count() == len(WHOLE_SET)

@@ -226,3 +226,14 @@ def test_the_page_and_the_api_say_out_of_date_and_rebuild(
         )
     assert same.status_code == 200 and same.json()["id"] == rebuilt.pk
     assert forced.status_code == 202 and forced.json()["id"] != rebuilt.pk
+
+
+def test_finishing_the_tournament_changes_what_says_provisional_or_confidential_only(
+    played_tournament,
+):
+    before = {kind: document_fingerprint(played_tournament, kind, "en") for kind in WHOLE_SET}
+    Tournament.objects.filter(pk=played_tournament.pk).update(status="finished")
+    after = {kind: document_fingerprint(played_tournament, kind, "en") for kind in WHOLE_SET}
+    changed = {kind for kind in WHOLE_SET if before[kind] != after[kind]}
+    assert {Kind.RANKING, Kind.RESULTS_SUMMARY, Kind.HAND_RECORDS} <= changed
+    assert not changed & {Kind.ROUTE_CARDS, Kind.TABLE_CARDS, Kind.CHECK_IN_LIST}
