@@ -769,7 +769,8 @@ class FastTable(Flowable):
                 text.setFont(font, size)
                 self._font = (font, size)
             text.setTextOrigin(x, y)
-            text._textOut(value)  # like textOut, without measuring the string again
+            # The run's text: a character no font has is already replaced in it.
+            text._textOut(runs[0][1])  # like textOut, without measuring the string again
             return
         for name, part in runs:
             if self._font != (name, size):
