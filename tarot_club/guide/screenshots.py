@@ -39,14 +39,27 @@ SHOTS: tuple[Shot, ...] = (
     Shot("ranking", None, "/t/{past}/ranking/", PHONE),
     Shot("score-card", None, "/t/{past}/ranking/{player}/", PHONE),
     Shot("traveller", None, "/t/{past}/donnes/1/", PHONE),
+    Shot("seats", None, "/t/{running}/seats/?q=arnaud", PHONE),
+    Shot("table-page", None, "{table_page}", PHONE),
+    Shot("room-screen", None, "/t/{running}/screen/", {"width": 1280, "height": 720}),
 )
 
 
-def demo_ids() -> dict[str, int]:
-    """The ids the paths above need, read from the demo data."""
+def demo_ids() -> dict[str, int | str]:
+    """The ids the paths above need, read from the demo data; the running tournament's first
+    round is opened, so that its tables' pages exist."""
+    from urllib.parse import urlsplit
+
+    from tournaments.models import Round, TableRound
+    from tournaments.services.table_entry import table_page_url
+
+    running = Tournament.objects.get(name="Tournoi de démonstration")
+    Round.objects.filter(tournament=running, number=1).update(state=Round.State.OPEN)
+    table_round = TableRound.objects.filter(round__tournament=running, round__number=1).first()
     return {
-        "running": Tournament.objects.get(name="Tournoi de démonstration").pk,
+        "running": running.pk,
         "past": Tournament.objects.get(name="Tournoi d'automne").pk,
         "player": Player.objects.get(user__username="joueur").pk,
-        "club": Tournament.objects.get(name="Tournoi d'automne").club_id,
+        "club": running.club_id,
+        "table_page": urlsplit(table_page_url(table_round=table_round)).path,
     }

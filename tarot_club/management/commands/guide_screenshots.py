@@ -128,7 +128,8 @@ class Command(BaseCommand):
                 page = context.pages[0]
                 page.set_viewport_size(shot.viewport)
                 page.goto(shot.path.format(**ids))
-                page.wait_for_load_state("networkidle")
+                page.wait_for_load_state("load")  # not networkidle: some pages poll
+                page.wait_for_timeout(1500)
                 target = out / language / f"{shot.name}.png"
                 target.parent.mkdir(parents=True, exist_ok=True)
                 page.screenshot(path=str(target), full_page=False)
