@@ -15,6 +15,8 @@ from django.db import models
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
+from .validators import validate_plain_text
+
 POSITIONS = ("N", "E", "S", "W")
 
 
@@ -80,11 +82,11 @@ federation_number_validator = RegexValidator(
 
 
 class Club(models.Model):
-    name = models.CharField(_("name"), max_length=120)
+    name = models.CharField(_("name"), max_length=120, validators=[validate_plain_text])
     federation_number = models.CharField(
         _("federation number"), max_length=7, unique=True, validators=[federation_number_validator]
     )
-    city = models.CharField(_("city"), max_length=120, blank=True)
+    city = models.CharField(_("city"), max_length=120, blank=True, validators=[validate_plain_text])
     organisers = models.ManyToManyField(
         settings.AUTH_USER_MODEL,
         blank=True,
@@ -123,8 +125,8 @@ class PlayerQuerySet(models.QuerySet):
 
 
 class Player(models.Model):
-    first_name = models.CharField(_("first name"), max_length=80)
-    last_name = models.CharField(_("last name"), max_length=80)
+    first_name = models.CharField(_("first name"), max_length=80, validators=[validate_plain_text])
+    last_name = models.CharField(_("last name"), max_length=80, validators=[validate_plain_text])
     licence = models.CharField(
         _("licence number"), max_length=7, unique=True, validators=[licence_validator]
     )
@@ -184,9 +186,11 @@ class Tournament(models.Model):
     club = models.ForeignKey(
         Club, on_delete=models.PROTECT, related_name="tournaments", verbose_name=_("club")
     )
-    name = models.CharField(_("name"), max_length=160)
+    name = models.CharField(_("name"), max_length=160, validators=[validate_plain_text])
     date = models.DateField(_("date"))
-    venue = models.CharField(_("venue"), max_length=200, blank=True)
+    venue = models.CharField(
+        _("venue"), max_length=200, blank=True, validators=[validate_plain_text]
+    )
     rounds = models.PositiveSmallIntegerField(
         _("number of rounds"), default=4, validators=[MinValueValidator(1), MaxValueValidator(30)]
     )

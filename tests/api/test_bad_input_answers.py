@@ -36,3 +36,16 @@ def test_a_database_outage_answers_503_with_retry_after(running_tournament, pers
     body = response.json()
     assert body["code"] == "unavailable"
     assert "Connection refused" not in response.content.decode()
+
+
+def test_json_nested_fifty_thousand_deep_is_a_400_even_without_logging_in(client):
+    body = "[" * 50_000 + "]" * 50_000
+    response = client.post("/api/v1/auth/token/", body, content_type="application/json")
+    assert response.status_code == 400
+    assert response.json()["code"] == "too_deep"
+    # Ordinary nesting, and brackets inside strings, go through to the view.
+    fine = '{"username": "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[", "password": "x"}'
+    assert (
+        client.post("/api/v1/auth/token/", fine, content_type="application/json").json()["code"]
+        != "too_deep"
+    )

@@ -620,3 +620,19 @@ def test_registration_and_preparation_pages_queries_do_not_grow(
             response = client.get(reverse(name, args=[tournament.pk]), {"q": "a"}, **EN)
         assert response.status_code == 200
     assert 'data-state="outdated"' in response.content.decode()
+
+
+def test_club_players_page_is_paginated(organiser_client, scene, django_assert_max_num_queries):
+    Player.objects.bulk_create(
+        Player(club=scene.club, licence=f"08{i:05d}", last_name=f"Zz{i:04d}", first_name="Anne")
+        for i in range(250)
+    )
+    url = reverse("organiser_club_players", args=[scene.club.pk])
+    first = organiser_client.get(url, **EN).content.decode()
+    assert first.count("/edit/") == 100 and 'rel="next"' in first and 'rel="prev"' not in first
+    with django_assert_max_num_queries(12):  # the same page cost whatever the club's size
+        last = organiser_client.get(url, {"page": 3}, **EN).content.decode()
+    assert 'rel="prev"' in last and 'rel="next"' not in last
+    assert "Page 3 of 3" in last and "Zz0249" in last
+    filtered = organiser_client.get(url, {"q": "zz0001", "page": "x"}, **EN).content.decode()
+    assert filtered.count("/edit/") == 1 and "Page 1 of" not in filtered

@@ -19,6 +19,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from ..models import Club, Player, licence_validator
+from ..validators import validate_plain_text
 
 NAME_MAX_LENGTH = Player._meta.get_field("last_name").max_length
 MAX_LINES = 5000
@@ -136,6 +137,10 @@ def _name_reasons(value: str, *, missing: str, too_long: str) -> list[str]:
         return [missing]
     if len(value) > NAME_MAX_LENGTH:
         return [too_long % {"max": NAME_MAX_LENGTH}]
+    try:
+        validate_plain_text(value)
+    except ValidationError as exc:
+        return [str(message) for message in exc.messages]
     return []
 
 

@@ -14,6 +14,7 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.paginator import Paginator
 from django.db.models import Count, Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -127,18 +128,24 @@ def organiser_home(request: HttpRequest) -> HttpResponse:
     )
 
 
+PLAYERS_PER_PAGE = 100
+
+
 @login_required
 @require_GET
 def club_players(request: HttpRequest, club_pk: int) -> HttpResponse:
     club = _organised_club(request, club_pk)
     query = request.GET.get("q", "").strip()
     players = players_matching(club.players.all(), query)
+    # A federation club may keep thousands of players: a page at a time.
+    page = Paginator(players, PLAYERS_PER_PAGE).get_page(request.GET.get("page"))
     return render(
         request,
         "tournaments/organiser/club_players.html",
         {
             "club": club,
-            "players": players,
+            "players": page.object_list,
+            "page": page,
             "query": query,
             "tournaments": club.tournaments.order_by("-date")[:20],
         },
