@@ -57,9 +57,9 @@ def recompute_ranking(self, tournament_id: int) -> int:
     from scoring.services.ranking import IN_PROCESS, ranking_recompute, ranking_task_started
 
     where = IN_PROCESS if self.request.is_eager else (self.request.hostname or socket.gethostname())
-    ranking_task_started(tournament_id=tournament_id)
+    clock = ranking_task_started(tournament_id=tournament_id)
     try:
-        return ranking_recompute(tournament_id=tournament_id, where=where, start_clock=True)
+        return ranking_recompute(tournament_id=tournament_id, where=where, clock=clock)
     except TRANSIENT_ERRORS:
         raise
     except Exception as exc:

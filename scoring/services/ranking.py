@@ -262,20 +262,20 @@ def ranking_encode(ranking: Ranking) -> tuple[dict[str, Any], dict[str, Any]]:
 
 
 def ranking_recompute(
-    *, tournament_id: int, where: str = IN_PROCESS, start_clock: bool = False
+    *, tournament_id: int, where: str = IN_PROCESS, clock: TaskClock | None = None
 ) -> int:
     """Compute and store the tournament's ranking; return the results version it reflects.
 
     Idempotent: when a snapshot exists for the current version, method and rate, nothing is
     computed. Two computations racing on one version store one snapshot (unique constraint).
-    start_clock (the task): note the start of a real computation for the coalescing, only
-    once it is known there is something to compute (in-process callers claim it before).
+    ``clock`` (a task): how `ranking_task_started` moved the coalescing clock; when there is
+    nothing to compute it is put back, so a task that finds its snapshot delays nobody.
     """
     with collector_paused():
-        return _recompute(tournament_id=tournament_id, where=where, start_clock=start_clock)
+        return _recompute(tournament_id=tournament_id, where=where, clock=clock)
 
 
-def _recompute(*, tournament_id: int, where: str, start_clock: bool) -> int:
+def _recompute(*, tournament_id: int, where: str, clock: TaskClock | None) -> int:
     started = time.perf_counter()
     inputs = ranking_inputs(tournament_id=tournament_id)
     if inputs is None:
@@ -283,9 +283,9 @@ def _recompute(*, tournament_id: int, where: str, start_clock: bool) -> int:
         return 0
     if inputs.exists:
         _state_after(inputs, computed=False)
+        if clock is not None:
+            _clock_given_back(tournament_id, clock)  # only real work moves the clock
         return inputs.results_version
-    if start_clock:
-        _computation_started(tournament_id)  # the coalescing clock: only real work moves it
     ranking = compute_ranking(
         inputs.plays,
         method=inputs.method,
@@ -380,21 +380,36 @@ def ranking_release_queue(*, tournament_id: int, claimed_at: datetime) -> None:
     RankingState.objects.filter(pk=tournament_id, queued_at=claimed_at).update(queued_at=None)
 
 
-def ranking_task_started(*, tournament_id: int) -> None:
-    """A task starts: changes from now on need a new task (the claim is released). The
-    coalescing clock (`started_at`) is not moved here: only a computation moves it (see
-    `ranking_recompute`), so a task that finds its snapshot already stored delays nobody."""
-    if not RankingState.objects.filter(pk=tournament_id).update(queued_at=None):
-        _state_ensure(tournament_id)
-
-
-def _computation_started(tournament_id: int) -> None:
-    """A computation really starts: the next one waits RANKING_MIN_INTERVAL from now."""
+def ranking_task_started(*, tournament_id: int) -> TaskClock:
+    """A task starts: changes from now on need a new task (the claim is released), and that
+    task waits RANKING_MIN_INTERVAL from now, since this one may be about to compute. The
+    clock's previous value is returned: a task that then finds its snapshot already stored
+    puts it back (`ranking_recompute`), so it delays nobody."""
     now = timezone.now()
-    if not RankingState.objects.filter(pk=tournament_id).update(started_at=now):
+    previous = (
+        RankingState.objects.filter(pk=tournament_id).values_list("started_at", flat=True).first()
+    )
+    if not RankingState.objects.filter(pk=tournament_id).update(queued_at=None, started_at=now):
         RankingState.objects.bulk_create(
             [RankingState(tournament_id=tournament_id, started_at=now)], ignore_conflicts=True
         )
+    return TaskClock(previous=previous, started=now)
+
+
+@dataclass(frozen=True)
+class TaskClock:
+    """The coalescing clock as a task moved it: when it started, and the value before."""
+
+    previous: datetime | None
+    started: datetime
+
+
+def _clock_given_back(tournament_id: int, clock: TaskClock) -> None:
+    """Nothing was computed: the clock goes back to where it was, unless another task has
+    moved it since."""
+    RankingState.objects.filter(pk=tournament_id, started_at=clock.started).update(
+        started_at=clock.previous
+    )
 
 
 def ranking_pending(
