@@ -282,12 +282,12 @@ class ScoreSheetsRenderer(Renderer):
         caption = [
             Paragraph(esc(_("Scan to enter this table's results")), styles.muted),
             FitText(
-                _("or type %(address)s and the code %(code)s")
-                % {"address": links.short_url, "code": links.code},
+                _("or type %(address)s and the code:") % {"address": links.short_url},
                 font=f.condensed,
                 size=7,
                 floor=5,
             ),
+            FitText(links.code, font=f.bold, size=14, floor=10),
         ]
         players = self.players_table(sitting)
         qr_w = QR_SIZE + 6 * mm
