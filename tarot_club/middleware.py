@@ -135,3 +135,27 @@ def refuse(request: HttpRequest, status: int, code: str) -> HttpResponse:
     except TemplateDoesNotExist:
         html = f"<!doctype html><title>{status}</title><p>{message}</p>"
     return HttpResponse(html, status=status)
+
+
+class DatabaseOutageMiddleware:
+    """A database that does not answer is the site's 503 page with Retry-After, not a 500:
+    the room's phones retry, and nobody sees a traceback. (The API answers its own JSON 503.)"""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        from django.db import InterfaceError, OperationalError
+
+        from tarot_club.errors import error_response
+
+        if not isinstance(exception, (OperationalError, InterfaceError)):
+            return None
+        if request.path_info.startswith("/api/"):
+            return None
+        response = error_response(request, 503)
+        response["Retry-After"] = "5"
+        return response

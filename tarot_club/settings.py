@@ -70,6 +70,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "tarot_club.middleware.DatabaseOutageMiddleware",
 ]
 
 ROOT_URLCONF = "tarot_club.urls"

@@ -39,3 +39,20 @@ def test_a_body_over_the_limit_is_413_even_before_logging_in(settings):
     )
     assert response.status_code == 413
     assert response.json()["code"] == "too_large"
+
+
+@pytest.mark.django_db
+def test_a_database_outage_on_a_page_is_the_styled_503_with_retry_after(client, monkeypatch):
+    from django.db import OperationalError
+
+    import tournaments.selectors
+
+    def down(*args, **kwargs):
+        raise OperationalError("could not connect to server: Connection refused")
+
+    monkeypatch.setattr(tournaments.selectors, "home_tournaments", down)
+    response = client.get("/")
+    assert response.status_code == 503
+    assert response["Retry-After"] == "5"
+    html = response.content.decode()
+    assert "Connection refused" not in html and "<!doctype html>" in html.lower()
