@@ -24,12 +24,13 @@ import datetime as dt
 import os
 import platform
 import random
-import re
 import shutil
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+import benchdoc
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -232,13 +233,7 @@ def bare_reportlab(pages: list[list[str]]) -> float:
 
 def write_section(text: str) -> None:
     """Replace this benchmark's section of docs/BENCHMARKS.md, leaving the others alone."""
-    current = DOC.read_text(encoding="utf-8") if DOC.exists() else "# Benchmarks\n"
-    pattern = re.compile(rf"^{re.escape(SECTION)}\n.*?(?=^## |\Z)", re.S | re.M)
-    if pattern.search(current):
-        updated = pattern.sub(lambda _: text, current, count=1)
-    else:
-        updated = current.rstrip("\n") + "\n\n" + text
-    DOC.write_text(updated.rstrip("\n") + "\n", encoding="utf-8")
+    benchdoc.write_section(SECTION, text)
 
 
 def main() -> None:

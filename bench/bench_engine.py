@@ -17,12 +17,13 @@ import math
 import os
 import platform
 import random
-import re
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+import benchdoc
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -206,15 +207,7 @@ def bench_ranking(plays: list[Play], method: str, repeats: int = 5) -> float:
 
 def write_section(text: str) -> None:
     """Replace this benchmark's section of docs/BENCHMARKS.md, leaving the others alone."""
-    DOC.parent.mkdir(parents=True, exist_ok=True)
-    current = DOC.read_text(encoding="utf-8") if DOC.exists() else "# Benchmarks\n"
-    titles = "|".join(re.escape(title) for title in (SECTION, *OLD_SECTIONS))
-    pattern = re.compile(rf"^(?:{titles})\n.*?(?=^## |\Z)", re.S | re.M)
-    if pattern.search(current):
-        updated = pattern.sub(lambda _: text.rstrip("\n") + "\n\n", current, count=1)
-    else:
-        updated = current.rstrip("\n") + "\n\n" + text
-    DOC.write_text(updated.rstrip("\n") + "\n", encoding="utf-8")
+    benchdoc.write_section(SECTION, text, old_titles=OLD_SECTIONS)
 
 
 def main() -> None:

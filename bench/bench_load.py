@@ -38,6 +38,8 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+import benchdoc
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tarot_club.settings_test")
@@ -54,7 +56,6 @@ from django.db import connection  # noqa: E402
 from django.test.utils import setup_test_environment  # noqa: E402
 
 SECTION = "## Load test: a hall of phones on the live ranking"
-DOC = ROOT / "docs" / "BENCHMARKS.md"
 HOST = "127.0.0.1"
 TIMEOUT = 10.0  # a poll slower than this counts as an error
 
@@ -255,13 +256,8 @@ def report(args: argparse.Namespace, out: dict[str, Any], base: list[float], loa
 
 
 def write_section(text: str) -> None:
-    current = DOC.read_text(encoding="utf-8") if DOC.exists() else "# Benchmarks\n"
-    pattern = re.compile(rf"^{re.escape(SECTION)}\n.*?(?=^## |\Z)", re.S | re.M)
-    if pattern.search(current):
-        updated = pattern.sub(lambda _: text.rstrip("\n") + "\n\n", current, count=1)
-    else:
-        updated = current.rstrip("\n") + "\n\n" + text
-    DOC.write_text(updated.rstrip("\n") + "\n", encoding="utf-8")
+    """Replace this benchmark's section of docs/BENCHMARKS.md, leaving the others alone."""
+    benchdoc.write_section(SECTION, text)
 
 
 def main() -> None:

@@ -25,7 +25,6 @@ import argparse
 import datetime as dt
 import os
 import platform
-import re
 import statistics
 import sys
 import time
@@ -34,6 +33,8 @@ import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+import benchdoc
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -54,7 +55,6 @@ from django.urls import reverse  # noqa: E402
 
 SECTION = "## Rankings"
 OLD_SECTIONS = ("## Rankings (issue 6)",)
-DOC = ROOT / "docs" / "BENCHMARKS.md"
 SIZES = (1000, 3000, 10000)
 
 
@@ -303,14 +303,7 @@ def report(
 
 def write_section(text: str) -> None:
     """Replace this benchmark's section of docs/BENCHMARKS.md, leaving the others alone."""
-    current = DOC.read_text(encoding="utf-8") if DOC.exists() else "# Benchmarks\n"
-    titles = "|".join(re.escape(title) for title in (SECTION, *OLD_SECTIONS))
-    pattern = re.compile(rf"^(?:{titles})\n.*?(?=^## |\Z)", re.S | re.M)
-    if pattern.search(current):
-        updated = pattern.sub(lambda _: text.rstrip("\n") + "\n\n", current, count=1)
-    else:
-        updated = current.rstrip("\n") + "\n\n" + text
-    DOC.write_text(updated.rstrip("\n") + "\n", encoding="utf-8")
+    benchdoc.write_section(SECTION, text, old_titles=OLD_SECTIONS)
 
 
 def main() -> None:

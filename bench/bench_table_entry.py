@@ -24,12 +24,13 @@ import argparse
 import datetime as dt
 import os
 import platform
-import re
 import statistics
 import sys
 import time
 import warnings
 from pathlib import Path
+
+import benchdoc
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -48,7 +49,6 @@ from django.db import connection  # noqa: E402
 from django.test.utils import setup_test_environment  # noqa: E402
 
 SECTION = "## Results confirmed at the table"
-DOC = ROOT / "docs" / "BENCHMARKS.md"
 PLAYERS = 100
 
 
@@ -151,10 +151,8 @@ def report(arbiter: list[float], table: list[float]) -> str:
 
 
 def write_section(text: str) -> None:
-    doc = DOC.read_text(encoding="utf-8")
-    pattern = re.compile(rf"^{re.escape(SECTION)}\n.*?(?=^## |\Z)", re.S | re.M)
-    updated = pattern.sub(text, doc) if pattern.search(doc) else doc.rstrip("\n") + "\n\n" + text
-    DOC.write_text(updated.rstrip("\n") + "\n", encoding="utf-8")
+    """Replace this benchmark's section of docs/BENCHMARKS.md, leaving the others alone."""
+    benchdoc.write_section(SECTION, text)
 
 
 def main() -> None:

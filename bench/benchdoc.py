@@ -1,0 +1,23 @@
+"""docs/BENCHMARKS.md, written by the benchmark scripts: each owns one `## ` section."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from pathlib import Path
+
+DOC = Path(__file__).resolve().parent.parent / "docs" / "BENCHMARKS.md"
+
+
+def write_section(section: str, text: str, *, old_titles: Iterable[str] = ()) -> None:
+    """Replace the section titled ``section`` (or an older title of it) with ``text``, leaving
+    the others alone; append it when missing."""
+    DOC.parent.mkdir(parents=True, exist_ok=True)
+    current = DOC.read_text(encoding="utf-8") if DOC.exists() else "# Benchmarks\n"
+    titles = "|".join(re.escape(title) for title in (section, *old_titles))
+    pattern = re.compile(rf"^(?:{titles})\n.*?(?=^## |\Z)", re.S | re.M)
+    if pattern.search(current):
+        updated = pattern.sub(lambda _: text.rstrip("\n") + "\n\n", current, count=1)
+    else:
+        updated = current.rstrip("\n") + "\n\n" + text
+    DOC.write_text(updated.rstrip("\n") + "\n", encoding="utf-8")
