@@ -12,7 +12,7 @@ The data lives in a scratch SQLite database (or DATABASE_URL if set) and a scrat
 folder. Seating, movement and donnes come from the real generation service; the 6,000 results
 of the 1,000-player tournament are scored by the real engine but inserted in bulk (entering
 them one by one through the result service would take minutes and is not what is measured),
-then ranked once by the real ranking service. Targets (issue 7): 1,000 score cards < 30 s,
+then ranked once by the real ranking service. Targets: 1,000 score cards < 30 s,
 96 hand records < 5 s.
 """
 
@@ -70,7 +70,7 @@ from tournaments.models import (  # noqa: E402
 )
 from tournaments.services.preparation import seats_for_donne, tournament_generate  # noqa: E402
 
-SECTION = "## Documents (issue 7)"
+SECTION = "## Documents"
 DOC = ROOT / "docs" / "BENCHMARKS.md"
 CONTRACTS = ("prise", "prise", "garde", "garde", "garde", "garde_sans", "garde_contre")
 

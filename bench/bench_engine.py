@@ -33,7 +33,6 @@ from scoring.errors import ScoringError  # noqa: E402
 from scoring.ranking import Penalty, Play, compute_ranking  # noqa: E402
 
 SECTION = "## Scoring engine"
-OLD_SECTIONS = ("## Scoring engine (issue 3)",)
 DOC = ROOT / "docs" / "BENCHMARKS.md"
 
 
@@ -207,7 +206,7 @@ def bench_ranking(plays: list[Play], method: str, repeats: int = 5) -> float:
 
 def write_section(text: str) -> None:
     """Replace this benchmark's section of docs/BENCHMARKS.md, leaving the others alone."""
-    benchdoc.write_section(SECTION, text, old_titles=OLD_SECTIONS)
+    benchdoc.write_section(SECTION, text)
 
 
 def main() -> None:

@@ -54,7 +54,6 @@ from django.test.utils import CaptureQueriesContext, setup_test_environment  # n
 from django.urls import reverse  # noqa: E402
 
 SECTION = "## Rankings"
-OLD_SECTIONS = ("## Rankings (issue 6)",)
 SIZES = (1000, 3000, 10000)
 
 
@@ -303,7 +302,7 @@ def report(
 
 def write_section(text: str) -> None:
     """Replace this benchmark's section of docs/BENCHMARKS.md, leaving the others alone."""
-    benchdoc.write_section(SECTION, text, old_titles=OLD_SECTIONS)
+    benchdoc.write_section(SECTION, text)
 
 
 def main() -> None:

@@ -1,7 +1,7 @@
 """Reads for the rankings pages: the ranking, a player's score card, a donne's traveller, a
 club's season and a player's history.
 
-Freshness (issue 6): a page shows the latest snapshot for the tournament's method and rate;
+Freshness: a page shows the latest snapshot for the tournament's method and rate;
 it is "current" only when its results version is the tournament's. Otherwise the page says
 the ranking is being updated, and the read helps it catch up:
 - with a broker in use, it nudges the scheduler (which queues a task unless one is queued);

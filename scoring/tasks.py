@@ -1,6 +1,6 @@
 """Celery entry points of the computations. Thin: they take ids and call a service.
 
-How a burst of results becomes one or two computations (issue 6): every saved change calls
+How a burst of results becomes one or two computations: every saved change calls
 `schedule_ranking` on commit. It notes the tournament as stale, then queues a task only if no
 queued task holds the tournament's claim (a database row, so it works across processes and
 without Redis), with a countdown that keeps computations of one tournament at least

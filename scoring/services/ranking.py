@@ -1,4 +1,4 @@
-"""Computing and storing a tournament's ranking (issue 6), and the bookkeeping that lets the
+"""Computing and storing a tournament's ranking, and the bookkeeping that lets the
 web processes and the workers coalesce computations through the database.
 
 `ranking_recompute` reads everything in a fixed number of queries, whatever the size of the

@@ -1,4 +1,4 @@
-"""Pages of the printed documents (issue 7): the list with each document's state, asking for
+"""Pages of the printed documents: the list with each document's state, asking for
 a build (one or the whole set), the status fragment htmx polls while a build runs, and the
 permission-checked download.
 

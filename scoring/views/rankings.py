@@ -1,4 +1,4 @@
-"""Pages of the rankings (issue 6): the live ranking, a player's score card, a donne's
+"""Pages of the rankings: the live ranking, a player's score card, a donne's
 traveller, the donnes' index, a club's season ranking and a player's results.
 
 Who sees what is decided by tournaments.permissions: results are public once the tournament

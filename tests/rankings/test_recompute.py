@@ -1,4 +1,4 @@
-"""The ranking computation: from Result rows to a stored snapshot (issue 6, computation)."""
+"""The ranking computation: from Result rows to a stored snapshot (computation)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Checks of an entry against the known hands (RULES.md §4, issue 5 "Checks against the cards").
+"""Checks of an entry against the known hands (RULES.md §4, "Checks against the cards").
 
 Deals are built card by card here, so each test states exactly who held what.
 """

@@ -1,4 +1,4 @@
-"""The result service (issue 5): validation, card checks, ledger, concurrency, permissions,
+"""The result service: validation, card checks, ledger, concurrency, permissions,
 annulments, penalties and rounds — through tournaments.services.results only."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Editing the seating by hand (issue 4): swaps and étui-set changes checked against the
+"""Editing the seating by hand: swaps and étui-set changes checked against the
 movement rules on the stored rows, refused with every breach and nothing changed; the seating
 plan's edit mode and its check line."""
 

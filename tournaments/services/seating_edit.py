@@ -1,4 +1,4 @@
-"""Editing the seating by hand (issue 4): the arbiter swaps two players' seats, or makes a table
+"""Editing the seating by hand: the arbiter swaps two players' seats, or makes a table
 play another étui set, in one round. Every edit is checked against the movement rules
 (`scoring.movement.validate`) on the rows as stored, and refused with every breach when it
 breaks one; then nothing is changed.

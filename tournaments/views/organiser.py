@@ -563,7 +563,7 @@ def prepare_reveal_view(request: HttpRequest, pk: int) -> HttpResponse:
 def seating_plan_view(request: HttpRequest, pk: int) -> HttpResponse:
     """The seating plan per round and each player's route, laid out to print; checked against
     the movement rules. With ?edit=1, a form per round to swap two players or change a table's
-    étui set (the arbiter's hand edits, issue 4)."""
+    étui set (the arbiter's hand edits)."""
     tournament = _managed_tournament(request, pk)
     plan = tournament_seating_plan(tournament=tournament)
     edit = request.GET.get("edit") == "1" and plan.generated
