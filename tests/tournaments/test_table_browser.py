@@ -6,6 +6,7 @@ five wrong codes lock the code."""
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 from django.urls import reverse
@@ -118,6 +119,19 @@ def test_table_enters_a_relais_confirms_with_codes_and_the_ranking_moves(
     arbiter.close()
 
 
+def wait_until_kept_offline(page, timeout: float = 15.0) -> None:
+    """Wait until the service worker controls the page and keeps a copy of it.
+
+    Polled with evaluate, which awaits the promise: wait_for_function would take the
+    promise object itself for a truthy answer and return at once."""
+    deadline = time.monotonic() + timeout
+    check = """async () => Boolean(navigator.serviceWorker.controller)
+        && (await caches.match(location.href, {ignoreVary: true})) !== undefined"""
+    while not page.evaluate(check):
+        assert time.monotonic() < deadline, "the service worker never kept the page"
+        page.wait_for_timeout(100)
+
+
 def test_results_entered_offline_are_sent_once_when_the_connection_returns(
     page, live_server, running_tournament, settings
 ):
@@ -133,9 +147,7 @@ def test_results_entered_offline_are_sent_once_when_the_connection_returns(
     expect(page.locator("#preview-note")).to_have_text("")
 
     # The service worker keeps the page and its assets: it opens again without a connection.
-    page.wait_for_function(
-        "caches.match(location.href, {ignoreVary: true}).then(hit => hit !== undefined)"
-    )
+    wait_until_kept_offline(page)
     page.context.set_offline(True)
     page.reload()
     page.wait_for_selector("#donne-tabs .tab")
