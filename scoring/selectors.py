@@ -26,6 +26,7 @@ from typing import Any
 
 from django.db.models import F
 from django.db.models.fields.json import KeyTransform
+from django.db.models.functions import Now
 from django.utils.translation import gettext_lazy as _
 
 from scoring.duplicate import differentials, matchpoint_percentage
@@ -101,12 +102,12 @@ def _catch_up(tournament: Tournament) -> bool:
     from scoring.tasks import broker_in_use, schedule_ranking
 
     if broker_in_use():
-        now = timezone.now()
-        queued_at, started_at, stale_since = (
+        queued_at, started_at, stale_since, now = (
             RankingState.objects.filter(pk=tournament.pk)
-            .values_list("queued_at", "started_at", "stale_since")
+            .annotate(db_now=Now())
+            .values_list("queued_at", "started_at", "stale_since", "db_now")
             .first()
-        ) or (None, None, None)
+        ) or (None, None, None, timezone.now())
         waited = (now - stale_since).total_seconds() if stale_since else 0.0
         if stale_since is None or waited < stale_after():
             # A queued task or a running computation will bring the change: asking again
@@ -303,6 +304,7 @@ def ranking_poll_tournament(pk: int) -> Tournament | None:
             state_queued_at=F("ranking_state__queued_at"),
             state_started_at=F("ranking_state__started_at"),
             state_stale_since=F("ranking_state__stale_since"),
+            db_now=Now(),
         )
         .first()
     )
@@ -314,7 +316,6 @@ def ranking_poll_unchanged(tournament: Tournament, *, since: str, cur: str) -> b
     equally current, and, when it is stale, nothing a full read would do (a task is pending
     and the workers are not late; without a broker a read computes, so it is never
     unchanged)."""
-    from django.utils import timezone
 
     from scoring.services.ranking import ranking_pending, stale_after
     from scoring.tasks import broker_in_use
@@ -328,7 +329,7 @@ def ranking_poll_unchanged(tournament: Tournament, *, since: str, cur: str) -> b
         return True
     if not broker_in_use():
         return False
-    now = timezone.now()
+    now = tournament.db_now  # type: ignore[attr-defined]
     stale_since = tournament.state_stale_since  # type: ignore[attr-defined]
     if stale_since is None or (now - stale_since).total_seconds() >= stale_after():
         return False

@@ -15,14 +15,13 @@ from __future__ import annotations
 
 import logging
 import threading
-from datetime import timedelta
 
 from django.conf import settings
 from django.db import close_old_connections, connections
-from django.db.models import DateTimeField, ExpressionWrapper, Q
-from django.db.models.functions import Now
+from django.db.models import Q
 
 from scoring.services.ranking import (
+    database_time_minus,
     min_interval,
     ranking_claim_in_process,
     ranking_recompute,
@@ -38,16 +37,12 @@ def sweep_period() -> float:
     return float(configured) if configured else max(0.5, stale_after() / 4)
 
 
-def _db_now_minus(seconds: float) -> ExpressionWrapper:
-    return ExpressionWrapper(Now() - timedelta(seconds=seconds), output_field=DateTimeField())
-
-
 def rankings_sweep(*, where: str) -> list[int]:
     """Compute the rankings left stale for a third of RANKING_STALE_AFTER; return their ids."""
     from scoring.models import RankingState
 
     waiting = list(
-        RankingState.objects.filter(stale_since__lte=_db_now_minus(stale_after() / 3))
+        RankingState.objects.filter(stale_since__lte=database_time_minus(stale_after() / 3))
         .order_by("stale_since")
         .values_list("pk", flat=True)
     )
@@ -68,8 +63,8 @@ def documents_sweep() -> list[int]:
 
     limit = document_stale().total_seconds()
     Status = Document.Status
-    dead = Q(status=Status.RUNNING, heartbeat_at__lt=_db_now_minus(limit))
-    lost = Q(status=Status.PENDING, heartbeat_at__lt=_db_now_minus(limit * 4))
+    dead = Q(status=Status.RUNNING, heartbeat_at__lt=database_time_minus(limit))
+    lost = Q(status=Status.PENDING, heartbeat_at__lt=database_time_minus(limit * 4))
     ids = list(Document.objects.filter(dead | lost).values_list("pk", flat=True)[:20])
     for document_id in ids:
         dispatch_build(document_id)

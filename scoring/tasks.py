@@ -27,7 +27,6 @@ import kombu.exceptions
 import redis.exceptions
 from celery import shared_task
 from django.db import InterfaceError, OperationalError
-from django.utils import timezone
 
 logger = logging.getLogger(__name__)
 
@@ -102,8 +101,7 @@ def _schedule(tournament_id: int) -> None:
         ranking_release_queue,
     )
 
-    now = timezone.now()
-    started_at, queued = ranking_mark_stale(tournament_id=tournament_id, now=now)
+    started_at, queued, now = ranking_mark_stale(tournament_id=tournament_id)
     wait = 0.0
     if started_at is not None:
         wait = max(0.0, min_interval() - (now - started_at).total_seconds())

@@ -29,8 +29,8 @@ from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Case, Exists, F, Q, Value, When
-from django.utils import timezone
+from django.db.models import Case, DateTimeField, Exists, ExpressionWrapper, F, Q, Value, When
+from django.db.models.functions import Now
 
 from scoring.models import RankingSnapshot, RankingState
 from scoring.ranking import DonneLine, DonneStatus, Penalty, Play, Ranking, compute_ranking
@@ -353,20 +353,27 @@ def _state_after(inputs: RankingInputs, *, computed: bool) -> None:
 # --- bookkeeping shared by the scheduler (scoring.tasks) and the pages (scoring.selectors) ----
 
 
-def ranking_mark_stale(*, tournament_id: int, now: datetime) -> tuple[datetime | None, bool]:
+def ranking_mark_stale(*, tournament_id: int) -> tuple[datetime | None, bool, datetime]:
     """Note that the tournament has a change not yet ranked; return (started_at of the last
-    computation, whether a queued task already holds the claim)."""
-    updated = RankingState.objects.filter(pk=tournament_id, stale_since__isnull=True).update(
-        stale_since=now
+    computation, whether a queued task already holds the claim, the database's time).
+
+    Every time kept on RankingState comes from the database's clock, so web hosts and workers
+    whose own clocks drift still agree on what is recent."""
+    row = (
+        RankingState.objects.filter(pk=tournament_id)
+        .annotate(db_now=Now())
+        .values_list("started_at", "queued_at", "stale_since", "db_now")
+        .first()
     )
-    if not updated:  # already stale, or no row yet
-        RankingState.objects.bulk_create(
-            [RankingState(tournament_id=tournament_id, stale_since=now)], ignore_conflicts=True
+    if row is None:  # the tournament's first change: its row, then the same steps
+        _state_ensure(tournament_id)
+        return ranking_mark_stale(tournament_id=tournament_id)
+    started_at, queued_at, stale_since, now = row
+    if stale_since is None:
+        RankingState.objects.filter(pk=tournament_id, stale_since__isnull=True).update(
+            stale_since=now
         )
-    started_at, queued_at = RankingState.objects.values_list("started_at", "queued_at").get(
-        pk=tournament_id
-    )
-    return started_at, queued_at is not None and queued_at >= now - QUEUE_CLAIM_TIMEOUT
+    return started_at, queued_at is not None and queued_at >= now - QUEUE_CLAIM_TIMEOUT, now
 
 
 def ranking_claim_queue(*, tournament_id: int, now: datetime) -> bool:
@@ -385,14 +392,17 @@ def ranking_task_started(*, tournament_id: int) -> TaskClock:
     task waits RANKING_MIN_INTERVAL from now, since this one may be about to compute. The
     clock's previous value is returned: a task that then finds its snapshot already stored
     puts it back (`ranking_recompute`), so it delays nobody."""
-    now = timezone.now()
-    previous = (
-        RankingState.objects.filter(pk=tournament_id).values_list("started_at", flat=True).first()
+    row = (
+        RankingState.objects.filter(pk=tournament_id)
+        .annotate(db_now=Now())
+        .values_list("started_at", "db_now")
+        .first()
     )
-    if not RankingState.objects.filter(pk=tournament_id).update(queued_at=None, started_at=now):
-        RankingState.objects.bulk_create(
-            [RankingState(tournament_id=tournament_id, started_at=now)], ignore_conflicts=True
-        )
+    if row is None:
+        _state_ensure(tournament_id)
+        return ranking_task_started(tournament_id=tournament_id)
+    previous, now = row
+    RankingState.objects.filter(pk=tournament_id).update(queued_at=None, started_at=now)
     return TaskClock(previous=previous, started=now)
 
 
@@ -435,10 +445,14 @@ def ranking_pending(
 def ranking_claim_in_process(*, tournament_id: int, window: float) -> bool:
     """Claim an in-process computation unless one started less than `window` seconds ago
     (many phones polling a stale ranking must not all compute it)."""
-    now = timezone.now()
     _state_ensure(tournament_id)
-    free = Q(started_at__isnull=True) | Q(started_at__lte=now - timedelta(seconds=window))
-    return RankingState.objects.filter(free, pk=tournament_id).update(started_at=now) == 1
+    free = Q(started_at__isnull=True) | Q(started_at__lte=database_time_minus(window))
+    return RankingState.objects.filter(free, pk=tournament_id).update(started_at=Now()) == 1
+
+
+def database_time_minus(seconds: float) -> ExpressionWrapper:
+    """The database's time less `seconds`, as an expression (compared in the database)."""
+    return ExpressionWrapper(Now() - timedelta(seconds=seconds), output_field=DateTimeField())
 
 
 def _state_ensure(tournament_id: int) -> None:

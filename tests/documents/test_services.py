@@ -128,6 +128,25 @@ def test_a_live_build_is_not_taken_over(played_tournament):
     assert running.status == Status.RUNNING and not running.file
 
 
+def test_a_worker_whose_clock_runs_ahead_does_not_take_a_live_build_over(
+    played_tournament, monkeypatch
+):
+    """Heartbeats are written and compared with the database's clock: a worker whose own
+    clock is ten minutes ahead sees a build that beat just now as alive."""
+    running = Document.objects.create(
+        tournament=played_tournament,
+        kind=Kind.RANKING,
+        language="en",
+        status=Status.RUNNING,
+        heartbeat_at=timezone.now(),
+    )
+    on_time = timezone.now
+    monkeypatch.setattr(timezone, "now", lambda: on_time() + timedelta(minutes=10))
+    assert document_build(document_id=running.pk) is None
+    running.refresh_from_db()
+    assert running.status == Status.RUNNING and not running.file
+
+
 def test_building_is_idempotent(played_tournament, personas, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=True):
         document = ask(played_tournament, personas.arbiter)

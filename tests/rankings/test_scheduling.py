@@ -257,3 +257,29 @@ def test_page_reads_do_not_queue_a_task_while_one_is_pending(
         started_at=state.stale_since - timedelta(seconds=1)
     )
     assert page_read_sends()
+
+
+def test_hosts_whose_clocks_drift_agree_on_the_queued_task(monkeypatch):
+    """The coalescing times come from the database's clock: a web host whose clock runs two
+    minutes late claims the queue, and a host on time still sees the claim held (with the
+    hosts' own clocks it looked older than QUEUE_CLAIM_TIMEOUT, so a second task was sent)."""
+    built = build_tournament(players=8, rounds=2)
+    pk = built.tournament.pk
+    on_time = timezone.now
+    monkeypatch.setattr(timezone, "now", lambda: on_time() - timedelta(minutes=2))
+    _started, queued, now = ranking_service.ranking_mark_stale(tournament_id=pk)
+    assert not queued
+    assert ranking_service.ranking_claim_queue(tournament_id=pk, now=now)
+    monkeypatch.setattr(timezone, "now", on_time)
+
+    state = RankingState.objects.get(pk=pk)
+    assert abs(state.queued_at - on_time()) < timedelta(seconds=30)
+    assert abs(state.stale_since - on_time()) < timedelta(seconds=30)
+    _started, queued, _now = ranking_service.ranking_mark_stale(tournament_id=pk)
+    assert queued  # the other host sends nothing
+    assert not ranking_service.ranking_claim_queue(tournament_id=pk, now=_now)
+
+    # A worker whose clock runs ahead starts the task: the clock it sets is the database's.
+    monkeypatch.setattr(timezone, "now", lambda: on_time() + timedelta(minutes=2))
+    clock = ranking_service.ranking_task_started(tournament_id=pk)
+    assert abs(clock.started - on_time()) < timedelta(seconds=30)
