@@ -674,16 +674,30 @@ def _fill_plain() -> None:
 def _fill_announcements() -> None:
     """Decide, with the thorough path's own checks, at which half points each petit au bout and
     chelem is possible; and total every hand of poignées a table can show."""
+    # Whether an announcement is possible depends on the half points only through the
+    # threshold and the bounds of RULES §5.1, so the checks run once per stretch of half
+    # points between those marks (the tests compare every point with the thorough path).
     possible: defaultdict[tuple[str, int, str | None, str | None], set[int]] = defaultdict(set)
+    marks = {_CHELEM_MADE_MIN_HALF, _CHELEM_DEFENCE_MAX_HALF + 1}
     for contract, bouts, h in _BASE:
-        won = _BASE[(contract, bouts, h)][3]
+        base = _BASE[(contract, bouts, h)]
+        first = h == 9 * bouts or h in marks or h == 2 * base[4]
         for petit, pab in _PETITS.items():
             for chelem, ch in _CHELEMS.items():
-                if (ch, won) in _CHELEM_CONSISTENT and (
-                    announcement_error(_CONTRACTS[contract], bouts, h, pab, ch) is None
-                ):
-                    possible[(contract, bouts, petit, chelem)].add(h)
+                key = (contract, bouts, petit, chelem)
+                if first:
+                    allowed = (ch, base[3]) in _CHELEM_CONSISTENT and (
+                        announcement_error(base[0], bouts, h, pab, ch) is None
+                    )
+                elif h - 1 in possible[key]:
+                    allowed = True  # as the half point before: same stretch
+                else:
+                    allowed = False
+                if allowed:
+                    possible[key].add(h)
     for (contract, bouts, petit, chelem), halves in possible.items():
+        if not halves:
+            continue
         pab, ch = _PETITS[petit], _CHELEMS[chelem]
         parts = (_PETIT_SIGN[pab], _CHELEM_BONUS[chelem])
         by_contract = _ANNOUNCEMENTS.setdefault(petit, {}).setdefault(chelem, {})
