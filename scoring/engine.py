@@ -297,9 +297,9 @@ def _build(
 # The fast path's tables, filled at the end of the module from the rules above and below.
 #
 # Every plain deal (no petit au bout, poignée nor chelem) is scored once, at import:
-# _PLAIN[players][contract][bouts][half points], 9,984 immutable DealScores (about 2 MB), so
-# that a plain deal costs a few lookups in small tables on its first sight as on every other.
-# The last level is a tuple indexed by the half points (None where impossible), found through
+# _PLAIN[players][contract][bouts][half points], 9,984 immutable DealScores (about 2 MB; the
+# module's tables hold about 4 MB in all), so that a plain deal costs a few lookups in small
+# tables on its first sight as on every other. The last level is a tuple indexed by the half points (None where impossible), found through
 # _HALVES, which knows 50, 50.0, Fraction(50) and the usual spellings alike; the caller checks
 # the types, since True == 1 and 4.0 == 4. A taker who called himself at five has his own table.
 _Row = tuple["DealScore | None", ...]
@@ -695,13 +695,15 @@ def _fill_announcements() -> None:
                     allowed = False
                 if allowed:
                     possible[key].add(h)
+    shared: dict[frozenset[int], frozenset[int]] = {}  # most are a whole range: kept once
     for (contract, bouts, petit, chelem), halves in possible.items():
         if not halves:
             continue
         pab, ch = _PETITS[petit], _CHELEMS[chelem]
         parts = (_PETIT_SIGN[pab], _CHELEM_BONUS[chelem])
+        frozen = shared.setdefault(frozenset(halves), frozenset(halves))
         by_contract = _ANNOUNCEMENTS.setdefault(petit, {}).setdefault(chelem, {})
-        by_contract.setdefault(contract, {})[bouts] = (frozenset(halves), pab, ch, *parts)
+        by_contract.setdefault(contract, {})[bouts] = (frozen, pab, ch, *parts)
     for count in range(max(PLAYER_COUNTS) + 1):
         for hand in itertools.product(_POIGNEES, repeat=count):
             sizes = tuple(_POIGNEES[size] for size in hand)
