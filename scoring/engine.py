@@ -1,15 +1,19 @@
 """Scoring of one French tarot deal (RULES §1, §3, §4, §5). Pure Python, no Django.
 
 Points are exact: internally the attack's points are held as a whole number of half points,
-which is the same as a Fraction with denominator 2 but much faster. A table of every valid
-(contract, bouts, half points) is precomputed, so a valid deal costs a few dict lookups;
-anything that misses the table goes through a slow, thorough validation that raises a
-ScoringError saying what is wrong.
+which is the same as a Fraction with denominator 2 but much faster. Every plain deal (no
+announcement) is scored once, at import, so that scoring one costs a few lookups in small
+tables whether it is seen for the first time or not; announcements are checked against a table
+of the possible ones and their parts added. Anything that misses the tables goes through the
+slow, thorough validation, which raises a ScoringError saying what is wrong. The tables are
+built by that validation's own checks and builder, and the tests hold both paths to one answer.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
+from collections import defaultdict
 from collections.abc import Iterable
 from decimal import Decimal
 from enum import StrEnum
@@ -139,8 +143,8 @@ class DealScore(NamedTuple):
 
     ``unit`` is what each defender pays (negative: receives);
     unit == contract_part + petit_au_bout_part + poignees_part + chelem_part.
-    An immutable named tuple: built in one step (a frozen dataclass sets its twenty fields
-    one by one, which was most of the cost of scoring a deal).
+    An immutable named tuple, built in one step (a frozen dataclass sets its twenty fields one
+    by one); immutable, so the score of a plain deal is one shared object.
     """
 
     players: int
@@ -179,7 +183,7 @@ class DealScore(NamedTuple):
         return head + [self.defender] * self.defenders
 
 
-# --- lookup tables for the fast path --------------------------------------------------------
+# --- tables for the fast path ---------------------------------------------------------------
 
 _CONTRACTS: dict[str, Contract] = {c.value: c for c in Contract}
 _PETITS: dict[Any, PetitAuBout | None] = {None: None, **{p.value: p for p in PetitAuBout}}
@@ -190,7 +194,6 @@ _PETIT_SIGN: dict[Any, int] = {
     PetitAuBout.DEFENCE: -PETIT_AU_BOUT_BONUS,
 }
 _POIGNEES: dict[str, PoigneeSize] = {p.value: p for p in PoigneeSize}
-_POIGNEE_BONUS: dict[str, int] = {p.value: b for p, b in POIGNEE_BONUS.items()}
 _CHELEMS: dict[Any, Chelem | None] = {None: None, **{c.value: c for c in Chelem}}
 _CHELEM_BONUS: dict[Any, int] = {None: 0, **{c.value: b for c, b in CHELEM_BONUS.items()}}
 # (chelem, contract won) pairs that can happen: a chelem made implies a won contract, a defence
@@ -208,15 +211,19 @@ _CHELEM_CONSISTENT = frozenset(
 )
 _HALF_POINTS: dict[int, Fraction] = {h: Fraction(h, 2) for h in range(2 * CARD_TOTAL + 1)}
 
-# Usual spellings of valid points ("40", "40.5", "40,5", "40.0") -> half points.
-_POINT_TEXTS: dict[str, int] = {}
+# Valid points -> half points, by value (40, 40.0, Fraction(40) and Decimal(40) are one key;
+# 40.5 is exact in a float) and by their usual spellings ("40", "40.0", "40,0", "40.5", "40,5").
+_HALVES: dict[int | float | str, int] = {}
 for _h in range(2 * CARD_TOTAL + 1):
     _whole, _half = divmod(_h, 2)
-    if _half:
-        _POINT_TEXTS.update({f"{_whole}.5": _h, f"{_whole},5": _h})
-    else:
-        _POINT_TEXTS.update({f"{_whole}": _h, f"{_whole}.0": _h, f"{_whole},0": _h})
-del _h, _whole, _half
+    _number = _h / 2 if _half else _whole
+    _HALVES[_number] = _h
+    _texts = (
+        (f"{_whole}.5", f"{_whole},5") if _half else (f"{_whole}", f"{_whole}.0", f"{_whole},0")
+    )
+    for _text in _texts:
+        _HALVES[_text] = _h
+del _h, _whole, _half, _number, _texts, _text
 
 # (contract, bouts, half points) -> precomputed contract part. Only valid combinations are
 # present (bouts 0-3, points possible for those bouts): a miss means invalid input.
@@ -240,102 +247,9 @@ def _fill_base() -> None:
 
 _fill_base()
 
-# Deals scored by the fast path, by their input: a tournament scores the same few hundred
-# deals again and again (a recomputation re-scores every result), and a DealScore is
-# immutable, so it is shared. Bounded: past the limit, deals are simply scored again.
-_SCORED: dict[tuple[Any, ...], DealScore] = {}
-_SCORED_MAX = 50_000
-_POINT_TYPES = frozenset({int, float, str, Fraction})
-
-
-def score_deal(
-    players: int,
-    contract: Contract | str,
-    bouts: int,
-    points: int | float | Decimal | Fraction | str,
-    petit_au_bout: PetitAuBout | str | None = None,
-    poignees: Iterable[PoigneeSize | str] = (),
-    chelem: Chelem | str | None = None,
-    called_self: bool = False,
-) -> DealScore:
-    """Score one deal (RULES §5); raise a ScoringError subclass for an impossible entry."""
-    # Fast path for plain, valid input: a few lookups in precomputed tables. Anything unusual
-    # or invalid falls through to the thorough validation, which raises the precise error.
-    # A deal scored before: the same (immutable) DealScore. Only scores of the fast path are
-    # kept, keyed on values whose types are checked here (so True is not taken for 1, nor a
-    # Decimal for an int): a hit can only be an input the fast path accepted, scored the same.
-    key: tuple[Any, ...] | None = None
-    try:
-        if (
-            type(players) is int
-            and type(bouts) is int
-            and (called_self is False or called_self is True)
-            and type(points) in _POINT_TYPES
-        ):
-            key = (
-                players,
-                contract,
-                bouts,
-                points,
-                petit_au_bout,
-                chelem,
-                called_self,
-                tuple(poignees) if type(poignees) is list else poignees,
-            )
-            known = _SCORED.get(key)
-            if known is not None:
-                return known
-        if type(players) is int and type(bouts) is int and 3 <= players <= 5:
-            tp = type(points)
-            if tp is int:
-                h = points + points
-            elif tp is float and (points + points).is_integer():
-                h = int(points + points)
-            elif tp is str:
-                h = _POINT_TEXTS.get(points, -1)
-            elif tp is Fraction and points.denominator <= 2:
-                h = points.numerator * (2 // points.denominator)
-            else:
-                h = -1
-            base = _BASE.get((contract, bouts, h))
-            ch = _CHELEMS[chelem]
-            tpg = type(poignees)
-            if (
-                base is not None
-                and (tpg is tuple or tpg is list)
-                and len(poignees) <= players  # type: ignore[arg-type]
-                and (called_self is False or (called_self is True and players == 5))
-                and (ch, base[3]) in _CHELEM_CONSISTENT
-                and (
-                    (ch is None and petit_au_bout is None)
-                    or announcement_error(base[0], bouts, h, _PETITS[petit_au_bout], ch) is None
-                )
-            ):
-                if poignees:
-                    sizes = tuple([_POIGNEES[size] for size in poignees])
-                    total = 0
-                    for size in sizes:
-                        total += _POIGNEE_BONUS[size]
-                else:
-                    sizes, total = (), 0
-                score = _build(
-                    players,
-                    base,
-                    _PETITS[petit_au_bout],
-                    sizes,
-                    total if base[3] else -total,
-                    ch,
-                    _CHELEM_BONUS[chelem],
-                    called_self,
-                )
-                if key is not None and len(_SCORED) < _SCORED_MAX:
-                    _SCORED[key] = score
-                return score
-    except (KeyError, TypeError):
-        pass
-    return _score_slow(
-        players, contract, bouts, points, petit_au_bout, poignees, chelem, called_self
-    )
+# A DealScore is built as a plain tuple (one C call), not through the named tuple's
+# Python-level __new__ with its twenty arguments.
+_tuple_new = tuple.__new__
 
 
 def _build(
@@ -355,7 +269,7 @@ def _build(
         taker, partner = unit + unit, unit
     else:
         taker, partner = (players - 1) * unit, None
-    return DealScore(
+    fields = (
         players,
         contract,
         bouts,
@@ -376,6 +290,115 @@ def _build(
         taker,
         partner,
         -unit,
+    )
+    return _tuple_new(DealScore, fields)
+
+
+# The fast path's tables, filled at the end of the module from the rules above and below.
+#
+# Every plain deal (no petit au bout, poignée nor chelem) is scored once, at import:
+# _PLAIN[players][contract][bouts][half points], 9,984 immutable DealScores (about 2 MB; the
+# module's tables hold about 4 MB in all), so that a plain deal costs a few lookups in small
+# tables on its first sight as on every other. The last level is a tuple indexed by the half points (None where impossible), found through
+# _HALVES, which knows 50, 50.0, Fraction(50) and the usual spellings alike; the caller checks
+# the types, since True == 1 and 4.0 == 4. A taker who called himself at five has his own table.
+_Row = tuple["DealScore | None", ...]
+_Plain = dict[int, dict[str, dict[int, _Row]]]
+_PLAIN: _Plain = {}
+_PLAIN_ALONE: _Plain = {}
+_NOT_A_BOOL: _Plain = {}  # the table for a called_self that is neither True nor False
+_NO_POIGNEES: tuple[PoigneeSize, ...] = ()
+_POINT_TYPES = frozenset({int, float, str, Fraction, Decimal})
+# _ANNOUNCEMENTS[petit au bout][chelem][contract][bouts]: the half points with which that petit
+# au bout and chelem are possible (RULES §4, §5.1), the normalised petit au bout and chelem, the
+# petit au bout's part per unit of coefficient and the chelem's part. Possible ones only.
+_Announcement = tuple[frozenset[int], PetitAuBout | None, Chelem | None, int, int]
+_ANNOUNCEMENTS: dict[Any, dict[Any, dict[str, dict[int, _Announcement]]]] = {}
+# Poignées as entered (up to five, in any order) -> the sizes and their total bonus.
+_POIGNEE_SETS: dict[tuple[str, ...], tuple[tuple[PoigneeSize, ...], int]] = {}
+
+
+def score_deal(
+    players: int,
+    contract: Contract | str,
+    bouts: int,
+    points: int | float | Decimal | Fraction | str,
+    petit_au_bout: PetitAuBout | str | None = None,
+    poignees: Iterable[PoigneeSize | str] = (),
+    chelem: Chelem | str | None = None,
+    called_self: bool = False,
+) -> DealScore:
+    """Score one deal (RULES §5); raise a ScoringError subclass for an impossible entry."""
+    # Fast path: the deal without its announcements is looked up among every valid plain deal
+    # (a hit is a valid players, contract, bouts and points entry once the types are checked),
+    # then its announcements, if any, among the possible ones. Anything unusual or invalid
+    # falls through to the thorough validation, which raises the precise error.
+    try:
+        if called_self is False:
+            table = _PLAIN
+        elif called_self is True:
+            table = _PLAIN_ALONE
+        else:
+            table = _NOT_A_BOOL
+        h = _HALVES[points]
+        plain = table[players][contract][bouts][h]
+        if (
+            plain is not None
+            and type(players) is int  # not 4.0, which equals 4
+            and type(bouts) is int  # not True nor 2.0
+            and type(points) in _POINT_TYPES  # not True (== 1), nor a complex
+        ):
+            if petit_au_bout is None and chelem is None and poignees is _NO_POIGNEES:
+                return plain
+            possible, pab, ch, pab_sign, chelem_part = _ANNOUNCEMENTS[petit_au_bout][chelem][
+                contract
+            ][bouts]
+            if poignees is _NO_POIGNEES or poignees is None:
+                sizes, poignees_part = _NO_POIGNEES, 0
+            elif type(poignees) is list:
+                sizes, poignees_part = _POIGNEE_SETS[tuple(poignees)]
+            elif type(poignees) is tuple:
+                sizes, poignees_part = _POIGNEE_SETS[poignees]
+            else:
+                sizes = None
+            if sizes is not None and h in possible and len(sizes) <= players:
+                # The plain deal's score, with the announcements' parts added (RULES §4, §5).
+                won, coefficient, contract_part = plain[8], plain[11], plain[12]
+                pab_part = pab_sign * coefficient
+                if not won:
+                    poignees_part = -poignees_part
+                unit = contract_part + pab_part + poignees_part + chelem_part
+                if plain[18] is None:
+                    taker, partner = (players - 1) * unit, None
+                else:
+                    taker, partner = unit + unit, unit
+                fields = (
+                    players,
+                    plain[1],  # the Contract
+                    bouts,
+                    plain[3],  # the points, a Fraction
+                    pab,
+                    sizes,
+                    ch,
+                    called_self,
+                    won,
+                    plain[9],  # threshold
+                    plain[10],  # gap
+                    coefficient,
+                    contract_part,
+                    pab_part,
+                    poignees_part,
+                    chelem_part,
+                    unit,
+                    taker,
+                    partner,
+                    -unit,
+                )
+                return _tuple_new(DealScore, fields)
+    except (KeyError, TypeError):
+        pass  # an unknown or unhashable value: the thorough validation says which
+    return _score_slow(
+        players, contract, bouts, points, petit_au_bout, poignees, chelem, called_self
     )
 
 
@@ -629,3 +652,63 @@ def _score_slow(*args: Any) -> DealScore:
     base = _BASE[(c.value, b, int(p * 2))]
     bonus = sum(POIGNEE_BONUS[s] for s in sizes)
     return _build(n, base, pab, sizes, bonus if base[3] else -bonus, ch, _CHELEM_BONUS[ch], cs)
+
+
+# --- the fast path's tables, built from the rules above ---------------------------------------
+
+
+def _fill_plain() -> None:
+    """Score every plain deal once, with _build, the thorough path's own builder; the deals
+    of four players first, so that the commonest lie together in memory."""
+    configurations = [(4, False), (3, False), (5, False), (5, True)]
+    for players, called_self in configurations:
+        by_contract = (_PLAIN_ALONE if called_self else _PLAIN).setdefault(players, {})
+        rows: dict[tuple[str, int], list[DealScore | None]] = {}
+        for (contract, bouts, h), base in _BASE.items():
+            row = rows.setdefault((contract, bouts), [None] * (2 * CARD_TOTAL + 1))
+            row[h] = _build(players, base, None, _NO_POIGNEES, 0, None, 0, called_self)
+        for (contract, bouts), row in rows.items():
+            by_contract.setdefault(contract, {})[bouts] = tuple(row)
+
+
+def _fill_announcements() -> None:
+    """Decide, with the thorough path's own checks, at which half points each petit au bout and
+    chelem is possible; and total every hand of poignées a table can show."""
+    # Whether an announcement is possible depends on the half points only through the
+    # threshold and the bounds of RULES §5.1, so the checks run once per stretch of half
+    # points between those marks (the tests compare every point with the thorough path).
+    possible: defaultdict[tuple[str, int, str | None, str | None], set[int]] = defaultdict(set)
+    marks = {_CHELEM_MADE_MIN_HALF, _CHELEM_DEFENCE_MAX_HALF + 1}
+    for contract, bouts, h in _BASE:
+        base = _BASE[(contract, bouts, h)]
+        first = h == 9 * bouts or h in marks or h == 2 * base[4]
+        for petit, pab in _PETITS.items():
+            for chelem, ch in _CHELEMS.items():
+                key = (contract, bouts, petit, chelem)
+                if first:
+                    allowed = (ch, base[3]) in _CHELEM_CONSISTENT and (
+                        announcement_error(base[0], bouts, h, pab, ch) is None
+                    )
+                elif h - 1 in possible[key]:
+                    allowed = True  # as the half point before: same stretch
+                else:
+                    allowed = False
+                if allowed:
+                    possible[key].add(h)
+    shared: dict[frozenset[int], frozenset[int]] = {}  # most are a whole range: kept once
+    for (contract, bouts, petit, chelem), halves in possible.items():
+        if not halves:
+            continue
+        pab, ch = _PETITS[petit], _CHELEMS[chelem]
+        parts = (_PETIT_SIGN[pab], _CHELEM_BONUS[chelem])
+        frozen = shared.setdefault(frozenset(halves), frozenset(halves))
+        by_contract = _ANNOUNCEMENTS.setdefault(petit, {}).setdefault(chelem, {})
+        by_contract.setdefault(contract, {})[bouts] = (frozen, pab, ch, *parts)
+    for count in range(max(PLAYER_COUNTS) + 1):
+        for hand in itertools.product(_POIGNEES, repeat=count):
+            sizes = tuple(_POIGNEES[size] for size in hand)
+            _POIGNEE_SETS[hand] = (sizes, sum(POIGNEE_BONUS[size] for size in sizes))
+
+
+_fill_plain()
+_fill_announcements()
