@@ -1,175 +1,221 @@
-"""Fault drills: results keep being entered while a fault strikes; afterwards every
-acknowledged result must be in the database (row and ledger entry), the worker must still be
-there (or be back, as systemd brings it back), and the ranking must be current within
-RANKING_STALE_AFTER without any page read.
+"""Fault drills: results keep being sent to the API while a fault strikes; afterwards every
+acknowledged result must be in the database (row and ledger entry, none twice), the worker
+must still be there (or be back, as systemd brings it back), and the ranking must be current
+within RANKING_STALE_AFTER without any page read.
 
-Drills (bounded, loopback only, private services started here; the machine's shared Redis
-and PostgreSQL are not touched):
-- redis_stopped: the broker is killed mid-entry and restarted 5 s later;
-- worker_killed: the worker is killed (SIGKILL) mid-entry and started again 2 s later.
+The services are the drill's own (bench/drill_services.py): a PostgreSQL cluster started
+with initdb + pg_ctl on a free port (so restarting it touches no other database), a Redis
+server with a password, one gunicorn web process (2 workers) and one Celery worker (prefork,
+2 processes), all on 127.0.0.1. A client sends 40 results one after the other, each with an
+Idempotency-Key, and sends a result again (same key) while it gets no answer or a 5xx, as
+the table page's queue does. After the 10th acknowledged result the fault strikes, in a
+thread; it is repaired as systemd or an operator would:
+- redis_stopped: Redis killed (SIGKILL, its data lost) and started again 5 s later;
+- postgres_restarted: PostgreSQL stopped (fast shutdown: connections cut) and started 3 s later;
+- worker_killed: the worker killed (SIGKILL, mid-task) and started again 2 s later;
+- web_killed: the web process and its workers killed (SIGKILL) and started again 2 s later.
 
-    .venv/bin/python bench/drill_faults.py            # prints one line per drill
+The ranking's freshness is read in the database (RankingSnapshot), never through a page.
+
+    .venv/bin/python bench/drill_faults.py                  # all drills, one line each
+    .venv/bin/python bench/drill_faults.py worker_killed    # one drill
 Figures go to docs/RELIABILITY.md.
 """
 
 from __future__ import annotations
 
+import argparse
 import os
-import signal
-import socket
-import subprocess
+import shutil
 import sys
 import tempfile
+import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-WORK = Path(tempfile.mkdtemp(prefix="tarot-drill-"))
-STALE_AFTER = 6
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-REDIS_PORT = free_port()
-os.environ.update(
-    {
-        "DJANGO_SETTINGS_MODULE": "tarot_club.settings",
-        "DEBUG": "0",
-        "SECRET_KEY": "drill-only-secret-key-" + "x" * 40,
-        "DATABASE_URL": f"sqlite:///{WORK / 'drill.sqlite3'}",
-        "REDIS_URL": f"redis://127.0.0.1:{REDIS_PORT}/0",
-        "CELERY_EAGER": "0",
-        "CELERY_QUEUE": "drill",
-        "RANKING_STALE_AFTER": str(STALE_AFTER),
-        "MEDIA_ROOT": str(WORK / "media"),
-        "LOG_LEVEL": "ERROR",
-    }
+from bench.drill_services import (
+    ROOT,
+    Client,
+    PrivatePostgres,
+    PrivateRedis,
+    free_port,
+    post_result,
+    web_process,
+    worker_process,
 )
 
-
-class Redis:
-    def __init__(self) -> None:
-        self.process: subprocess.Popen | None = None
-
-    def start(self) -> None:
-        cmd = ["redis-server", "--port", str(REDIS_PORT), "--bind", "127.0.0.1"]
-        cmd += ["--save", "", "--appendonly", "no"]
-        self.process = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
-        time.sleep(0.3)
-
-    def kill(self) -> None:
-        if self.process and self.process.poll() is None:
-            self.process.kill()
-            self.process.wait()
+STALE_AFTER = 6
+RESULTS = 40
+FAULT_AT = 10
+DRILLS = ("redis_stopped", "postgres_restarted", "worker_killed", "web_killed")
 
 
-class Worker:
-    def __init__(self) -> None:
-        self.process: subprocess.Popen | None = None
-        self.starts = 0
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("drills", nargs="*", help=f"some of {', '.join(DRILLS)} (default: all)")
+    parser.add_argument("--keep", action="store_true", help="keep the work folder (logs)")
+    args = parser.parse_args()
+    unknown = set(args.drills) - set(DRILLS)
+    if unknown:
+        parser.error(f"unknown drills: {', '.join(sorted(unknown))}")
+    args.drills = args.drills or list(DRILLS)
 
-    def start(self) -> None:
-        cmd = [sys.executable, "-m", "celery", "-A", "tarot_club", "worker", "-Q", "drill"]
-        cmd += ["-n", f"drill{self.starts}@%h", "--concurrency", "2", "--loglevel", "WARNING"]
-        log = (WORK / f"worker{self.starts}.log").open("wb")
-        self.process = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
-        self.starts += 1
-        time.sleep(4)
-
-    def alive(self) -> bool:
-        return self.process is not None and self.process.poll() is None
-
-    def kill(self) -> None:
-        if self.alive():
-            self.process.send_signal(signal.SIGKILL)  # type: ignore[union-attr]
-            self.process.wait()  # type: ignore[union-attr]
-
-    def stop(self) -> None:
-        if self.alive():
-            self.process.terminate()  # type: ignore[union-attr]
-            try:
-                self.process.wait(timeout=20)  # type: ignore[union-attr]
-            except subprocess.TimeoutExpired:
-                self.kill()
-
-
-def main() -> None:
-    import django
-
-    django.setup()
-    from django.contrib.auth import get_user_model
-    from django.core.management import call_command
-
-    call_command("migrate", verbosity=0)
-    from scoring.models import RankingSnapshot
-    from tests.fixtures.tournaments import stage_tournament
-    from tests.rankings.helpers import enter, schedule
-    from tournaments.models import LedgerEntry, Result, Tournament
-
-    user = get_user_model().objects.create_user("drill-arbiter", password="x")
-    redis_server, worker = Redis(), Worker()
-    redis_server.start()
-    worker.start()
-
-    def drill(name: str, fault, recover, *, rounds: int = 4) -> None:
-        tournament = stage_tournament(players=16, rounds=rounds, name=f"Drill {name}")
-        tournament.arbiters.add(user)
-        cells = [(t, d) for _r, t, d in schedule(tournament)][:40]
-        acknowledged = 0
-        first_pid = worker.process.pid if worker.process else None
-        for n, cell in enumerate(cells):
-            if n == 10:
-                fault()
-            if n == 25:
-                recover()
-            try:
-                enter(tournament, *cell, user)
-                acknowledged += 1
-            except Exception as exc:  # not acknowledged: the arbiter is told and retries
-                print(f"  {name}: result {n} refused: {type(exc).__name__}")
-            time.sleep(0.15)
-        entered_at = time.monotonic()
-        tournament.refresh_from_db()
-        deadline = entered_at + STALE_AFTER + 20
-        current_after = None
-        while time.monotonic() < deadline:
-            version = Tournament.objects.get(pk=tournament.pk).results_version
-            if RankingSnapshot.objects.filter(
-                tournament=tournament, results_version=version
-            ).exists():
-                current_after = time.monotonic() - entered_at
-                break
-            time.sleep(0.2)
-        persisted = Result.objects.filter(tournament=tournament).count()
-        ledger = LedgerEntry.objects.filter(tournament=tournament).count()
-        same_worker = worker.process is not None and worker.process.pid == first_pid
-        current = "never" if current_after is None else f"{current_after:.1f} s"
-        print(
-            f"{name}: acknowledged {acknowledged}, persisted {persisted} rows / {ledger} ledger "
-            f"entries, worker {'alive (same process)' if same_worker and worker.alive() else ('restarted' if worker.alive() else 'DEAD')}, "
-            f"ranking current {current} after the last result (limit {STALE_AFTER} s)"
-        )
-
-    def restart_redis_later() -> None:
-        time.sleep(5)
-        redis_server.start()
-
+    work = Path(tempfile.mkdtemp(prefix="tarot-drill-"))
+    (work / "pg").mkdir()
+    pg = PrivatePostgres(work / "pg")
+    redis = PrivateRedis()
+    web_port = free_port()
+    env = dict(os.environ)
+    env.update(
+        {
+            "DJANGO_SETTINGS_MODULE": "tarot_club.settings",
+            "DEBUG": "0",
+            "SECRET_KEY": "drill-only-secret-key-" + "x" * 40,
+            "DATABASE_URL": pg.url(),
+            "REDIS_URL": redis.url(),
+            "CELERY_EAGER": "0",
+            "CELERY_QUEUE": "drill",
+            "RANKING_STALE_AFTER": str(STALE_AFTER),
+            "MEDIA_ROOT": str(work / "media"),
+            "TAROT_VAR_DIR": str(work / "var"),
+            "ALLOWED_HOSTS": "127.0.0.1",
+            "LOG_LEVEL": "WARNING",
+            "TAROT_SWEEP": "1",
+        }
+    )
+    os.environ.update(env)
+    worker = web = None
+    failures = 0
     try:
-        drill("redis_stopped", redis_server.kill, restart_redis_later)
-        drill(
-            "worker_killed",
-            worker.kill,
-            lambda: (time.sleep(2), worker.start()),
+        pg.init()
+        redis.start()
+        import django
+
+        django.setup()
+        from django.contrib.auth import get_user_model
+        from django.core.management import call_command
+        from django.db import connections
+
+        from scoring.models import RankingSnapshot
+        from tests.fixtures.tournaments import stage_tournament
+        from tests.rankings.helpers import schedule
+        from tournaments.api.tokens import token_create
+        from tournaments.models import LedgerEntry, Result, Tournament
+
+        call_command("migrate", verbosity=0)
+        user = get_user_model().objects.create_user("drill-arbiter", password="x")
+        token = token_create(user=user).key
+        connections.close_all()
+
+        worker = worker_process("drill-worker", cwd=ROOT, env=env, log_dir=work)
+        web = web_process(
+            "drill-web", cwd=ROOT, env=env, log_dir=work, host="127.0.0.1", port=web_port
         )
+        worker.start()
+        web.start()
+        time.sleep(4)  # the worker connects and sweeps once
+        client = Client(f"http://127.0.0.1:{web_port}")
+
+        def db_read(fn: Callable[[], object]) -> object:
+            """Read from the drill's process, reconnecting after PostgreSQL restarted."""
+            for _ in range(50):
+                try:
+                    return fn()
+                except Exception:
+                    connections.close_all()
+                    time.sleep(0.2)
+            return fn()
+
+        def drill(name: str, fault: Callable[[], None], repair: Callable[[], None]) -> bool:
+            tournament = stage_tournament(players=16, rounds=4, name=f"Drill {name}")
+            tournament.arbiters.add(user)
+            cells = [(t, d) for _r, t, d in schedule(tournament)][:RESULTS]
+            connections.close_all()
+            worker_pid = worker.process.pid if worker.process else None
+            web_pid = web.process.pid if web.process else None
+            acknowledged = tries = 0
+            striking: threading.Thread | None = None
+            for n, (table, donne) in enumerate(cells):
+                if n == FAULT_AT:
+                    striking = threading.Thread(target=lambda: (fault(), repair()))
+                    striking.start()
+                ok, sent = post_result(
+                    [client], tournament_id=tournament.pk, table=table, donne=donne, token=token
+                )
+                acknowledged += ok
+                tries += sent
+                time.sleep(0.1)
+            entered_at = time.monotonic()
+            if striking is not None:
+                striking.join()
+            current_after = computed_in = None
+            while time.monotonic() < entered_at + STALE_AFTER + 30:
+                version = db_read(lambda: Tournament.objects.get(pk=tournament.pk).results_version)
+                snap = db_read(
+                    lambda v=version: RankingSnapshot.objects.filter(
+                        tournament_id=tournament.pk, results_version=v
+                    ).first()
+                )
+                if snap is not None:
+                    current_after = time.monotonic() - entered_at
+                    computed_in = snap.computed_in
+                    break
+                time.sleep(0.2)
+            persisted = db_read(lambda: Result.objects.filter(tournament=tournament).count())
+            ledger = db_read(lambda: LedgerEntry.objects.filter(tournament=tournament).count())
+            if worker.alive():
+                same = worker.process is not None and worker.process.pid == worker_pid
+                worker_state = "alive (same process)" if same else "started again"
+            else:
+                worker_state = "DEAD"
+            if web.alive():
+                same = web.process is not None and web.process.pid == web_pid
+                web_state = "up (same process)" if same else "started again"
+            else:
+                web_state = "DOWN"
+            current = "never" if current_after is None else f"{current_after:.1f} s"
+            print(
+                f"{name}: acknowledged {acknowledged}/{len(cells)}, persisted {persisted} rows / "
+                f"{ledger} ledger entries, {tries} requests sent again, "
+                f"worker {worker_state}, web {web_state}, ranking current {current} after "
+                f"the last result (limit {STALE_AFTER} s, computed by {computed_in})",
+                flush=True,
+            )
+            return (
+                acknowledged == persisted == ledger == len(cells)
+                and worker_state != "DEAD"
+                and current_after is not None
+                and current_after <= STALE_AFTER
+            )
+
+        faults = {
+            "redis_stopped": (redis.kill, lambda: (time.sleep(5), redis.start())),
+            "postgres_restarted": (pg.stop, lambda: (time.sleep(3), pg.start())),
+            "worker_killed": (worker.kill, lambda: (time.sleep(2), worker.start())),
+            "web_killed": (web.kill, lambda: (time.sleep(2), web.start())),
+        }
+        for name in args.drills:
+            fault, repair = faults[name]
+            failures += not drill(name, fault, repair)
+        log = worker.log_text()
+        if "Unrecoverable error" in log:
+            print("the worker logged an unrecoverable error")
+            failures += 1
     finally:
-        worker.stop()
-        redis_server.kill()
+        for process in (web, worker):
+            if process is not None:
+                process.stop()
+        redis.kill()
+        pg.stop()
+        if args.keep or failures:
+            print(f"logs kept in {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+    return 1 if failures else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
