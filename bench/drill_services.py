@@ -243,6 +243,7 @@ class Answer:
     status: int
     body: bytes
     headers: dict[str, str]
+    cookies: dict[str, str] = field(default_factory=dict)
 
     def json(self) -> object:
         return json.loads(self.body or b"null")
@@ -281,11 +282,20 @@ class Client:
         opener = urllib.request.build_opener(_NoRedirect)
         try:
             with opener.open(req, timeout=timeout) as resp:
-                return Answer(resp.status, resp.read(), dict(resp.headers))
+                return Answer(resp.status, resp.read(), dict(resp.headers), _cookies(resp.headers))
         except urllib.error.HTTPError as err:
-            return Answer(err.code, err.read(), dict(err.headers or {}))
+            return Answer(err.code, err.read(), dict(err.headers or {}), _cookies(err.headers))
         except (urllib.error.URLError, ConnectionError, TimeoutError, OSError) as err:
             raise NoAnswer(str(err)) from err
+
+
+def _cookies(headers: object) -> dict[str, str]:
+    """name -> value of the Set-Cookie headers of an answer."""
+    out = {}
+    for line in getattr(headers, "get_all", lambda _name: None)("Set-Cookie") or []:
+        name, _, rest = line.partition("=")
+        out[name.strip()] = rest.split(";", 1)[0]
+    return out
 
 
 class _NoRedirect(urllib.request.HTTPRedirectHandler):
