@@ -56,3 +56,33 @@ def test_a_database_outage_on_a_page_is_the_styled_503_with_retry_after(client, 
     assert response["Retry-After"] == "5"
     html = response.content.decode()
     assert "Connection refused" not in html and "<!doctype html>" in html.lower()
+
+
+def test_nul_in_the_players_search_page_and_api(client, personas):
+    client.force_login(personas.organiser)
+    page = client.get("/players/?search=%00")
+    assert page.status_code == 400
+    assert page["Content-Type"].startswith("text/html")
+    api = client_for(personas.organiser).get("/api/v1/players/?search=%00")
+    assert api.status_code == 400
+    assert api.json()["code"] == "invalid_characters"
+
+
+@pytest.mark.parametrize("filename", ["joueurs.csv", "jou\x00eurs.csv"])
+def test_nul_in_an_uploaded_csv_is_refused_and_saves_nothing(
+    client, personas, running_tournament, filename
+):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+    from django.urls import reverse
+
+    from tournaments.models import Player
+
+    client.force_login(personas.organiser)
+    url = reverse("organiser_players_import", args=[running_tournament.club_id])
+    before = Player.objects.count()
+    raw = "licence;nom;prénom\n0999011;Lefè\x00vre;Zoé\n".encode()
+    upload = SimpleUploadedFile(filename, raw, content_type="text/csv")
+    response = client.post(url, {"file": upload}, HTTP_ACCEPT_LANGUAGE="en")
+    assert response.status_code in (200, 400, 422)
+    assert "is not a CSV text file" in response.content.decode()
+    assert Player.objects.count() == before
