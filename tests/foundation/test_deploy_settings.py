@@ -110,6 +110,40 @@ def test_behind_the_proxy_https_is_enforced_with_hsts_except_for_the_probe(tmp_p
     assert answers["probe"][0] in (200, 503)  # the load balancer's probe is not redirected
 
 
+STATIC_PROBE = """
+from django.templatetags.static import static
+print(static("tournaments/table/table.js"))
+"""
+
+
+def test_collectstatic_writes_hashed_and_compressed_files_that_pages_name(tmp_path):
+    env = production_env(tmp_path)
+    env["STATIC_ROOT"] = str(tmp_path / "static")
+    run = subprocess.run(
+        [sys.executable, "manage.py", "collectstatic", "--noinput"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert run.returncode == 0, run.stderr
+    assert "Found another file" not in run.stdout + run.stderr  # each file collected once
+    manifest = json.loads((tmp_path / "static" / "staticfiles.json").read_text())
+    hashed = manifest["paths"]["tournaments/table/table.js"]
+    assert re.fullmatch(r"tournaments/table/table\.[0-9a-f]{12}\.js", hashed)
+    assert (tmp_path / "static" / (hashed + ".gz")).is_file()
+    url = subprocess.run(
+        [sys.executable, "manage.py", "shell", "-c", STATIC_PROBE],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert url.stdout.strip().splitlines()[-1] == "/static/" + hashed, url.stderr
+
+
 def _requirement_names(path: Path) -> tuple[set[str], dict[str, set[str]]]:
     """Names pinned in a requirements file, and the extras asked for each."""
     from packaging.requirements import Requirement
