@@ -3,6 +3,8 @@ answer whatever the body says, so its errors cannot reveal which user names exis
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tests.api.conftest import client_for
@@ -43,3 +45,68 @@ def test_the_organiser_still_gets_the_validation_error(running_tournament, perso
         URL, body(running_tournament.club_id, "personne-de-ce-nom"), format="json"
     )
     assert response.status_code == 400
+
+
+def _write_routes():
+    """(path template, view class, methods) of every API v1 route that accepts a write."""
+    from tournaments.api.urls import v1
+
+    routes = []
+    for pattern in v1:
+        view = getattr(pattern.callback, "view_class", None)
+        if view is None:
+            continue
+        methods = [m for m in ("post", "put", "patch", "delete") if hasattr(view, m)]
+        if methods:
+            routes.append((str(pattern.pattern), view, methods))
+    return routes
+
+
+PUBLIC_WRITES = {"auth/token/"}  # logging in is the one write open to anyone
+# Those who may read a tournament may ask for its public documents: the kind asked decides,
+# so a reader gets the body's 400 (the same for every unknown kind), a stranger the 401.
+READER_WRITES = {"tournaments/<id:tournament>/documents/"}
+
+
+def _path(template: str, tournament) -> str:
+    from tournaments.models import Player
+
+    player = Player.objects.filter(club=tournament.club).first()
+    values = {
+        "tournament": tournament.pk,
+        "club": tournament.club_id,
+        "player": player.pk if player else 1,
+        "table": 1,
+        "donne": 1,
+        "number": 1,
+        "penalty": 1,
+        "document": 1,
+    }
+    return "/api/v1/" + re.sub(r"<(?:\w+:)?(\w+)>", lambda m: str(values.get(m[1], 1)), template)
+
+
+BODIES = [
+    {"name": "x", "arbiters": ["arbitre"], "player": 1, "table": 1, "donne": 1},
+    {"name": "\u202e", "arbiters": ["personne-de-ce-nom"], "player": 987654, "table": 99},
+]
+
+
+def test_every_api_write_checks_who_asks_before_reading_the_body(running_tournament, personas):
+    """Anonymous: 401; a registered player without the right: 403 — the same answer for
+    bodies naming existing and unknown things, on every write route."""
+    routes = [r for r in _write_routes() if r[0] not in PUBLIC_WRITES]
+    assert len(routes) > 10
+    leaks = []
+    for who, expected in ((None, 401), (personas.player_user, 403)):
+        client = client_for(who)
+        for template, _view, methods in routes:
+            url = _path(template, running_tournament)
+            for method in methods:
+                answers = [getattr(client, method)(url, b, format="json") for b in BODIES]
+                codes = [a.status_code for a in answers]
+                wanted = expected
+                if who is not None and template in READER_WRITES:
+                    wanted = 400
+                if codes != [wanted, wanted] or answers[0].json() != answers[1].json():
+                    leaks.append(f"{method.upper()} {url} as {who or 'anonymous'}: {codes}")
+    assert not leaks, leaks

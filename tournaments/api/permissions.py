@@ -78,3 +78,23 @@ def require_club_organiser(user: Any, club: Club) -> None:
 def require_login(user: Any) -> None:
     if not user.is_authenticated:
         raise deny(user, "")
+
+
+def require_organiser_of_body_club(user: Any, body: Any) -> None:
+    """Who may create in a club, before the body is validated: its errors (a user name or a
+    licence that does not exist, a club that does not exist) would tell a stranger what
+    exists. The club named in the body must be one the user organises; without a club he
+    must organise one (the body's validation then says what is missing)."""
+    from tournaments.models import Club
+    from tournaments.params import id_param
+
+    require_login(user)
+    club_id = body.get("club") if isinstance(body, dict) else None
+    if isinstance(club_id, int) and not isinstance(club_id, bool):
+        club_id = str(club_id)
+    club_id = id_param(club_id) if isinstance(club_id, str) else None
+    club = Club.objects.filter(pk=club_id).first() if club_id is not None else None
+    if club is not None:
+        require_club_organiser(user, club)
+    elif not Club.objects.filter(organisers=user).exists():
+        raise deny(user, _("Only the club's organisers may do this."))

@@ -18,7 +18,7 @@ from tournaments.services.players import (
 )
 
 from ..exceptions import ApiError
-from ..permissions import require_club_organiser
+from ..permissions import require_club_organiser, require_organiser_of_body_club
 from ..schema import IDEMPOTENCY_KEY, READ, WRITE, errors
 from ..serializers import (
     ClubSerializer,
@@ -165,6 +165,9 @@ class PlayerListView(ApiView):
         ],
     )
     def post(self, request: Request) -> Response:
+        # Who may add a player, before the body is validated (it would say which licences
+        # and clubs exist).
+        require_organiser_of_body_club(request.user, request.data)
         data = self.valid(PlayerWriteSerializer).validated_data
         require_club_organiser(request.user, data["club"])
         player = player_create(

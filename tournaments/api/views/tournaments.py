@@ -8,7 +8,6 @@ from typing import Any
 
 from django.db.models import Prefetch
 from django.shortcuts import get_object_or_404
-from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
 from rest_framework.request import Request
@@ -16,7 +15,6 @@ from rest_framework.response import Response
 
 from scoring.selectors import complete_donnes
 from tournaments.models import (
-    Club,
     Donne,
     EtuiSet,
     Player,
@@ -26,7 +24,6 @@ from tournaments.models import (
     Table,
     TableRound,
 )
-from tournaments.params import id_param
 from tournaments.selectors import visible_tournaments
 from tournaments.services.preparation import tournament_reveal_seed
 from tournaments.services.registration import (
@@ -148,17 +145,7 @@ class TournamentListView(ApiView):
     def post(self, request: Request) -> Response:
         # Who may create, before the body is validated: its errors (an arbiter's user name
         # that does not exist) would tell a stranger which accounts exist.
-        rules.require_login(request.user)
-        body = request.data if isinstance(request.data, dict) else {}
-        club_id = body.get("club")
-        if isinstance(club_id, int) and not isinstance(club_id, bool):
-            club_id = str(club_id)
-        club_id = id_param(club_id) if isinstance(club_id, str) else None
-        club = Club.objects.filter(pk=club_id).first() if club_id is not None else None
-        if club is not None:
-            rules.require_club_organiser(request.user, club)
-        elif not Club.objects.filter(organisers=request.user).exists():
-            raise rules.deny(request.user, _("Only the club's organisers may do this."))
+        rules.require_organiser_of_body_club(request.user, request.data)
         data = dict(self.valid(TournamentWriteSerializer).validated_data)
         rules.require_club_organiser(request.user, data["club"])
         tournament = tournament_create(**data, user=request.user)
