@@ -33,10 +33,10 @@ CONTENT_SECURITY_POLICY = (
     "img-src 'self' data:; font-src 'self' data:; connect-src 'self'; object-src 'none'; "
     "base-uri 'self'; form-action 'self'; frame-ancestors 'none'"
 )
-# The API's interactive documentation (Swagger UI, Redoc) starts itself with inline scripts
-# and runs Redoc's search in a blob: worker.
+# The API's interactive documentation (Swagger UI, Redoc) runs no inline script either
+# (Swagger UI's start-up script is served as a file) but runs Redoc's search in a blob: worker.
 DOCS_POLICY = (
-    "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; "
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
     "img-src 'self' data:; font-src 'self' data:; connect-src 'self'; worker-src 'self' blob:; "
     "object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'"
 )

@@ -38,3 +38,25 @@ def test_bad_password_is_refused_in_french(page):
     page.locator("form.card button[type=submit]").click()
     assert page.locator("[role=alert]").is_visible()
     assert "utilisateur" in page.locator("[role=alert]").inner_text().lower()
+
+
+@pytest.mark.parametrize(
+    ("path", "ready"),
+    [("/api/docs/", ".swagger-ui .info .title"), ("/api/redoc/", "h1")],
+)
+def test_the_api_docs_start_under_the_csp_without_inline_scripts(page, path, ready):
+    """Swagger UI and Redoc draw the API's documentation with script-src 'self' only."""
+    refused = []  # scripts and workers refused (Redoc's logo from its CDN is refused too: fine)
+
+    def watch(msg) -> None:
+        if "Content Security" in msg.text and ("script-src" in msg.text or "worker" in msg.text):
+            refused.append(msg.text)
+
+    page.on("console", watch)
+    response = page.goto(path)
+    assert response is not None
+    script_src = response.headers["content-security-policy"].split("script-src")[1].split(";")[0]
+    assert script_src.strip() == "'self'"
+    page.wait_for_selector(ready, timeout=30_000)
+    assert "tarot_club API" in page.locator(ready).first.inner_text()
+    assert not refused, refused

@@ -7,7 +7,11 @@ from django.http import HttpRequest, JsonResponse
 from django.urls import URLPattern, URLResolver, include, path, re_path, register_converter
 from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
-from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+from drf_spectacular.views import (
+    SpectacularAPIView,
+    SpectacularRedocView,
+    SpectacularSwaggerSplitView,
+)
 
 from .views import auth, clubs, documents, outputs, results, tournaments
 
@@ -141,7 +145,9 @@ def not_found(request: HttpRequest, rest: str = "") -> JsonResponse:
 urlpatterns: list[URLPattern | URLResolver] = [
     path("v1/", include(v1)),
     path("schema/", SpectacularAPIView.as_view(), name="api_schema"),
-    path("docs/", SpectacularSwaggerView.as_view(url_name="api_schema"), name="api_docs"),
+    # The split view serves Swagger UI's start-up script as a file (?script), so the page
+    # runs no inline script and keeps the site's CSP (tarot_club/middleware.py).
+    path("docs/", SpectacularSwaggerSplitView.as_view(url_name="api_schema"), name="api_docs"),
     path(
         "redoc/",
         SpectacularRedocView.as_view(url_name="api_schema", template_name="api/redoc.html"),
