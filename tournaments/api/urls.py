@@ -9,7 +9,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
-from .views import auth, clubs, documents, outputs, results, tournaments
+from .views import auth, clubs, documents, exports, outputs, results, tournaments
 
 
 class IdConverter:
@@ -108,6 +108,7 @@ v1: list[URLPattern | URLResolver] = [
     ),
     path(T + "ledger/", results.LedgerView.as_view(), name="api_ledger"),
     path(T + "ranking/", outputs.RankingView.as_view(), name="api_ranking"),
+    path(T + "ranking/csv/", exports.RankingCsvView.as_view(), name="api_ranking_csv"),
     path(T + "score-cards/<id:player>/", outputs.ScoreCardView.as_view(), name="api_score_card"),
     path(T + "travellers/<id:number>/", outputs.TravellerView.as_view(), name="api_traveller"),
     path(T + "documents/", documents.DocumentListView.as_view(), name="api_documents"),
