@@ -157,10 +157,14 @@ def site(client, url, user=None):
     return client.get(url, **EN)
 
 
-def test_permission_matrix_site_and_api(client, running_tournament, personas):
+@pytest.mark.parametrize(
+    ("name", "api_name"),
+    [("ranking_csv", "api_ranking_csv"), ("score_cards_csv", "api_score_cards_csv")],
+)
+def test_permission_matrix_site_and_api(client, running_tournament, personas, name, api_name):
     t = running_tournament
-    url = reverse("ranking_csv", args=[t.pk])
-    api_url = reverse("api_ranking_csv", args=[t.pk])
+    url = reverse(name, args=[t.pk])
+    api_url = reverse(api_name, args=[t.pk])
     Tournament.objects.filter(pk=t.pk).update(public_during_play=False)
     response = site(client, url)
     assert response.status_code == 302 and "/login/" in response["Location"]
@@ -230,3 +234,80 @@ def test_the_file_is_read_from_the_snapshot_in_a_fixed_number_of_queries(
     response = client.get(reverse("ranking_csv", args=[t.pk]), **FR)
     assert response.status_code == 200 and response["X-Ranking-Current"] == "0"
     assert RankingSnapshot.objects.filter(tournament=t).count() == snapshots
+
+
+SCORE_CARD_HEADING = {
+    "fr": ["Nom", "Prénom", "Licence", "Tour", "Donne", "Table", "Position", "Statut"],
+    "en": ["Last name", "First name", "Licence", "Round", "Donne", "Table", "Position", "Status"],
+}
+
+
+def score_card_csv(client, t, user=None, headers=FR) -> list[list[str]]:
+    client.logout()
+    if user is not None:
+        client.force_login(user)
+    response = client.get(reverse("score_cards_csv", args=[t.pk]), **headers)
+    assert response.status_code == 200
+    return parse(response.content, ";" if headers is FR else ",")
+
+
+def test_results_by_donne_hide_what_the_score_cards_hide(client, running_tournament, personas):
+    """Donne 1 played at one table only: the other players' lines on it say hidden (to a
+    visitor, and to a player for lines not his); his own lines and the arbiter's file are
+    complete. Positions read N E S O in French, N E S W in English."""
+    t = running_tournament
+    table = tables_playing(t, 1)[0]
+    result = enter(t, table, 1, personas.arbiter, points=61)
+    ranking_recompute(tournament_id=t.pk)
+    me = Player.objects.get(user=personas.player_user)
+    at_table = {int(pid) for pid in result.holders.values()}
+    hidden_fr = "Masquée tant que toutes les tables ne l'ont pas jouée"
+
+    def donne_one(rows):
+        return {int(Player.objects.get(licence=r[2]).pk): r for r in rows[1:] if r[4] == "1"}
+
+    arbiter = score_card_csv(client, t, personas.arbiter)
+    assert arbiter[0][:8] == SCORE_CARD_HEADING["fr"] and len(arbiter[0]) == 13
+    assert len(arbiter) == 1 + 8 * 8  # eight players, eight donnes each
+    lines = donne_one(arbiter)
+    for pid in at_table:
+        row = lines[pid]
+        assert row[7] == "Jouée" and row[8] == "Garde" and row[9] in "NESO"
+        assert row[10] and row[11] and row[12], row
+    assert {r[6] for r in arbiter[1:]} - {""} == {"N", "E", "S", "O"}  # "": not played yet
+    assert any(r[10].startswith("-") for r in arbiter[1:])  # the defence's scores: numbers
+    visitor = donne_one(score_card_csv(client, t))
+    for pid in at_table:
+        assert visitor[pid][7] == hidden_fr and visitor[pid][8:] == ["", "", "", "", ""]
+    player = donne_one(score_card_csv(client, t, personas.player_user))
+    for pid in at_table:
+        if pid == me.pk:
+            assert player[pid][7] == "Jouée" and player[pid][11], player[pid]
+        else:
+            assert player[pid][7] == hidden_fr and player[pid][11] == ""
+    others = [pid for pid in lines if pid not in at_table]
+    assert others and all(visitor[pid][7] == "Pas encore jouée" for pid in others)
+    english = score_card_csv(client, t, personas.arbiter, EN)
+    assert english[0][:8] == SCORE_CARD_HEADING["en"]
+    assert {r[6] for r in english[1:]} - {""} == {"N", "E", "S", "W"}
+    assert {r[7] for r in english[1:]} == {"Played", "Not played yet"}
+
+
+def test_results_by_donne_in_a_fixed_number_of_queries(client):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    counts = []
+    for players in (8, 40):
+        tournament = published(players=players, method="matchpoints", seed=players + 1)
+        url = reverse("score_cards_csv", args=[tournament.pk])
+        with CaptureQueriesContext(connection) as ctx:
+            response = client.get(url, **FR)
+        rows = parse(response.content, ";")
+        assert rows[0][11:] == ["Points de match %", "Moyenne"]
+        assert len(rows) == 1 + players * 8
+        assert any("," in row[12] for row in rows[1:])  # running averages: decimal comma
+        counts.append(len(ctx.captured_queries))
+    # the tournament, the snapshot, its cards, seats, players, donnes, results and the three
+    # reads of which donnes are finished everywhere
+    assert counts[0] == counts[1] <= 10

@@ -109,6 +109,7 @@ v1: list[URLPattern | URLResolver] = [
     path(T + "ledger/", results.LedgerView.as_view(), name="api_ledger"),
     path(T + "ranking/", outputs.RankingView.as_view(), name="api_ranking"),
     path(T + "ranking/csv/", exports.RankingCsvView.as_view(), name="api_ranking_csv"),
+    path(T + "score-cards/csv/", exports.ScoreCardsCsvView.as_view(), name="api_score_cards_csv"),
     path(T + "score-cards/<id:player>/", outputs.ScoreCardView.as_view(), name="api_score_card"),
     path(T + "travellers/<id:number>/", outputs.TravellerView.as_view(), name="api_traveller"),
     path(T + "documents/", documents.DocumentListView.as_view(), name="api_documents"),

@@ -1,5 +1,6 @@
-"""The ranking as a CSV file for a spreadsheet: the same bytes as the ranking page's
-download (scoring.exports), under the same rule as the ranking (SEE_RESULTS)."""
+"""The ranking, and the results donne by donne, as CSV files for a spreadsheet: the same bytes
+as the ranking page's downloads (scoring.exports), under the same rule as the ranking
+(SEE_RESULTS)."""
 
 from __future__ import annotations
 
@@ -14,8 +15,8 @@ from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from scoring.exports import ranking_csv
-from scoring.views.exports import csv_response
+from scoring.exports import ranking_csv, score_cards_csv
+from scoring.views.exports import csv_response, viewer_player_id
 
 from .. import permissions as rules
 from ..exceptions import ApiError
@@ -25,7 +26,8 @@ from .base import TournamentView
 LANGUAGES = ("fr", "en")
 
 FRENCH_EXAMPLE = (
-    "\ufeffRang;Nom;Prénom;Licence;Club;Score;Pénalités;Total;Donnes jouées;Donnes comparées\r\n"
+    "\ufeffRang;Nom;Prénom;Licence;Club;Écarts;Points de pénalité;Total;Donnes jouées;"
+    "Donnes comparées\r\n"
     "1;Arnaud;Camille;0100012;Club de Lyon;136,5;0;136,5;8;8\r\n"
     "2=;Bernard;Louis;0100013;Club de Lyon;-12,25;0;-12,25;8;8\r\n"
 )
@@ -43,7 +45,22 @@ class CSVRenderer(BaseRenderer):
         return data
 
 
-class RankingCsvView(TournamentView):
+LANGUAGE = OpenApiParameter(
+    "language",
+    OpenApiTypes.STR,
+    enum=list(LANGUAGES),
+    description="fr or en; by default the request's language (Accept-Language).",
+)
+
+SCORE_CARDS_EXAMPLE = (
+    "\ufeffNom;Prénom;Licence;Tour;Donne;Table;Position;Statut;Contrat;Preneur;Marque;Écarts;"
+    "Cumul\r\n"
+    "Arnaud;Camille;0100012;1;1;1;O;Jouée;Garde;N;-68;-12,5;-12,5\r\n"
+    "Arnaud;Camille;0100012;1;2;1;O;Masquée tant que toutes les tables ne l'ont pas jouée;;;;;\r\n"
+)
+
+
+class CsvView(TournamentView):
     read_rule = rules.SEE_RESULTS
     renderer_classes = [JSONRenderer, CSVRenderer]
 
@@ -53,6 +70,22 @@ class RankingCsvView(TournamentView):
             request.accepted_media_type = "application/json"
         return super().finalize_response(request, response, *args, **kwargs)
 
+    def language(self) -> str:
+        """?language=, else the request's language; 400 for anything but fr or en."""
+        asked = self.request.query_params.get("language")
+        if asked is None or asked == "":
+            return get_language() or "fr"
+        if asked.lower() not in LANGUAGES:
+            raise ApiError(
+                status_code=400,
+                code="invalid",
+                message=_("Choose the language of the file: fr or en."),
+                details={"language": [_("Not a language: %(value)s") % {"value": asked[:20]}]},
+            )
+        return asked.lower()
+
+
+class RankingCsvView(CsvView):
     @extend_schema(
         operation_id="ranking_csv",
         summary="The tournament's ranking as CSV (spreadsheet)",
@@ -63,14 +96,7 @@ class RankingCsvView(TournamentView):
         "starting with = + - @ is prefixed with an apostrophe (never run as a formula). The "
         "header `X-Ranking-Current: 0` says a saved change is not in the file yet; "
         "`X-Ranking-Version` is the results version it was computed from.",
-        parameters=[
-            OpenApiParameter(
-                "language",
-                OpenApiTypes.STR,
-                enum=list(LANGUAGES),
-                description="fr or en; by default the request's language (Accept-Language).",
-            )
-        ],
+        parameters=[LANGUAGE],
         responses={
             (200, "text/csv"): OpenApiResponse(
                 OpenApiTypes.STR,
@@ -82,12 +108,37 @@ class RankingCsvView(TournamentView):
         tags=["rankings"],
     )
     def get(self, request: Request, tournament: int) -> HttpResponse:
-        language = request.query_params.get("language") or get_language() or "fr"
-        if language.lower() not in LANGUAGES and request.query_params.get("language"):
-            raise ApiError(
-                status_code=400,
-                code="invalid",
-                message=_("Choose the language of the file: fr or en."),
-                details={"language": [_("Not a language: %(value)s") % {"value": language[:20]}]},
-            )
-        return csv_response(ranking_csv(self.tournament, language))
+        return csv_response(ranking_csv(self.tournament, self.language()))
+
+
+class ScoreCardsCsvView(CsvView):
+    @extend_schema(
+        operation_id="score_cards_csv",
+        summary="Every player's results donne by donne as CSV (spreadsheet)",
+        description="One line per player and donne, in the order he plays them: round, donne, "
+        "table, position (N E S O in French, N E S W in English), what happened (played, sat "
+        "out, annulled, all passed, not played yet), contract, taker, his score, his "
+        "differential (match points % by that method) and the running total (average). As "
+        "on the score cards, another player's line on a donne some tables have still to play "
+        "says it is hidden and gives nothing else; his own lines, and everything for the "
+        "arbiters and organisers, are complete. Same dialects, byte-order mark, formula guard "
+        "and `X-Ranking-Current` header as the ranking's CSV.",
+        parameters=[LANGUAGE],
+        responses={
+            (200, "text/csv"): OpenApiResponse(
+                OpenApiTypes.STR,
+                description="The CSV file.",
+                examples=[OpenApiExample("French", value=SCORE_CARDS_EXAMPLE)],
+            ),
+            **errors(400, *READ),
+        },
+        tags=["rankings"],
+    )
+    def get(self, request: Request, tournament: int) -> HttpResponse:
+        export = score_cards_csv(
+            self.tournament,
+            self.language(),
+            can_manage=self.can_manage,
+            viewer_player_id=viewer_player_id(request.user),
+        )
+        return csv_response(export)
