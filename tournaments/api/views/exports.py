@@ -30,6 +30,7 @@ FRENCH_EXAMPLE = (
     "Donnes comparées\r\n"
     "1;Arnaud;Camille;0100012;Club de Lyon;136,5;0;136,5;8;8\r\n"
     "2=;Bernard;Louis;0100013;Club de Lyon;-12,25;0;-12,25;8;8\r\n"
+    "2=;Chevalier;Chloé;0100014;Club de Lyon;-12,25;0;-12,25;8;8\r\n"
 )
 
 
