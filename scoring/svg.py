@@ -56,6 +56,25 @@ def _default_format(value: float) -> str:
     return signed_text(value, get_language(), places=1)
 
 
+AXIS_CHAR_WIDTH = 7.0  # an 11 px label's characters, generously (rankings.css, .chart-axis)
+
+
+def _axis_labels(labels: Sequence[str], slot: float) -> set[int]:
+    """Indexes of the labels written under the axis: evenly spaced so that no two overlap
+    ("Donne 9Donne 10" on a phone), always the first and the last."""
+    if not labels:
+        return set()
+    need = max(len(label) for label in labels) * AXIS_CHAR_WIDTH + 6
+    every = max(1, math.ceil(need / slot))
+    shown = list(range(0, len(labels), every))
+    last = len(labels) - 1
+    if shown[-1] != last:
+        if len(shown) > 1 and (last - shown[-1]) * slot < need:
+            shown.pop()  # the last label takes the place of the one too close to it
+        shown.append(last)
+    return set(shown)
+
+
 def running_total_chart(
     points: Sequence[tuple[str, Fraction | int | float]],
     *,
@@ -110,7 +129,7 @@ def running_total_chart(
         parts.append(
             f'<polyline class="chart-line" fill="none" points="{coords}" aria-hidden="true"/>'
         )
-        every = max(1, len(values) // 12)
+        shown_labels = _axis_labels([label for label, _ in points], plot_w / len(values))
         for i, ((label, _value), v) in enumerate(zip(points, values, strict=True)):
             css = "chart-dot pos" if v > 0 else "chart-dot neg" if v < 0 else "chart-dot"
             shown = escape(format_value(v))
@@ -123,7 +142,7 @@ def running_total_chart(
                 f'<text class="chart-tip" x="{tip_x:.1f}" y="{tip_y:.1f}" '
                 f'text-anchor="middle">{shown}</text></g>'
             )
-            if i % every == 0 or i == len(values) - 1:
+            if i in shown_labels:
                 parts.append(
                     f'<text class="chart-axis" x="{x(i):.1f}" y="{height - 8}" '
                     f'text-anchor="middle" aria-hidden="true">{escape(label)}</text>'

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from django.urls import URLPattern, URLResolver, path
 
-from scoring.views import rankings
+from scoring.views import exports, rankings
 
 urlpatterns: list[URLPattern | URLResolver] = [
     path("t/<int:pk>/ranking/", rankings.ranking, name="ranking"),
+    path("t/<int:pk>/ranking.csv", exports.ranking_csv_download, name="ranking_csv"),
+    path("t/<int:pk>/donnes.csv", exports.score_cards_csv_download, name="score_cards_csv"),
     path(
         "t/<int:pk>/ranking/<int:player_pk>/",
         rankings.player_score_card,

@@ -25,6 +25,17 @@ IMAGE_NAME = re.compile(r"^[a-z0-9][a-z0-9-]*\.png$")
 _HEADING_ID = re.compile(r"\s*\{#([A-Za-z0-9_-]+)\}\s*$")
 _PAGE_LINK = re.compile(r"^([a-z]+)\.md(#[A-Za-z0-9_-]+)?$")
 _IMAGE_LINK = re.compile(r"^img/(fr|en)/([a-z0-9-]+\.png)$")
+# French sets a no-break space before ? ! : ; % » and after «, so that a line never starts
+# with "?" or "%" ("assis" / "?" on a phone).
+_FRENCH_SPACE_BEFORE = re.compile(r" +([?!:;%»])")
+_FRENCH_SPACE_AFTER = re.compile(r"« +")
+NBSP = "\u00a0"
+
+
+def french_spacing(text: str) -> str:
+    """`text` with the spaces French typography keeps with their punctuation made no-break."""
+    text = _FRENCH_SPACE_BEFORE.sub(NBSP + r"\1", text)
+    return _FRENCH_SPACE_AFTER.sub("«" + NBSP, text)
 
 
 @dataclass(frozen=True)
@@ -90,9 +101,11 @@ def _render(slug: str, language: str, mtime: float) -> GuidePage:
             if last is not None and last.type == "text":
                 last.content = _HEADING_ID.sub("", last.content)
         if token.tag == "h1" and title == slug:
-            title = inline.content
+            title = french_spacing(inline.content) if language == "fr" else inline.content
     links: list[str] = []
     for token in _walk(tokens):
+        if token.type == "text" and language == "fr":
+            token.content = french_spacing(token.content)
         if token.type == "link_open":
             token.attrSet("href", _rewrite(str(token.attrGet("href"))))
             links.append(str(token.attrGet("href")))

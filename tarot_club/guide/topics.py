@@ -80,6 +80,8 @@ NO_HELP = frozenset(
         "document_request_all",
         "document_status",
         "document_download",
+        "ranking_csv",
+        "score_cards_csv",
         "arbiter_announcement",
         "arbiter_clock",
         "arbiter_clock_action",

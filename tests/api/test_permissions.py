@@ -182,7 +182,13 @@ ENDPOINTS = [
     Endpoint("results_retrieve", "GET", T + "results/1/1/", RESULTS),
     Endpoint("ranking_retrieve", "GET", T + "ranking/", RESULTS),
     Endpoint("ranking_retrieve_published", "GET", T + "ranking/", PUBLIC, status="published"),
+    Endpoint("ranking_csv", "GET", T + "ranking/csv/", RESULTS),
+    Endpoint("ranking_csv_published", "GET", T + "ranking/csv/", PUBLIC, status="published"),
     Endpoint("score_cards_retrieve", "GET", T + "score-cards/{player}/", RESULTS),
+    Endpoint("score_cards_csv", "GET", T + "score-cards/csv/", RESULTS),
+    Endpoint(
+        "score_cards_csv_published", "GET", T + "score-cards/csv/", PUBLIC, status="published"
+    ),
     Endpoint("travellers_retrieve", "GET", T + "travellers/1/", RESULTS),
     # writing results
     Endpoint(

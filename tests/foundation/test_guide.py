@@ -121,7 +121,7 @@ def _shown(value: Fraction, lang: str) -> str:
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_the_worked_example_is_what_the_code_computes(lang):
     with translation.override(lang):
-        text = guide_page("joueurs", lang).html
+        text = guide_page("joueurs", lang).html.replace("\u00a0", " ")
     scores = [204, 68, -126]
     average = differentials(scores, "average")
     pairwise = differentials(scores, "pairwise")
@@ -131,3 +131,15 @@ def test_the_worked_example_is_what_the_code_computes(lang):
     assert _shown(pairwise[0], lang) in text
     assert [int(p * 100) for p in mp] == [100, 50, 0]
     assert "<strong>100 %</strong>" in text and "50 %" in text and "0 %" in text
+
+
+@pytest.mark.parametrize("slug", PAGES)
+def test_french_keeps_its_punctuation_with_the_word_before(slug):
+    """No line of the French guide starts with "?", ":", ";", "!" or "%" on a phone."""
+    html = guide_page(slug, "fr").html
+    text = re.sub(r"<(code|pre)>.*?</\1>", "", html, flags=re.S)  # code keeps its spaces
+    text = re.sub(r"<[^>]+>", "", text)
+    assert not re.search(r"[^\S\u00a0][?!:;%»]", text), re.findall(
+        r".{20}[^\S\u00a0][?!:;%»]", text
+    )
+    assert "\u00a0?" in text or "\u00a0:" in text

@@ -3,6 +3,7 @@ and shows each value on keyboard focus as well as on hover."""
 
 from __future__ import annotations
 
+import itertools
 import re
 from fractions import Fraction
 
@@ -13,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from scoring.score_card_chart import score_card_chart
-from scoring.svg import chart_trend
+from scoring.svg import chart_trend, running_total_chart
 from tests.rankings.helpers import enter, schedule
 from tests.rankings.test_pages import get, player_of
 
@@ -68,3 +69,20 @@ def test_the_score_card_page_shows_the_description(client, running_tournament, p
     get(client, url, personas.player_user)
     html = client.get(url).content.decode()
     assert '<p class="chart-text">De ' in html and "Au plus haut" in html
+
+
+@pytest.mark.parametrize("count", [1, 2, 5, 8, 12, 13, 16, 24, 32, 40])
+def test_axis_labels_never_overlap_and_show_the_first_and_last_donne(count):
+    points = [(f"Donne {n}", n * 10 - 80) for n in range(1, count + 1)]
+    svg = str(running_total_chart(points, title="t"))
+    # x positions of the labels under the axis (the grid values sit left of the plot)
+    axis = [
+        (float(x), text)
+        for x, text in re.findall(
+            r'<text class="chart-axis" x="([\d.]+)" y="182"[^>]*>([^<]*)<', svg
+        )
+    ]
+    assert axis[0][1] == "Donne 1" and axis[-1][1] == f"Donne {count}"
+    widest = max(len(text) for _, text in axis) * 6.6  # 11 px DejaVu Sans, about 0.6 em a letter
+    for (x1, _), (x2, _) in itertools.pairwise(axis):
+        assert x2 - x1 >= widest, (x1, x2)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 from fractions import Fraction
 
@@ -67,3 +68,7 @@ def test_the_traveller_heads_its_columns_n_e_s_o(client, running_tournament, per
     html = client.get(reverse("traveller", args=[t.pk, 1])).content.decode()
     assert '<th scope="col" class="num">O</th>' in html
     assert '<th scope="col" class="num">W</th>' not in html
+    # the distribution of scores under the table reads N E S O too
+    bars = html.split('class="bars card"')[1].split("</ul>")[0]
+    assert "· O " in bars and "· W " not in bars
+    assert " : N " in bars and not re.search(r"\S: N ", bars)  # French spaces the ":"

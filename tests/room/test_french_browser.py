@@ -71,6 +71,8 @@ def test_arbiter_hands_use_suit_symbols_and_french_scores_use_a_comma(
     page.get_by_role("button", name="EN", exact=True).click()
     page.wait_for_load_state()
     page.locator("details.hands summary").click()
-    text = page.locator('[data-hand="N"]').inner_text().replace("spades :", "")
-    assert "♠ K Q C J 10" in " ".join(text.split())
+    text = page.locator('[data-hand="N"]').inner_text()
+    assert text.startswith("North: ") and " :" not in text  # English puts no space before ":"
+    assert "♠ K Q C J 10" in " ".join(text.replace("spades:", "").split())
+    assert "Contract: (25 + 1) × 2 = 52" in page.locator("#score-parts").inner_text()
     assert page.locator("#id_points").input_value() == "40.5"

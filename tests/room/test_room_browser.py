@@ -104,3 +104,57 @@ def test_the_room_screen_counts_down_turns_pages_and_follows_results(
     page.wait_for_function(
         "() => document.querySelector('#screen-announcement').textContent.includes('Tour 2')"
     )
+
+
+SCREENS = [(1920, 1080), (1280, 720), (1024, 768), (1280, 900)]
+LONG_ANNOUNCEMENT = (
+    "Pause café après le tour 2 : la buvette est au fond de la salle, à côté du vestiaire. "
+    "Les téléphones restent dans les sacs pendant le jeu. Remise des prix à 19 h 30 dans la "
+    "grande salle, en présence du président du comité départemental."
+)
+
+
+@pytest.mark.parametrize(("width", "height"), SCREENS, ids=[f"{w}x{h}" for w, h in SCREENS])
+def test_every_row_of_the_page_and_the_whole_announcement_show_on_any_screen(
+    browser, live_server, width, height
+):
+    """16:9, 16:10 and 4:3 screens: the page's rows are never cut off under the announcement,
+    a long announcement is read whole, and the type stays big (legible at 3 metres)."""
+    from django.core.management import call_command
+
+    call_command("load_demo", stdout=open("/dev/null", "w"))  # noqa: SIM115
+    past = Tournament.objects.get(name="Tournoi d'automne")  # 16 ranked players
+    Tournament.objects.filter(pk=past.pk).update(announcement=LONG_ANNOUNCEMENT)
+    context = browser.new_context(
+        locale="fr-FR", base_url=live_server.url, viewport={"width": width, "height": height}
+    )
+    page = context.new_page()
+    page.set_default_timeout(10_000)
+    measure = """() => {
+      const box = e => e.getBoundingClientRect();
+      const note = document.querySelector('#screen-announcement');
+      const rows = [...document.querySelectorAll('.screen-table tbody tr')];
+      return {
+        rows: rows.length,
+        lowest: Math.max(...rows.map(r => box(r).bottom)),
+        note_top: box(note).top, note_bottom: box(note).bottom,
+        note_whole: note.scrollHeight <= note.clientHeight && note.scrollWidth <= note.clientWidth,
+        note_text: note.textContent,
+        row_px: parseFloat(getComputedStyle(rows[0]).fontSize),
+        clock_px: parseFloat(getComputedStyle(document.querySelector('.clock-time')).fontSize),
+      };
+    }"""
+    try:
+        # The default pages of 12 (page 1: 12 rows; page 2: the 4 others), then all 16 at once.
+        for query, expected in (("every=120", {12, 4}), ("rows=16&every=120", {16})):
+            page.goto(f"/t/{past.pk}/screen/?{query}")
+            got = page.evaluate(measure)
+            assert got["rows"] in expected, (query, got)
+            assert got["lowest"] <= got["note_top"] + 0.5, (query, got)
+            assert got["note_bottom"] <= height + 0.5 and got["note_whole"], got
+            assert got["note_text"] == LONG_ANNOUNCEMENT
+            assert got["clock_px"] >= 0.1 * height
+            if query == "every=120":
+                assert got["row_px"] >= 0.025 * height, got
+    finally:
+        context.close()

@@ -13,7 +13,7 @@ from drf_spectacular.views import (
     SpectacularSwaggerSplitView,
 )
 
-from .views import auth, clubs, documents, outputs, results, tournaments
+from .views import auth, clubs, documents, exports, outputs, results, tournaments
 
 
 class IdConverter:
@@ -112,6 +112,8 @@ v1: list[URLPattern | URLResolver] = [
     ),
     path(T + "ledger/", results.LedgerView.as_view(), name="api_ledger"),
     path(T + "ranking/", outputs.RankingView.as_view(), name="api_ranking"),
+    path(T + "ranking/csv/", exports.RankingCsvView.as_view(), name="api_ranking_csv"),
+    path(T + "score-cards/csv/", exports.ScoreCardsCsvView.as_view(), name="api_score_cards_csv"),
     path(T + "score-cards/<id:player>/", outputs.ScoreCardView.as_view(), name="api_score_card"),
     path(T + "travellers/<id:number>/", outputs.TravellerView.as_view(), name="api_traveller"),
     path(T + "documents/", documents.DocumentListView.as_view(), name="api_documents"),

@@ -34,7 +34,7 @@ from ..services.clock import (
 )
 from ..services.tournaments import tournament_update
 
-ROWS_PER_PAGE = 12  # legible at 3 metres on a 1080p screen
+ROWS_PER_PAGE = 12  # legible at 3 metres on a 1080p screen (room.css fits them to its height)
 SECONDS_PER_PAGE = 10
 CLOCK_POLL_SECONDS = 1
 RANKING_POLL_SECONDS = 2
@@ -76,6 +76,7 @@ def _ranking_context(request: HttpRequest, tournament: Tournament) -> dict:
         "lines": view.rows[page * rows : (page + 1) * rows],
         "page": page + 1,
         "pages": pages,
+        "rows": rows,
         "query": f"rows={rows}&every={every}",
     }
 
