@@ -156,6 +156,7 @@ def _page_strings() -> dict[str, str]:
         "confirmed_by": _("Confirmed by %(n)s."),
         "no_preview": _("The scores are computed when the connection returns."),
         "saved_offline": _("Kept on this phone: it will be sent when the connection returns."),
+        "sending": _("Waiting to be sent: it goes as soon as the site answers."),
         "saved": _("Saved. Now pass the phone to a player of the other camp to confirm."),
         "needs_connection": _("Confirming needs the connection: try again when it returns."),
         "conflict": _("Donne %(n)s"),
