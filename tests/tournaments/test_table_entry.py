@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime
 import re
+import secrets
 from decimal import Decimal
 
 import pytest
@@ -106,18 +107,64 @@ def test_reissue_revokes_the_old_secret_and_a_closed_round_refuses_it(t, persona
     assert "closed" in str(exc.value)
 
 
+def fresh_address() -> str:
+    """A client address no earlier run counted (the shared cache may be Redis, kept between
+    runs)."""
+    return ".".join(["10"] + [str(secrets.randbelow(250) + 1) for _i in range(3)])
+
+
 def test_short_code_lookup_is_rate_limited(t):
-    from django.core.cache import cache
     from django.core.exceptions import PermissionDenied
 
-    cache.clear()
     access = table_access_issue(table_round=table_round(t))
-    assert table_access_lookup(code=access.short_code.lower(), client="10.0.0.9") == access
+    phone, other = fresh_address(), fresh_address()
+    assert table_access_lookup(code=access.short_code.lower(), client=phone) == access
     for _i in range(SHORT_CODE_LOOKUPS_PER_MINUTE - 1):
-        table_access_lookup(code="ZZZZZZ", client="10.0.0.9")
+        table_access_lookup(code="ZZZZZZ", client=phone)
     with pytest.raises(PermissionDenied):
-        table_access_lookup(code=access.short_code, client="10.0.0.9")
-    assert table_access_lookup(code=access.short_code, client="10.0.0.10") == access
+        table_access_lookup(code=access.short_code, client=phone)
+    assert table_access_lookup(code=access.short_code, client=other) == access
+
+
+def test_short_code_lookups_are_counted_for_every_web_process(t):
+    """Another process has its own memory: the count lives in the shared cache."""
+    from django.core.cache import caches
+    from django.core.exceptions import PermissionDenied
+
+    access = table_access_issue(table_round=table_round(t))
+    phone = fresh_address()
+    for _i in range(SHORT_CODE_LOOKUPS_PER_MINUTE):
+        table_access_lookup(code="ZZZZZZ", client=phone)
+    caches["default"].clear()  # what a second process starts with
+    with pytest.raises(PermissionDenied):
+        table_access_lookup(code=access.short_code, client=phone)
+
+
+def test_short_codes_typed_behind_a_proxy_count_per_phone(t, client, settings):
+    """With a trusted proxy, each phone is the address the proxy saw, not the proxy (a room
+    behind one would share one budget); without one, a forged X-Forwarded-For changes
+    nothing."""
+    access = table_access_issue(table_round=table_round(t))
+    proxy = fresh_address()
+
+    def typed(code: str, phone: str) -> int:
+        return client.post(
+            reverse("table_code"),
+            {"code": code},
+            REMOTE_ADDR=proxy,
+            HTTP_X_FORWARDED_FOR=phone,
+        ).status_code
+
+    settings.TRUSTED_PROXIES = 1
+    greedy = fresh_address()
+    assert {typed("ZZZZZ9", greedy) for _i in range(SHORT_CODE_LOOKUPS_PER_MINUTE)} == {400}
+    assert typed(access.short_code, greedy) == 429
+    assert typed(access.short_code, fresh_address()) == 302  # the next phone still gets in
+    settings.TRUSTED_PROXIES = 0
+    assert typed(access.short_code, fresh_address()) == 302  # counted as the proxy itself
+    for _i in range(SHORT_CODE_LOOKUPS_PER_MINUTE):
+        typed("ZZZZZ9", fresh_address())
+    assert typed(access.short_code, fresh_address()) == 429
 
 
 def _enter(t, access, donne, by, data=GARDE_WON, version=None):
@@ -386,14 +433,16 @@ def test_a_resend_with_the_same_idempotency_key_saves_once(t, client):
 
 
 def test_short_address_redirects_to_the_table_page(t, client):
-    from django.core.cache import cache
-
-    cache.clear()
     access = table_access_issue(table_round=table_round(t, 1))
-    answer = client.post(reverse("table_code"), {"code": access.short_code.lower()})
+    phone = fresh_address()
+    answer = client.post(
+        reverse("table_code"), {"code": access.short_code.lower()}, REMOTE_ADDR=phone
+    )
     assert answer.status_code == 302 and answer["Location"].endswith(f"/table/{access.secret}/")
-    assert client.get(f"/table/{access.short_code}/").status_code == 302
-    assert client.post(reverse("table_code"), {"code": "ZZZZZ9"}).status_code == 400
+    assert client.get(f"/table/{access.short_code}/", REMOTE_ADDR=phone).status_code == 302
+    assert client.post(
+        reverse("table_code"), {"code": "ZZZZZ9"}, REMOTE_ADDR=phone
+    ).status_code == (400)
 
 
 def test_service_worker_and_manifest_are_served_under_table(t, client):

@@ -27,7 +27,6 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.core.cache import cache
 from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
 from django.db.models import F
@@ -37,6 +36,7 @@ from django.utils.translation import gettext as _
 
 from ..api.idempotency import ttl as idempotency_ttl
 from ..api.models import IdempotencyRecord
+from ..api.throttling import SharedCounters
 from ..models import (
     COUNTED_ENTRY_STATUSES,
     Donne,
@@ -234,14 +234,11 @@ def table_access_resolve(*, secret: str) -> TableAccess:
 
 def table_access_lookup(*, code: str, client: str) -> TableAccess | None:
     """The live access of a typed short code, or None. Rate-limited per client address
-    (``SHORT_CODE_LOOKUPS_PER_MINUTE``): raises PermissionDenied beyond."""
+    (``SHORT_CODE_LOOKUPS_PER_MINUTE``, the address from ``api.throttling.client_address``):
+    raises PermissionDenied beyond. Counted in the cache every web process shares, so that
+    more processes do not mean more guesses."""
     key = "table-code:" + hashlib.sha256(client.encode()).hexdigest()[:24]
-    cache.add(key, 0, 60)
-    try:
-        count = cache.incr(key)
-    except ValueError:  # expired between add and incr
-        cache.set(key, 1, 60)
-        count = 1
+    count = SharedCounters().count(key, 60)
     if count > SHORT_CODE_LOOKUPS_PER_MINUTE:
         raise PermissionDenied(_("Too many codes tried: wait a minute before trying again."))
     normalised = code.strip().upper().replace(" ", "").replace("-", "")

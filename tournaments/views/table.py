@@ -23,6 +23,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from ..api.throttling import client_address
 from ..forms_arbiter import ResultForm
 from ..models import POSITIONS, Donne, EntryStatus, Position, Result, Seat, TableAccess
 from ..services.preparation import seats_for_donne
@@ -360,17 +361,18 @@ def table_card(request: HttpRequest, token: str) -> HttpResponse:
 def table_code(request: HttpRequest, code: str = "") -> HttpResponse:
     """The short address: type the 6-character code printed beside the QR code."""
     error = ""
+    status = 200
     typed = code or (request.POST.get("code") or "")
     if typed:
         try:
-            access = table_access_lookup(code=typed, client=request.META.get("REMOTE_ADDR", ""))
+            access = table_access_lookup(code=typed, client=client_address(request))
         except PermissionDenied as exc:
-            error = str(exc)
+            error, status = str(exc), 429  # too many codes tried from this address
         else:
             if access is not None:
                 return redirect(reverse("table_page", args=[access.secret]))
             error = _("No table has this code. Check the 6 characters beside the QR code.")
-    status = 400 if error else 200
+            status = 400
     return render(
         request,
         "tournaments/table/code.html",
