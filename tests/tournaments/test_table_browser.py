@@ -261,6 +261,45 @@ def test_the_table_page_weighs_under_100_kb_when_reloaded(
     assert 20_000 < total < 100_000, received
 
 
+def test_from_the_phone_a_table_page_cannot_write_another_table_and_a_closed_round_refuses(
+    page, live_server, running_tournament, settings
+):
+    """What the phone's browser can do with table 1's secret: nothing at table 2, and nothing
+    once the round is closed (the page says so)."""
+    from playwright.sync_api import expect
+
+    from tournaments.models import Round
+
+    t = running_tournament
+    settings.SITE_URL = live_server.url
+    tr = prepare(t)
+    url = table_page_url(table_round=tr)
+    open_table(page, url)
+    other = TableRound.objects.get(round=tr.round, table__number=2)
+    theirs = numbers(other)[0]
+    north = seats_for_donne(tr, 0).hands["N"]
+    body = f"contract=garde&taker=N&bouts=2&points=50&player={north.pk}"
+    status = page.evaluate(
+        """([url, body]) => fetch(url, {method: "POST", body: body,
+             headers: {"Content-Type": "application/x-www-form-urlencoded"}}).then(r => r.status)""",
+        [f"{url}donne/{theirs}/save/", body],
+    )
+    assert status == 403
+    assert "hand" not in page.content().lower()
+    assert not Result.objects.exists()
+
+    Round.objects.filter(pk=tr.round_id).update(state=Round.State.CLOSED)
+    page.goto(url)
+    expect(page.locator(".alert")).to_contain_text("Ce tour est clos")
+    status = page.evaluate(
+        """([url, body]) => fetch(url, {method: "POST", body: body,
+             headers: {"Content-Type": "application/x-www-form-urlencoded"}}).then(r => r.status)""",
+        [f"{url}donne/{numbers(tr)[0]}/save/", body],
+    )
+    assert status == 403
+    assert not Result.objects.exists()
+
+
 def test_five_wrong_codes_lock_confirmation_for_a_minute(
     page, live_server, running_tournament, settings
 ):
@@ -308,6 +347,7 @@ def test_an_unlikely_entry_calls_the_arbiter_and_a_conflict_is_shown_not_overwri
     page.locator('#takers input[value="E"]').check()
     page.locator('input[name="bouts"][value="3"]').check()
     page.fill("#points", "40")
+    expect(page.locator("#preview-note")).to_contain_text("la table ne peut pas le confirmer")
     page.locator("#save").click()
     expect(page.locator("#call-arbiter")).to_be_visible()
     expect(page.locator("#call-arbiter")).to_have_text("Appelez l'arbitre")

@@ -258,6 +258,9 @@ def test_five_wrong_codes_lock_the_code_for_a_minute(t):
         table_entry_confirm(
             access=access, donne_number=d, player_id=seats["E"].pk, code=good, version=None
         )
+    locked_until = PlayerCode.objects.get(player=seats["E"]).locked_until
+    assert locked_until > timezone.now() + datetime.timedelta(seconds=50)  # a minute
+    assert locked_until <= timezone.now() + datetime.timedelta(seconds=60)
     assert Result.objects.get(pk=result.pk).entry_status == EntryStatus.AWAITING
     PlayerCode.objects.filter(player=seats["E"]).update(
         locked_until=timezone.now() - datetime.timedelta(seconds=1)
@@ -373,8 +376,11 @@ def test_awaiting_results_stay_out_of_the_ranking_and_of_complete_donnes(t, pers
 # --- over HTTP ------------------------------------------------------------------------------
 
 
-def test_table_one_secret_cannot_write_table_two_nor_read_hands(t, client):
+def test_table_one_secret_cannot_write_table_two_nor_read_hands(t, client, personas):
     access = table_access_issue(table_round=table_round(t, 1))
+    # Table 2 plays table 1's donnes in round 2: its result is another table's traveller line.
+    d = first_donne(t, 1)
+    result_save(**cell(t, 2, d), data=GARDE_WON, user=personas.arbiter, expected_version=None)
     page = client.get(reverse("table_page", args=[access.secret]))
     assert page.status_code == 200
     text = page.content.decode()
@@ -386,6 +392,8 @@ def test_table_one_secret_cannot_write_table_two_nor_read_hands(t, client):
     assert [d["number"] for d in state["donnes"]] == sorted(
         d.number for d in Donne.objects.filter(etui_set=table_round(t, 1).etui_set)
     )
+    assert [d["result"] for d in state["donnes"]] == [None] * 4  # table 1 entered nothing
+    assert "+204" not in text  # table 2's garde is not shown
     theirs = first_donne(t, 2)
     seats = holders(t, 1, first_donne(t, 1))
     body = {
@@ -397,7 +405,9 @@ def test_table_one_secret_cannot_write_table_two_nor_read_hands(t, client):
     }
     answer = client.post(reverse("table_save", args=[access.secret, theirs]), body)
     assert answer.status_code == 403
-    assert not Result.objects.exists()
+    for action in ("table_preview", "table_confirm", "table_contest"):
+        assert client.post(reverse(action, args=[access.secret, theirs]), body).status_code == 403
+    assert list(Result.objects.values_list("table__number", flat=True)) == [2]
 
 
 def test_a_closed_round_or_an_unknown_secret_refuses_the_page(t, client):

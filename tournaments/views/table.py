@@ -158,6 +158,9 @@ def _page_strings() -> dict[str, str]:
         "no_preview": _("The scores are computed when the connection returns."),
         "saved_offline": _("Kept on this phone: it will be sent when the connection returns."),
         "sending": _("Waiting to be sent: it goes as soon as the site answers."),
+        "warning_calls_arbiter": _(
+            "Saved as it is, this result waits for the arbiter: the table cannot confirm it."
+        ),
         "saved": _("Saved. Now pass the phone to a player of the other camp to confirm."),
         "needs_connection": _("Confirming needs the connection: try again when it returns."),
         "conflict": _("Donne %(n)s"),

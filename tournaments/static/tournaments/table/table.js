@@ -319,6 +319,8 @@
           var warn = Object.keys(res.data.warnings || {}).map(function (k) { return res.data.warnings[k]; });
           var problems = res.data.errors || {};
           showErrors(form, problems);
+          // The table cannot confirm a warning: saved as it is, the entry goes to the arbiter.
+          if (warn.length) warn.push(T.warning_calls_arbiter);
           $("preview-note").textContent = warn.join(" ");
         }).catch(function () { $("preview-note").textContent = T.no_preview; });
     }, 150);
