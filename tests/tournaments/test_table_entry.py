@@ -271,6 +271,52 @@ def test_five_wrong_codes_lock_the_code_for_a_minute(t):
     assert Result.objects.get(pk=result.pk).entry_status == EntryStatus.CONFIRMED
 
 
+@pytest.mark.django_db(transaction=True)
+def test_wrong_codes_sent_at_once_get_no_more_than_five_tries(t):
+    """Twelve phones (or one script) send wrong codes for the same player at the same time:
+    each attempt takes a try before its code is compared, so at most five are compared."""
+    import threading
+
+    from django.db import connection
+
+    from tournaments.services.table_entry import CODE_MAX_FAILURES
+
+    access = table_access_issue(table_round=table_round(t))
+    d = first_donne(t)
+    seats = holders(t, 1, d)
+    _enter(t, access, d, seats["N"])
+    good = player_codes_get(tournament=t)[seats["E"].pk]
+    wrong = "0000" if good != "0000" else "1111"
+    start = threading.Barrier(12)
+    answers: list[str] = []
+
+    def attempt() -> None:
+        try:
+            start.wait()
+            table_entry_confirm(
+                access=access, donne_number=d, player_id=seats["E"].pk, code=wrong, version=None
+            )
+            answers.append("accepted")
+        except CodeLocked:
+            answers.append("locked")
+        except ResultInvalid:
+            answers.append("wrong")
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=attempt) for _i in range(12)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(answers) == 12 and "accepted" not in answers
+    assert answers.count("wrong") <= CODE_MAX_FAILURES - 1  # the fifth wrong one locks
+    with pytest.raises(CodeLocked):
+        table_entry_confirm(
+            access=access, donne_number=d, player_id=seats["E"].pk, code=good, version=None
+        )
+
+
 def test_a_warning_makes_the_entry_need_the_arbiter_who_confirms_it(t, personas):
     access = table_access_issue(table_round=table_round(t))
     d = first_donne(t)

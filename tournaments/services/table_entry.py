@@ -29,7 +29,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
-from django.db.models import F
+from django.db.models import F, Q
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -345,25 +345,36 @@ def player_code_reissue(*, tournament: Tournament, player: Player, user: Any) ->
 def _check_code(tournament: Tournament, player: Player, code: str) -> None:
     """Raise ResultInvalid on a wrong code (counted), CodeLocked while locked.
 
-    The failure count is written outside the caller's transaction, so a refusal still counts.
+    Each attempt first takes one of the ``CODE_MAX_FAILURES`` tries in a single conditional
+    UPDATE, then compares: requests sent at once cannot all read "no failure yet" and try
+    more codes than allowed. A right code gives the tries back. The count is not rolled
+    back with the caller's refusal (the views turn refusals into answers and commit).
     """
     player_codes_get(tournament=tournament)
     now = timezone.now()
-    row = PlayerCode.objects.get(tournament=tournament, player=player)
-    if row.locked_until is not None and row.locked_until > now:
-        raise CodeLocked(int((row.locked_until - now).total_seconds()) + 1)
+    rows = PlayerCode.objects.filter(tournament=tournament, player=player)
+    unlocked = Q(locked_until__isnull=True) | Q(locked_until__lte=now)
+    taken = rows.filter(unlocked, failures__lt=CODE_MAX_FAILURES).update(
+        failures=F("failures") + 1, locked_until=None
+    )
+    row = rows.get()
+    if not taken:
+        if row.locked_until is None or row.locked_until <= now:
+            # The tries were used up by attempts that are still being answered: lock now.
+            until = now + datetime.timedelta(seconds=CODE_LOCK_SECONDS)
+            rows.filter(unlocked).update(failures=0, locked_until=until)
+            row = rows.get()
+        wait = (row.locked_until - now).total_seconds() if row.locked_until else CODE_LOCK_SECONDS
+        raise CodeLocked(min(CODE_LOCK_SECONDS, int(wait) + 1))
     if secrets.compare_digest(row.code, (code or "").strip()):
-        if row.failures:
-            PlayerCode.objects.filter(pk=row.pk).update(failures=0, locked_until=None)
+        rows.update(failures=0, locked_until=None)
         return
-    failures = row.failures + 1
-    if failures >= CODE_MAX_FAILURES:
-        PlayerCode.objects.filter(pk=row.pk).update(
+    if row.failures >= CODE_MAX_FAILURES:
+        rows.filter(failures__gte=CODE_MAX_FAILURES).update(
             failures=0, locked_until=now + datetime.timedelta(seconds=CODE_LOCK_SECONDS)
         )
         raise CodeLocked(CODE_LOCK_SECONDS)
-    PlayerCode.objects.filter(pk=row.pk).update(failures=F("failures") + 1)
-    left = CODE_MAX_FAILURES - failures
+    left = CODE_MAX_FAILURES - row.failures
     raise ResultInvalid(
         {
             "code": [
