@@ -632,3 +632,135 @@ def test_the_ledger_says_who_entered_and_confirmed_at_which_table_page(t, person
     assert f"{seats['W']}, à la table (page {access.short_code})" in html
     entry = client.get(reverse("arbiter_result", args=[t.pk, 1, d])).content.decode()
     assert f"{seats['W']}, à la table (page {access.short_code})" in entry
+
+
+# --- what the table's page says of the cards, and rounds not started ---------------------------
+
+
+EN = {"HTTP_ACCEPT_LANGUAGE": "en"}
+
+
+def _names(t, table=1, round_=1) -> list[str]:
+    return [str(s.player) for s in table_round(t, table, round_).seats.select_related("player")]
+
+
+def _reveals(text: str, names: list[str]) -> list[str]:
+    """What in ``text`` would tell where a card is: a card, a position, a player, a count."""
+    words = ["21", "Excuse", "Petit", "North", "East", "South", "West", "trumps", "chien"]
+    return [w for w in [*words, *names] if w in text]
+
+
+def test_the_table_page_never_says_where_the_cards_are(t, client, personas):
+    client.defaults["HTTP_ACCEPT_LANGUAGE"] = "en"
+    access = table_access_issue(table_round=table_round(t))
+    d = first_donne(t)
+    seats = holders(t, 1, d)
+    names = _names(t)
+    # North holds the 21 and the Excuse; East has no trump for a poignée.
+    poignee = {"contract": "garde", "taker": "N", "bouts": "2", "points": "50"}
+    poignee |= {"poignee_E": "simple", "player": seats["N"].pk}
+    preview = client.post(reverse("table_preview", args=[access.secret, d]), poignee).json()
+    text = str(preview["errors"])
+    assert "does not match the cards of the donne" in text, preview
+    assert _reveals(text, names) == [] and preview["scores"] == {}
+    # The bouts the defence surely kept: a warning, said without the card nor its holder.
+    unlikely = {"contract": "garde", "taker": "E", "bouts": "3", "points": "40"}
+    unlikely["player"] = seats["E"].pk
+    preview = client.post(reverse("table_preview", args=[access.secret, d]), unlikely).json()
+    assert list(preview["warnings"]) == ["cards"], preview
+    assert "unlikely with the cards" in preview["warnings"]["cards"]
+    assert _reveals(str(preview), names) == []
+    # A refusal of what was typed alone keeps its own message (it reveals nothing).
+    typed = {"contract": "garde", "taker": "E", "bouts": "0", "points": "91"}
+    preview = client.post(reverse("table_preview", args=[access.secret, d]), typed).json()
+    assert preview["errors"]["points"] and preview["warnings"] == {}
+    assert "cards of the donne" not in str(preview["errors"])
+    # Saving: the same generic refusal, nothing saved; the unlikely one waits for the arbiter.
+    answer = client.post(reverse("table_save", args=[access.secret, d]), poignee)
+    assert answer.status_code == 400
+    assert "does not match the cards" in str(answer.json())
+    assert _reveals(str(answer.json()["errors"]), names) == []
+    assert not Result.objects.exists()
+    answer = client.post(reverse("table_save", args=[access.secret, d]), unlikely)
+    assert answer.status_code == 200
+    assert answer.json()["result"]["entry_status"] == EntryStatus.NEEDS_ARBITER
+    # The arbiter sees how often the page was answered by the cards (2 previews, 1 refusal).
+    access.refresh_from_db()
+    assert access.hands_answers == 3
+    client.force_login(personas.arbiter)
+    page = client.get(reverse("arbiter_tables", args=[t.pk])).content.decode()
+    row = re.search(rf'data-table-round="{access.table_round_id}".*?</tr>', page, re.S)
+    assert row and re.search(r"data-hands-answers>3<", row.group(0))
+    # His own form keeps the full message.
+    html = client.post(reverse("arbiter_result_preview", args=[t.pk, 1, d]), poignee)
+    assert "cannot show a simple poignée: he held" in html.content.decode()
+
+
+def test_the_generic_messages_are_in_french(t, client):
+    access = table_access_issue(table_round=table_round(t))
+    d = first_donne(t)
+    body = {"contract": "garde", "taker": "N", "bouts": "2", "points": "50"}
+    body["poignee_E"] = "simple"
+    with translation.override("fr"):
+        preview = client.post(
+            reverse("table_preview", args=[access.secret, d]), body, HTTP_ACCEPT_LANGUAGE="fr"
+        ).json()
+    assert "Cette saisie ne correspond pas aux cartes de la donne" in str(preview["errors"])
+
+
+def test_a_score_sheet_of_a_round_not_started_refuses_entries(t, client, personas):
+    later = table_access_issue(table_round=table_round(t, 1, 2))
+    d2 = min(d.number for d in Donne.objects.filter(etui_set=table_round(t, 1, 2).etui_set))
+    seats = holders(t, 1, first_donne(t))
+    body = {"contract": "garde", "taker": "N", "bouts": "2", "points": "50"}
+    body["player"] = seats["N"].pk
+    # Round 1 is played (open once its first result is in): round 2's sheet is refused.
+    result_save(
+        **cell(t, 1, first_donne(t)), data=GARDE_WON, user=personas.arbiter, expected_version=None
+    )
+    assert Round.objects.get(tournament=t, number=1).state == Round.State.OPEN
+    page = client.get(reverse("table_page", args=[later.secret]), HTTP_ACCEPT_LANGUAGE="fr")
+    assert page.status_code == 403
+    assert "Le tour 2 n&#x27;a pas encore commencé" in page.content.decode()
+    for action in ("table_save", "table_preview"):
+        answer = client.post(reverse(action, args=[later.secret, d2]), body, **EN)
+        assert answer.status_code == 403
+        assert "Round 2 has not started yet" in answer.json()["errors"]["__all__"][0]
+    assert client.get(reverse("table_state", args=[later.secret])).status_code == 403
+    assert Round.objects.get(tournament=t, number=2).state == Round.State.PENDING
+    assert not Result.objects.filter(donne__number=d2).exists()
+    # Round 1's sheet and the table card (which follows the open round) still work.
+    access = table_access_issue(table_round=table_round(t, 1, 1))
+    assert client.get(reverse("table_page", args=[access.secret])).status_code == 200
+    from tournaments.services.table_entry import table_card_url
+
+    card = client.get(table_card_url(table=access.table_round.table).split("8000", 1)[-1])
+    assert card.status_code == 302 and card["Location"].endswith(f"/{access.secret}/")
+    # Round 1 closed: round 2 is the earliest not closed, its sheet works and opens it.
+    Round.objects.filter(tournament=t, number=1).update(state=Round.State.CLOSED)
+    assert client.get(reverse("table_page", args=[later.secret])).status_code == 200
+    answer = client.post(reverse("table_save", args=[later.secret, d2]), body | {"player": ""})
+    assert answer.status_code == 400  # who entered it is still needed; nothing else refused
+    player = holders_in(t, 1, 2, d2)["N"]
+    answer = client.post(reverse("table_save", args=[later.secret, d2]), body | {"player": player})
+    assert answer.status_code == 200, answer.json()
+    assert Round.objects.get(tournament=t, number=2).state == Round.State.OPEN
+
+
+def holders_in(t, table: int, round_: int, donne: int) -> dict[str, int]:
+    tr = table_round(t, table, round_)
+    numbers = sorted(d.number for d in Donne.objects.filter(etui_set=tr.etui_set))
+    return {p: player.pk for p, player in seats_for_donne(tr, numbers.index(donne)).hands.items()}
+
+
+def test_the_arbiter_still_opens_a_round_by_entering_a_result(t, personas):
+    later = table_access_issue(table_round=table_round(t, 1, 2))
+    result_save(
+        **cell(t, 1, first_donne(t)), data=GARDE_WON, user=personas.arbiter, expected_version=None
+    )
+    with pytest.raises(TableAccessDenied):
+        table_access_resolve(secret=later.secret)
+    d2 = min(d.number for d in Donne.objects.filter(etui_set=table_round(t, 1, 2).etui_set))
+    result_save(**cell(t, 1, d2), data=GARDE_WON, user=personas.arbiter, expected_version=None)
+    assert Round.objects.get(tournament=t, number=2).state == Round.State.OPEN
+    assert table_access_resolve(secret=later.secret) == later

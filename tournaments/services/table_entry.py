@@ -39,6 +39,7 @@ from ..api.models import IdempotencyRecord
 from ..api.throttling import SharedCounters
 from ..models import (
     COUNTED_ENTRY_STATUSES,
+    POSITIONS,
     Donne,
     EntryStatus,
     LedgerEntry,
@@ -53,13 +54,17 @@ from ..models import (
     Tournament,
 )
 from ..permissions import can_write_results
+from . import checks
 from .events import results_changed
 from .results import (
     NON_FIELD,
     EntrySource,
     ResultConflict,
+    ResultContext,
     ResultInput,
     ResultInvalid,
+    ResultPreview,
+    result_context,
     result_input_from_result,
     result_preview,
     result_save,
@@ -69,15 +74,19 @@ from .results import (
 __all__ = [
     "CODE_LOCK_SECONDS",
     "CODE_MAX_FAILURES",
+    "HAND_WARNING_CODES",
     "SHORT_CODE_ALPHABET",
     "SHORT_CODE_LOOKUPS_PER_MINUTE",
     "CodeLocked",
     "TableAccessDenied",
     "TablePageLinks",
     "confirmer_problem",
+    "hands_refusal_message",
+    "hands_warning_message",
     "player_code_reissue",
     "player_codes_get",
     "result_confirm_by_arbiter",
+    "round_started",
     "table_access_issue",
     "table_access_lookup",
     "table_access_reissue",
@@ -86,6 +95,7 @@ __all__ = [
     "table_donne",
     "table_entry_confirm",
     "table_entry_contest",
+    "table_entry_preview",
     "table_entry_save",
     "table_idempotent",
     "table_page_links",
@@ -223,13 +233,35 @@ def table_access_resolve(*, secret: str) -> TableAccess:
         raise TableAccessDenied(
             _("This table page was replaced by the arbiter. Ask him for the new one.")
         )
-    if access.table_round.round.state == Round.State.CLOSED:
+    round_ = access.table_round.round
+    if round_.state == Round.State.CLOSED:
         raise TableAccessDenied(
             _("This round is closed: its results can no longer be entered at the table.")
         )
     if access.tournament.status != Tournament.Status.RUNNING:
         raise TableAccessDenied(_("The tournament is not running: results are entered later."))
+    if not round_started(round_):
+        raise TableAccessDenied(
+            _(
+                "Round %(number)s has not started yet: this page works once the arbiter starts "
+                "it. Keep the score sheet."
+            )
+            % {"number": round_.number}
+        )
     return access
+
+
+def round_started(round_: Round) -> bool:
+    """Whether the room plays ``round_``: it is open (by the arbiter, or by a first result),
+    or it is the earliest round not closed, whose first result opens it as on the arbiter's
+    screen. A later round's score sheet scanned while an earlier round is still played has
+    not started, so it cannot enter results nor open its round."""
+    if round_.state == Round.State.OPEN:
+        return True
+    if round_.state == Round.State.CLOSED:
+        return False
+    earlier = Round.objects.filter(tournament_id=round_.tournament_id, number__lt=round_.number)
+    return not earlier.exclude(state=Round.State.CLOSED).exists()
 
 
 def table_access_lookup(*, code: str, client: str) -> TableAccess | None:
@@ -413,6 +445,110 @@ def _seated_player(access: TableAccess, player_id: int | None) -> Player:
     return player
 
 
+# --- what the table's page says of the cards: never where they are ---------------------------
+
+# Warnings of checks.card_checks that come from the hands. "half_point" comes from the points
+# typed alone (a whole number at four players) and keeps its own message.
+HAND_WARNING_CODES = frozenset(checks.WARNING_CODES) - {"half_point"}
+HANDS_WARNING_KEY = "cards"
+
+
+def hands_refusal_message() -> str:
+    """What the table is told when the cards refuse its entry (RULES.md §5.1, second list):
+    what to check, never which card is where nor who held it."""
+    return _(
+        "This entry does not match the cards of the donne: check the taker, the bouts, the "
+        "points and the announcements, or call the arbiter."
+    )
+
+
+def hands_warning_message() -> str:
+    """What the table is told when its entry is unlikely with the cards (it needs the
+    arbiter); the specific warning is for the arbiter's screens."""
+    return _(
+        "This entry is unlikely with the cards of the donne: check the taker, the bouts, the "
+        "points and the announcements."
+    )
+
+
+def _hand_errors(ctx: ResultContext, data: ResultInput) -> set[str]:
+    """The refusals of ``data`` that the hands decide: the messages checks.card_checks gives
+    for the same entry (called as result_save's evaluation calls it)."""
+    errors, _warnings = checks.card_checks(
+        hands=ctx.donne.hands,
+        chien=ctx.donne.chien,
+        taker=data.taker if data.taker in POSITIONS else "",
+        contract=data.contract,
+        bouts=data.bouts,
+        points=data.points,
+        poignees={p: s for p, s in data.poignees.items() if p in POSITIONS and s},
+        seats=ctx.seats,
+        petit_au_bout=data.petit_au_bout,
+        chelem=data.chelem,
+    )
+    return set(errors.values())
+
+
+def _hide_hand_errors(
+    errors: Mapping[str, list[str]], hand_errors: set[str]
+) -> tuple[dict[str, list[str]], bool]:
+    """``errors`` with the refusals of the hands replaced by one message that names no card,
+    position or player; True when there was one. The rest (what was typed breaks the rules
+    of the score, RULES.md §5.1 first table) reveals nothing and stays as it is."""
+    shown: dict[str, list[str]] = {}
+    hidden = False
+    for key, messages in errors.items():
+        kept = [m for m in messages if m not in hand_errors]
+        hidden = hidden or len(kept) < len(messages)
+        if kept:
+            shown[key] = kept
+    if hidden:
+        shown.setdefault(NON_FIELD, []).append(hands_refusal_message())
+    return shown, hidden
+
+
+def _hide_hand_warnings(warnings: Mapping[str, str]) -> tuple[dict[str, str], bool]:
+    """The warnings the table may see: the hands' ones become one generic warning (their
+    codes say where the bouts are, so they go too)."""
+    shown = {c: m for c, m in warnings.items() if c not in HAND_WARNING_CODES}
+    hidden = len(shown) < len(warnings)
+    if hidden:
+        shown[HANDS_WARNING_KEY] = hands_warning_message()
+    return shown, hidden
+
+
+def _count_hands_answer(access: TableAccess) -> None:
+    """One more answer of this page that the cards decided (a refusal or a warning): shown
+    to the arbiter beside the table's page, so probing the hands of a relais is seen."""
+    TableAccess.objects.filter(pk=access.pk).update(hands_answers=F("hands_answers") + 1)
+
+
+def table_entry_preview(
+    *, access: TableAccess, donne_number: int, data: ResultInput
+) -> dict[str, Any]:
+    """The live preview of the table's page: scores, errors, missing fields and warnings as
+    on the arbiter's form, except that what comes from the hands says what to check without
+    saying where any card is. Such answers are counted on the access. Never writes a result.
+    """
+    donne = table_donne(access, donne_number)
+    preview: ResultPreview = result_preview(
+        tournament=access.tournament, table=access.table_round.table, donne=donne, data=data
+    )
+    errors = preview.problems
+    hidden_errors = False
+    if preview.context is not None:
+        errors, hidden_errors = _hide_hand_errors(errors, _hand_errors(preview.context, data))
+    warnings, hidden_warnings = _hide_hand_warnings(preview.warnings)
+    if hidden_errors or hidden_warnings:
+        _count_hands_answer(access)
+    return {
+        "scores": preview.scores,
+        "errors": errors,
+        "missing": preview.missing,
+        "warnings": warnings,
+    }
+
+
 def table_entry_save(
     *,
     access: TableAccess,
@@ -429,22 +565,34 @@ def table_entry_save(
     """
     donne = table_donne(access, donne_number)
     player = _seated_player(access, entered_by_id)
-    with transaction.atomic():
-        current = Result.objects.filter(table=access.table_round.table, donne=donne).first()
-        if current is not None and (
-            current.entry_status in COUNTED_ENTRY_STATUSES or expected_version is None
-        ):
-            raise ResultConflict(current)
-        return result_save(
-            tournament=access.tournament,
-            table=access.table_round.table,
-            donne=donne,
-            data=data,
-            user=table_user(),
-            expected_version=expected_version,
-            reason=_("Corrected at the table by %(player)s") % {"player": player},
-            source=EntrySource(entered_by=player, table_access=access),
-        )
+    table = access.table_round.table
+    try:
+        with transaction.atomic():
+            current = Result.objects.filter(table=table, donne=donne).first()
+            if current is not None and (
+                current.entry_status in COUNTED_ENTRY_STATUSES or expected_version is None
+            ):
+                raise ResultConflict(current)
+            return result_save(
+                tournament=access.tournament,
+                table=table,
+                donne=donne,
+                data=data,
+                user=table_user(),
+                expected_version=expected_version,
+                reason=_("Corrected at the table by %(player)s") % {"player": player},
+                source=EntrySource(entered_by=player, table_access=access),
+            )
+    except ResultInvalid as exc:
+        try:
+            ctx = result_context(tournament=access.tournament, table=table, donne=donne)
+        except ResultInvalid:
+            raise exc from None
+        errors, hidden = _hide_hand_errors(exc.errors, _hand_errors(ctx, data))
+        if not hidden:
+            raise
+        _count_hands_answer(access)  # outside the refused save: it stays counted
+        raise ResultInvalid(errors) from None
 
 
 def confirmer_problem(

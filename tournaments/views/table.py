@@ -33,7 +33,6 @@ from ..services.results import (
     ResultInvalid,
     contract_label,
     result_describe,
-    result_preview,
     result_snapshot,
 )
 from ..services.table_entry import (
@@ -44,6 +43,7 @@ from ..services.table_entry import (
     table_donne,
     table_entry_confirm,
     table_entry_contest,
+    table_entry_preview,
     table_entry_save,
     table_idempotent,
 )
@@ -232,19 +232,9 @@ def table_preview(request: HttpRequest, secret: str, donne: int) -> HttpResponse
     form = _form(request)
     if not form.is_valid():
         return JsonResponse({"scores": {}, "errors": _form_errors(form), "warnings": {}})
-    preview = result_preview(
-        tournament=access.tournament,
-        table=access.table_round.table,
-        donne=donne_obj,
-        data=form.to_input(),
-    )
+    # What the hands decide is said without saying where any card is (never hands here).
     return JsonResponse(
-        {
-            "scores": preview.scores,
-            "errors": preview.problems,
-            "missing": preview.missing,
-            "warnings": preview.warnings,
-        }
+        table_entry_preview(access=access, donne_number=donne_obj.number, data=form.to_input())
     )
 
 
