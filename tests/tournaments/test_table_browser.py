@@ -348,6 +348,11 @@ def test_an_unlikely_entry_calls_the_arbiter_and_a_conflict_is_shown_not_overwri
     page.locator('input[name="bouts"][value="3"]').check()
     page.fill("#points", "40")
     expect(page.locator("#preview-note")).to_contain_text("la table ne peut pas le confirmer")
+    # The page says what to check, never where the 21 and the Excuse are nor who holds them.
+    note = page.locator("#preview-note").inner_text()
+    assert "peu probable avec les cartes de la donne" in note
+    for word in ["21", "Excuse", "Nord", "Est", str(seats["N"]), str(seats["E"])]:
+        assert word not in note, word
     page.locator("#save").click()
     expect(page.locator("#call-arbiter")).to_be_visible()
     expect(page.locator("#call-arbiter")).to_have_text("Appelez l'arbitre")
