@@ -656,6 +656,10 @@ class TableAccess(models.Model):
     short_code = models.CharField(max_length=6, unique=True)
     created_at = models.DateTimeField(auto_now_add=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
+    # Answers of this page that the cards of a donne decided (a preview or a refused save
+    # contradicting the hands): the page says only "check your entry", the arbiter sees how
+    # often, so a table probing the hands of its relais shows.
+    hands_answers = models.PositiveIntegerField(_("answers from the cards"), default=0)
 
     class Meta:
         ordering = ["table_round__round__number", "table_round__table__number", "-created_at"]

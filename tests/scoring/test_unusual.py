@@ -82,3 +82,18 @@ def test_one_flipped_sign_among_identical_results_is_always_caught(taker, score,
     lines.append(line("odd", taker=taker, taker_score=-score))
     hits = unusual_results(lines)
     assert [u.key for u in hits] == ["odd"]
+
+
+def test_the_rule_in_the_docs_states_the_thresholds_the_code_uses():
+    """docs/rules.md §6.1 is what arbiters read: its numbers are those of scoring.unusual."""
+    from pathlib import Path
+
+    from scoring.unusual import MIN_GAP, MIN_OTHERS, SPREAD
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "rules.md").read_text()
+    section = text.split("### 6.1 Results unlike the others")[1].split("\n## ")[0]
+    section = " ".join(section.split())
+    assert f"at least {MIN_OTHERS} other results" in section
+    assert f"{SPREAD} × their median absolute deviation" in section
+    assert f"more than {MIN_GAP} points" in section
+    assert "Opposite sign" in section and "same contract and the same taker position" in section

@@ -1,7 +1,8 @@
 """On a phone (390 × 844) in real Chromium: the players of a table open its page from the QR
 code's URL, enter their relais, pass the phone and confirm with a code, and the ranking moves;
 results entered while offline wait on the phone and are sent once when the connection returns;
-five wrong codes lock the code."""
+a page reopened offline shows what was saved since it was first loaded; a reload weighs under
+100 KB; five wrong codes lock the code."""
 
 from __future__ import annotations
 
@@ -91,6 +92,15 @@ def test_table_enters_a_relais_confirms_with_codes_and_the_ranking_moves(
              .filter(e => e.offsetParent && e.getBoundingClientRect().height < 44).length"""
     )
     assert small == 0
+    # Opened, the announcements still fit the phone's width (four poignée sizes do not).
+    page.locator("details[data-played] > summary").click()
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    past = page.evaluate(
+        """() => [...document.querySelectorAll('#entry-form .choice')].filter(e => {
+             const r = e.getBoundingClientRect(); return r.right > window.innerWidth; }).length"""
+    )
+    assert past == 0
+    page.locator("details[data-played] > summary").click()
 
     codes = player_codes_get(tournament=t)
     for index, n in enumerate(numbers(tr)):
@@ -172,6 +182,124 @@ def test_results_entered_offline_are_sent_once_when_the_connection_returns(
     )
 
 
+def test_a_page_reopened_offline_shows_the_results_saved_since_its_first_load(
+    page, live_server, running_tournament, settings
+):
+    """The worker's copy of the page was printed before any result: the phone's own memory
+    of the table's state says which donnes wait for a confirmation."""
+    from playwright.sync_api import expect
+
+    t = running_tournament
+    settings.SITE_URL = live_server.url
+    tr = prepare(t)
+    open_table(page, table_page_url(table_round=tr))
+    first, second = numbers(tr)[:2]
+    north = seats_for_donne(tr, 0).hands["N"]
+    wait_until_kept_offline(page)
+    page.select_option("#player", str(north.pk))
+    fill_garde(page)
+    page.locator("#save").click()
+    expect(page.locator("#result-status")).to_contain_text("En attente de confirmation")
+
+    page.context.set_offline(True)
+    page.reload()
+    page.wait_for_selector("#donne-tabs .tab")
+    expect(page.locator("#net")).to_contain_text("Pas de connexion")
+    tab = page.locator(f'#donne-tabs .tab[data-donne="{first}"]')
+    expect(tab).to_have_attribute("data-status", "awaiting")
+    tab.click()
+    expect(page.locator("#result-status")).to_contain_text("En attente de confirmation")
+    expect(page.locator("#entry-form")).to_be_hidden()
+
+    # An entry made now says where it is: on the phone, not lost in a hidden form.
+    page.locator(f'#donne-tabs .tab[data-donne="{second}"]').click()
+    fill_garde(page)
+    page.locator("#save").click()
+    expect(page.locator("#entry-note")).to_have_text(
+        "Gardé sur ce téléphone : il sera envoyé au retour de la connexion."
+    )
+    expect(page.locator("#entry-form")).to_be_hidden()
+    page.context.set_offline(False)
+    expect(page.locator("#queue")).to_be_hidden(timeout=15_000)
+    expect(page.locator("#entry-note")).to_be_hidden()
+    assert Result.objects.filter(table=tr.table).count() == 2
+
+
+def test_the_table_page_weighs_under_100_kb_when_reloaded(
+    page, live_server, running_tournament, settings
+):
+    """Every byte the page receives on a reload, from the network or its service worker:
+    bodies as sent plus headers, an upper bound of what the phone downloads."""
+    t = running_tournament
+    settings.SITE_URL = live_server.url
+    tr = prepare(t)
+    url = table_page_url(table_round=tr)
+    open_table(page, url)
+    wait_until_kept_offline(page)
+    received: list[tuple[str, int]] = []
+
+    def count(response) -> None:
+        try:
+            body = len(response.body())
+        except Exception:  # a redirect or an aborted request has no body
+            body = 0
+        headers = sum(len(k) + len(v) + 4 for k, v in response.headers.items())
+        received.append((response.url, body + headers))
+
+    page.on("response", count)
+    # The last request of a load: the live preview of the donne on screen.
+    with page.expect_response(lambda r: r.url.endswith("/preview/")):
+        page.reload()
+    page.wait_for_selector("#donne-tabs .tab")
+    page.remove_listener("response", count)
+    urls = {u.split("?")[0] for u, _n in received}
+    assert url in urls
+    assert any(u.endswith("/table/table.js") for u in urls)
+    assert any(u.endswith("/table/table.css") for u in urls)
+    total = sum(n for _u, n in received)
+    print(f"table page reload: {total} bytes in {len(received)} responses")
+    assert 20_000 < total < 100_000, received
+
+
+def test_from_the_phone_a_table_page_cannot_write_another_table_and_a_closed_round_refuses(
+    page, live_server, running_tournament, settings
+):
+    """What the phone's browser can do with table 1's secret: nothing at table 2, and nothing
+    once the round is closed (the page says so)."""
+    from playwright.sync_api import expect
+
+    from tournaments.models import Round
+
+    t = running_tournament
+    settings.SITE_URL = live_server.url
+    tr = prepare(t)
+    url = table_page_url(table_round=tr)
+    open_table(page, url)
+    other = TableRound.objects.get(round=tr.round, table__number=2)
+    theirs = numbers(other)[0]
+    north = seats_for_donne(tr, 0).hands["N"]
+    body = f"contract=garde&taker=N&bouts=2&points=50&player={north.pk}"
+    status = page.evaluate(
+        """([url, body]) => fetch(url, {method: "POST", body: body,
+             headers: {"Content-Type": "application/x-www-form-urlencoded"}}).then(r => r.status)""",
+        [f"{url}donne/{theirs}/save/", body],
+    )
+    assert status == 403
+    assert "hand" not in page.content().lower()
+    assert not Result.objects.exists()
+
+    Round.objects.filter(pk=tr.round_id).update(state=Round.State.CLOSED)
+    page.goto(url)
+    expect(page.locator(".alert")).to_contain_text("Ce tour est clos")
+    status = page.evaluate(
+        """([url, body]) => fetch(url, {method: "POST", body: body,
+             headers: {"Content-Type": "application/x-www-form-urlencoded"}}).then(r => r.status)""",
+        [f"{url}donne/{numbers(tr)[0]}/save/", body],
+    )
+    assert status == 403
+    assert not Result.objects.exists()
+
+
 def test_five_wrong_codes_lock_confirmation_for_a_minute(
     page, live_server, running_tournament, settings
 ):
@@ -219,6 +347,12 @@ def test_an_unlikely_entry_calls_the_arbiter_and_a_conflict_is_shown_not_overwri
     page.locator('#takers input[value="E"]').check()
     page.locator('input[name="bouts"][value="3"]').check()
     page.fill("#points", "40")
+    expect(page.locator("#preview-note")).to_contain_text("la table ne peut pas le confirmer")
+    # The page says what to check, never where the 21 and the Excuse are nor who holds them.
+    note = page.locator("#preview-note").inner_text()
+    assert "peu probable avec les cartes de la donne" in note
+    for word in ["21", "Excuse", "Nord", "Est", str(seats["N"]), str(seats["E"])]:
+        assert word not in note, word
     page.locator("#save").click()
     expect(page.locator("#call-arbiter")).to_be_visible()
     expect(page.locator("#call-arbiter")).to_have_text("Appelez l'arbitre")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime
 import re
+import secrets
 from decimal import Decimal
 
 import pytest
@@ -106,18 +107,64 @@ def test_reissue_revokes_the_old_secret_and_a_closed_round_refuses_it(t, persona
     assert "closed" in str(exc.value)
 
 
+def fresh_address() -> str:
+    """A client address no earlier run counted (the shared cache may be Redis, kept between
+    runs)."""
+    return ".".join(["10"] + [str(secrets.randbelow(250) + 1) for _i in range(3)])
+
+
 def test_short_code_lookup_is_rate_limited(t):
-    from django.core.cache import cache
     from django.core.exceptions import PermissionDenied
 
-    cache.clear()
     access = table_access_issue(table_round=table_round(t))
-    assert table_access_lookup(code=access.short_code.lower(), client="10.0.0.9") == access
+    phone, other = fresh_address(), fresh_address()
+    assert table_access_lookup(code=access.short_code.lower(), client=phone) == access
     for _i in range(SHORT_CODE_LOOKUPS_PER_MINUTE - 1):
-        table_access_lookup(code="ZZZZZZ", client="10.0.0.9")
+        table_access_lookup(code="ZZZZZZ", client=phone)
     with pytest.raises(PermissionDenied):
-        table_access_lookup(code=access.short_code, client="10.0.0.9")
-    assert table_access_lookup(code=access.short_code, client="10.0.0.10") == access
+        table_access_lookup(code=access.short_code, client=phone)
+    assert table_access_lookup(code=access.short_code, client=other) == access
+
+
+def test_short_code_lookups_are_counted_for_every_web_process(t):
+    """Another process has its own memory: the count lives in the shared cache."""
+    from django.core.cache import caches
+    from django.core.exceptions import PermissionDenied
+
+    access = table_access_issue(table_round=table_round(t))
+    phone = fresh_address()
+    for _i in range(SHORT_CODE_LOOKUPS_PER_MINUTE):
+        table_access_lookup(code="ZZZZZZ", client=phone)
+    caches["default"].clear()  # what a second process starts with
+    with pytest.raises(PermissionDenied):
+        table_access_lookup(code=access.short_code, client=phone)
+
+
+def test_short_codes_typed_behind_a_proxy_count_per_phone(t, client, settings):
+    """With a trusted proxy, each phone is the address the proxy saw, not the proxy (a room
+    behind one would share one budget); without one, a forged X-Forwarded-For changes
+    nothing."""
+    access = table_access_issue(table_round=table_round(t))
+    proxy = fresh_address()
+
+    def typed(code: str, phone: str) -> int:
+        return client.post(
+            reverse("table_code"),
+            {"code": code},
+            REMOTE_ADDR=proxy,
+            HTTP_X_FORWARDED_FOR=phone,
+        ).status_code
+
+    settings.TRUSTED_PROXIES = 1
+    greedy = fresh_address()
+    assert {typed("ZZZZZ9", greedy) for _i in range(SHORT_CODE_LOOKUPS_PER_MINUTE)} == {400}
+    assert typed(access.short_code, greedy) == 429
+    assert typed(access.short_code, fresh_address()) == 302  # the next phone still gets in
+    settings.TRUSTED_PROXIES = 0
+    assert typed(access.short_code, fresh_address()) == 302  # counted as the proxy itself
+    for _i in range(SHORT_CODE_LOOKUPS_PER_MINUTE):
+        typed("ZZZZZ9", fresh_address())
+    assert typed(access.short_code, fresh_address()) == 429
 
 
 def _enter(t, access, donne, by, data=GARDE_WON, version=None):
@@ -211,6 +258,9 @@ def test_five_wrong_codes_lock_the_code_for_a_minute(t):
         table_entry_confirm(
             access=access, donne_number=d, player_id=seats["E"].pk, code=good, version=None
         )
+    locked_until = PlayerCode.objects.get(player=seats["E"]).locked_until
+    assert locked_until > timezone.now() + datetime.timedelta(seconds=50)  # a minute
+    assert locked_until <= timezone.now() + datetime.timedelta(seconds=60)
     assert Result.objects.get(pk=result.pk).entry_status == EntryStatus.AWAITING
     PlayerCode.objects.filter(player=seats["E"]).update(
         locked_until=timezone.now() - datetime.timedelta(seconds=1)
@@ -219,6 +269,52 @@ def test_five_wrong_codes_lock_the_code_for_a_minute(t):
         access=access, donne_number=d, player_id=seats["E"].pk, code=good, version=None
     )
     assert Result.objects.get(pk=result.pk).entry_status == EntryStatus.CONFIRMED
+
+
+@pytest.mark.django_db(transaction=True)
+def test_wrong_codes_sent_at_once_get_no_more_than_five_tries(t):
+    """Twelve phones (or one script) send wrong codes for the same player at the same time:
+    each attempt takes a try before its code is compared, so at most five are compared."""
+    import threading
+
+    from django.db import connection
+
+    from tournaments.services.table_entry import CODE_MAX_FAILURES
+
+    access = table_access_issue(table_round=table_round(t))
+    d = first_donne(t)
+    seats = holders(t, 1, d)
+    _enter(t, access, d, seats["N"])
+    good = player_codes_get(tournament=t)[seats["E"].pk]
+    wrong = "0000" if good != "0000" else "1111"
+    start = threading.Barrier(12)
+    answers: list[str] = []
+
+    def attempt() -> None:
+        try:
+            start.wait()
+            table_entry_confirm(
+                access=access, donne_number=d, player_id=seats["E"].pk, code=wrong, version=None
+            )
+            answers.append("accepted")
+        except CodeLocked:
+            answers.append("locked")
+        except ResultInvalid:
+            answers.append("wrong")
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=attempt) for _i in range(12)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(answers) == 12 and "accepted" not in answers
+    assert answers.count("wrong") <= CODE_MAX_FAILURES - 1  # the fifth wrong one locks
+    with pytest.raises(CodeLocked):
+        table_entry_confirm(
+            access=access, donne_number=d, player_id=seats["E"].pk, code=good, version=None
+        )
 
 
 def test_a_warning_makes_the_entry_need_the_arbiter_who_confirms_it(t, personas):
@@ -326,8 +422,11 @@ def test_awaiting_results_stay_out_of_the_ranking_and_of_complete_donnes(t, pers
 # --- over HTTP ------------------------------------------------------------------------------
 
 
-def test_table_one_secret_cannot_write_table_two_nor_read_hands(t, client):
+def test_table_one_secret_cannot_write_table_two_nor_read_hands(t, client, personas):
     access = table_access_issue(table_round=table_round(t, 1))
+    # Table 2 plays table 1's donnes in round 2: its result is another table's traveller line.
+    d = first_donne(t, 1)
+    result_save(**cell(t, 2, d), data=GARDE_WON, user=personas.arbiter, expected_version=None)
     page = client.get(reverse("table_page", args=[access.secret]))
     assert page.status_code == 200
     text = page.content.decode()
@@ -339,6 +438,8 @@ def test_table_one_secret_cannot_write_table_two_nor_read_hands(t, client):
     assert [d["number"] for d in state["donnes"]] == sorted(
         d.number for d in Donne.objects.filter(etui_set=table_round(t, 1).etui_set)
     )
+    assert [d["result"] for d in state["donnes"]] == [None] * 4  # table 1 entered nothing
+    assert "+204" not in text  # table 2's garde is not shown
     theirs = first_donne(t, 2)
     seats = holders(t, 1, first_donne(t, 1))
     body = {
@@ -350,7 +451,9 @@ def test_table_one_secret_cannot_write_table_two_nor_read_hands(t, client):
     }
     answer = client.post(reverse("table_save", args=[access.secret, theirs]), body)
     assert answer.status_code == 403
-    assert not Result.objects.exists()
+    for action in ("table_preview", "table_confirm", "table_contest"):
+        assert client.post(reverse(action, args=[access.secret, theirs]), body).status_code == 403
+    assert list(Result.objects.values_list("table__number", flat=True)) == [2]
 
 
 def test_a_closed_round_or_an_unknown_secret_refuses_the_page(t, client):
@@ -386,14 +489,16 @@ def test_a_resend_with_the_same_idempotency_key_saves_once(t, client):
 
 
 def test_short_address_redirects_to_the_table_page(t, client):
-    from django.core.cache import cache
-
-    cache.clear()
     access = table_access_issue(table_round=table_round(t, 1))
-    answer = client.post(reverse("table_code"), {"code": access.short_code.lower()})
+    phone = fresh_address()
+    answer = client.post(
+        reverse("table_code"), {"code": access.short_code.lower()}, REMOTE_ADDR=phone
+    )
     assert answer.status_code == 302 and answer["Location"].endswith(f"/table/{access.secret}/")
-    assert client.get(f"/table/{access.short_code}/").status_code == 302
-    assert client.post(reverse("table_code"), {"code": "ZZZZZ9"}).status_code == 400
+    assert client.get(f"/table/{access.short_code}/", REMOTE_ADDR=phone).status_code == 302
+    assert client.post(
+        reverse("table_code"), {"code": "ZZZZZ9"}, REMOTE_ADDR=phone
+    ).status_code == (400)
 
 
 def test_service_worker_and_manifest_are_served_under_table(t, client):
@@ -527,3 +632,135 @@ def test_the_ledger_says_who_entered_and_confirmed_at_which_table_page(t, person
     assert f"{seats['W']}, à la table (page {access.short_code})" in html
     entry = client.get(reverse("arbiter_result", args=[t.pk, 1, d])).content.decode()
     assert f"{seats['W']}, à la table (page {access.short_code})" in entry
+
+
+# --- what the table's page says of the cards, and rounds not started ---------------------------
+
+
+EN = {"HTTP_ACCEPT_LANGUAGE": "en"}
+
+
+def _names(t, table=1, round_=1) -> list[str]:
+    return [str(s.player) for s in table_round(t, table, round_).seats.select_related("player")]
+
+
+def _reveals(text: str, names: list[str]) -> list[str]:
+    """What in ``text`` would tell where a card is: a card, a position, a player, a count."""
+    words = ["21", "Excuse", "Petit", "North", "East", "South", "West", "trumps", "chien"]
+    return [w for w in [*words, *names] if w in text]
+
+
+def test_the_table_page_never_says_where_the_cards_are(t, client, personas):
+    client.defaults["HTTP_ACCEPT_LANGUAGE"] = "en"
+    access = table_access_issue(table_round=table_round(t))
+    d = first_donne(t)
+    seats = holders(t, 1, d)
+    names = _names(t)
+    # North holds the 21 and the Excuse; East has no trump for a poignée.
+    poignee = {"contract": "garde", "taker": "N", "bouts": "2", "points": "50"}
+    poignee |= {"poignee_E": "simple", "player": seats["N"].pk}
+    preview = client.post(reverse("table_preview", args=[access.secret, d]), poignee).json()
+    text = str(preview["errors"])
+    assert "does not match the cards of the donne" in text, preview
+    assert _reveals(text, names) == [] and preview["scores"] == {}
+    # The bouts the defence surely kept: a warning, said without the card nor its holder.
+    unlikely = {"contract": "garde", "taker": "E", "bouts": "3", "points": "40"}
+    unlikely["player"] = seats["E"].pk
+    preview = client.post(reverse("table_preview", args=[access.secret, d]), unlikely).json()
+    assert list(preview["warnings"]) == ["cards"], preview
+    assert "unlikely with the cards" in preview["warnings"]["cards"]
+    assert _reveals(str(preview), names) == []
+    # A refusal of what was typed alone keeps its own message (it reveals nothing).
+    typed = {"contract": "garde", "taker": "E", "bouts": "0", "points": "91"}
+    preview = client.post(reverse("table_preview", args=[access.secret, d]), typed).json()
+    assert preview["errors"]["points"] and preview["warnings"] == {}
+    assert "cards of the donne" not in str(preview["errors"])
+    # Saving: the same generic refusal, nothing saved; the unlikely one waits for the arbiter.
+    answer = client.post(reverse("table_save", args=[access.secret, d]), poignee)
+    assert answer.status_code == 400
+    assert "does not match the cards" in str(answer.json())
+    assert _reveals(str(answer.json()["errors"]), names) == []
+    assert not Result.objects.exists()
+    answer = client.post(reverse("table_save", args=[access.secret, d]), unlikely)
+    assert answer.status_code == 200
+    assert answer.json()["result"]["entry_status"] == EntryStatus.NEEDS_ARBITER
+    # The arbiter sees how often the page was answered by the cards (2 previews, 1 refusal).
+    access.refresh_from_db()
+    assert access.hands_answers == 3
+    client.force_login(personas.arbiter)
+    page = client.get(reverse("arbiter_tables", args=[t.pk])).content.decode()
+    row = re.search(rf'data-table-round="{access.table_round_id}".*?</tr>', page, re.S)
+    assert row and re.search(r"data-hands-answers>3<", row.group(0))
+    # His own form keeps the full message.
+    html = client.post(reverse("arbiter_result_preview", args=[t.pk, 1, d]), poignee)
+    assert "cannot show a simple poignée: he held" in html.content.decode()
+
+
+def test_the_generic_messages_are_in_french(t, client):
+    access = table_access_issue(table_round=table_round(t))
+    d = first_donne(t)
+    body = {"contract": "garde", "taker": "N", "bouts": "2", "points": "50"}
+    body["poignee_E"] = "simple"
+    with translation.override("fr"):
+        preview = client.post(
+            reverse("table_preview", args=[access.secret, d]), body, HTTP_ACCEPT_LANGUAGE="fr"
+        ).json()
+    assert "Cette saisie ne correspond pas aux cartes de la donne" in str(preview["errors"])
+
+
+def test_a_score_sheet_of_a_round_not_started_refuses_entries(t, client, personas):
+    later = table_access_issue(table_round=table_round(t, 1, 2))
+    d2 = min(d.number for d in Donne.objects.filter(etui_set=table_round(t, 1, 2).etui_set))
+    seats = holders(t, 1, first_donne(t))
+    body = {"contract": "garde", "taker": "N", "bouts": "2", "points": "50"}
+    body["player"] = seats["N"].pk
+    # Round 1 is played (open once its first result is in): round 2's sheet is refused.
+    result_save(
+        **cell(t, 1, first_donne(t)), data=GARDE_WON, user=personas.arbiter, expected_version=None
+    )
+    assert Round.objects.get(tournament=t, number=1).state == Round.State.OPEN
+    page = client.get(reverse("table_page", args=[later.secret]), HTTP_ACCEPT_LANGUAGE="fr")
+    assert page.status_code == 403
+    assert "Le tour 2 n&#x27;a pas encore commencé" in page.content.decode()
+    for action in ("table_save", "table_preview"):
+        answer = client.post(reverse(action, args=[later.secret, d2]), body, **EN)
+        assert answer.status_code == 403
+        assert "Round 2 has not started yet" in answer.json()["errors"]["__all__"][0]
+    assert client.get(reverse("table_state", args=[later.secret])).status_code == 403
+    assert Round.objects.get(tournament=t, number=2).state == Round.State.PENDING
+    assert not Result.objects.filter(donne__number=d2).exists()
+    # Round 1's sheet and the table card (which follows the open round) still work.
+    access = table_access_issue(table_round=table_round(t, 1, 1))
+    assert client.get(reverse("table_page", args=[access.secret])).status_code == 200
+    from tournaments.services.table_entry import table_card_url
+
+    card = client.get(table_card_url(table=access.table_round.table).split("8000", 1)[-1])
+    assert card.status_code == 302 and card["Location"].endswith(f"/{access.secret}/")
+    # Round 1 closed: round 2 is the earliest not closed, its sheet works and opens it.
+    Round.objects.filter(tournament=t, number=1).update(state=Round.State.CLOSED)
+    assert client.get(reverse("table_page", args=[later.secret])).status_code == 200
+    answer = client.post(reverse("table_save", args=[later.secret, d2]), body | {"player": ""})
+    assert answer.status_code == 400  # who entered it is still needed; nothing else refused
+    player = holders_in(t, 1, 2, d2)["N"]
+    answer = client.post(reverse("table_save", args=[later.secret, d2]), body | {"player": player})
+    assert answer.status_code == 200, answer.json()
+    assert Round.objects.get(tournament=t, number=2).state == Round.State.OPEN
+
+
+def holders_in(t, table: int, round_: int, donne: int) -> dict[str, int]:
+    tr = table_round(t, table, round_)
+    numbers = sorted(d.number for d in Donne.objects.filter(etui_set=tr.etui_set))
+    return {p: player.pk for p, player in seats_for_donne(tr, numbers.index(donne)).hands.items()}
+
+
+def test_the_arbiter_still_opens_a_round_by_entering_a_result(t, personas):
+    later = table_access_issue(table_round=table_round(t, 1, 2))
+    result_save(
+        **cell(t, 1, first_donne(t)), data=GARDE_WON, user=personas.arbiter, expected_version=None
+    )
+    with pytest.raises(TableAccessDenied):
+        table_access_resolve(secret=later.secret)
+    d2 = min(d.number for d in Donne.objects.filter(etui_set=table_round(t, 1, 2).etui_set))
+    result_save(**cell(t, 1, d2), data=GARDE_WON, user=personas.arbiter, expected_version=None)
+    assert Round.objects.get(tournament=t, number=2).state == Round.State.OPEN
+    assert table_access_resolve(secret=later.secret) == later

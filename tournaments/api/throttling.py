@@ -73,6 +73,15 @@ class SharedCounters:
     def set(self, key: str, value: Any, timeout: Any = None) -> None:
         self._try("set", key, value, timeout)
 
+    def count(self, key: str, window: int) -> int:
+        """Add one to ``key`` (kept ``window`` seconds from its first count); the new count."""
+        self._try("add", key, 0, window)
+        try:
+            return int(self._try("incr", key))
+        except ValueError:  # expired between add and incr
+            self._try("set", key, 1, window)
+            return 1
+
 
 class _SettingsRateThrottle(SimpleRateThrottle):
     """A throttle whose rate is looked up in the settings at each request, counted in the

@@ -27,18 +27,19 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.core.cache import cache
 from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
-from django.db.models import F
+from django.db.models import F, Q
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from ..api.idempotency import ttl as idempotency_ttl
 from ..api.models import IdempotencyRecord
+from ..api.throttling import SharedCounters
 from ..models import (
     COUNTED_ENTRY_STATUSES,
+    POSITIONS,
     Donne,
     EntryStatus,
     LedgerEntry,
@@ -53,13 +54,17 @@ from ..models import (
     Tournament,
 )
 from ..permissions import can_write_results
+from . import checks
 from .events import results_changed
 from .results import (
     NON_FIELD,
     EntrySource,
     ResultConflict,
+    ResultContext,
     ResultInput,
     ResultInvalid,
+    ResultPreview,
+    result_context,
     result_input_from_result,
     result_preview,
     result_save,
@@ -69,15 +74,19 @@ from .results import (
 __all__ = [
     "CODE_LOCK_SECONDS",
     "CODE_MAX_FAILURES",
+    "HAND_WARNING_CODES",
     "SHORT_CODE_ALPHABET",
     "SHORT_CODE_LOOKUPS_PER_MINUTE",
     "CodeLocked",
     "TableAccessDenied",
     "TablePageLinks",
     "confirmer_problem",
+    "hands_refusal_message",
+    "hands_warning_message",
     "player_code_reissue",
     "player_codes_get",
     "result_confirm_by_arbiter",
+    "round_started",
     "table_access_issue",
     "table_access_lookup",
     "table_access_reissue",
@@ -86,6 +95,7 @@ __all__ = [
     "table_donne",
     "table_entry_confirm",
     "table_entry_contest",
+    "table_entry_preview",
     "table_entry_save",
     "table_idempotent",
     "table_page_links",
@@ -223,25 +233,44 @@ def table_access_resolve(*, secret: str) -> TableAccess:
         raise TableAccessDenied(
             _("This table page was replaced by the arbiter. Ask him for the new one.")
         )
-    if access.table_round.round.state == Round.State.CLOSED:
+    round_ = access.table_round.round
+    if round_.state == Round.State.CLOSED:
         raise TableAccessDenied(
             _("This round is closed: its results can no longer be entered at the table.")
         )
     if access.tournament.status != Tournament.Status.RUNNING:
         raise TableAccessDenied(_("The tournament is not running: results are entered later."))
+    if not round_started(round_):
+        raise TableAccessDenied(
+            _(
+                "Round %(number)s has not started yet: this page works once the arbiter starts "
+                "it. Keep the score sheet."
+            )
+            % {"number": round_.number}
+        )
     return access
+
+
+def round_started(round_: Round) -> bool:
+    """Whether the room plays ``round_``: it is open (by the arbiter, or by a first result),
+    or it is the earliest round not closed, whose first result opens it as on the arbiter's
+    screen. A later round's score sheet scanned while an earlier round is still played has
+    not started, so it cannot enter results nor open its round."""
+    if round_.state == Round.State.OPEN:
+        return True
+    if round_.state == Round.State.CLOSED:
+        return False
+    earlier = Round.objects.filter(tournament_id=round_.tournament_id, number__lt=round_.number)
+    return not earlier.exclude(state=Round.State.CLOSED).exists()
 
 
 def table_access_lookup(*, code: str, client: str) -> TableAccess | None:
     """The live access of a typed short code, or None. Rate-limited per client address
-    (``SHORT_CODE_LOOKUPS_PER_MINUTE``): raises PermissionDenied beyond."""
+    (``SHORT_CODE_LOOKUPS_PER_MINUTE``, the address from ``api.throttling.client_address``):
+    raises PermissionDenied beyond. Counted in the cache every web process shares, so that
+    more processes do not mean more guesses."""
     key = "table-code:" + hashlib.sha256(client.encode()).hexdigest()[:24]
-    cache.add(key, 0, 60)
-    try:
-        count = cache.incr(key)
-    except ValueError:  # expired between add and incr
-        cache.set(key, 1, 60)
-        count = 1
+    count = SharedCounters().count(key, 60)
     if count > SHORT_CODE_LOOKUPS_PER_MINUTE:
         raise PermissionDenied(_("Too many codes tried: wait a minute before trying again."))
     normalised = code.strip().upper().replace(" ", "").replace("-", "")
@@ -348,25 +377,36 @@ def player_code_reissue(*, tournament: Tournament, player: Player, user: Any) ->
 def _check_code(tournament: Tournament, player: Player, code: str) -> None:
     """Raise ResultInvalid on a wrong code (counted), CodeLocked while locked.
 
-    The failure count is written outside the caller's transaction, so a refusal still counts.
+    Each attempt first takes one of the ``CODE_MAX_FAILURES`` tries in a single conditional
+    UPDATE, then compares: requests sent at once cannot all read "no failure yet" and try
+    more codes than allowed. A right code gives the tries back. The count is not rolled
+    back with the caller's refusal (the views turn refusals into answers and commit).
     """
     player_codes_get(tournament=tournament)
     now = timezone.now()
-    row = PlayerCode.objects.get(tournament=tournament, player=player)
-    if row.locked_until is not None and row.locked_until > now:
-        raise CodeLocked(int((row.locked_until - now).total_seconds()) + 1)
+    rows = PlayerCode.objects.filter(tournament=tournament, player=player)
+    unlocked = Q(locked_until__isnull=True) | Q(locked_until__lte=now)
+    taken = rows.filter(unlocked, failures__lt=CODE_MAX_FAILURES).update(
+        failures=F("failures") + 1, locked_until=None
+    )
+    row = rows.get()
+    if not taken:
+        if row.locked_until is None or row.locked_until <= now:
+            # The tries were used up by attempts that are still being answered: lock now.
+            until = now + datetime.timedelta(seconds=CODE_LOCK_SECONDS)
+            rows.filter(unlocked).update(failures=0, locked_until=until)
+            row = rows.get()
+        wait = (row.locked_until - now).total_seconds() if row.locked_until else CODE_LOCK_SECONDS
+        raise CodeLocked(min(CODE_LOCK_SECONDS, int(wait) + 1))
     if secrets.compare_digest(row.code, (code or "").strip()):
-        if row.failures:
-            PlayerCode.objects.filter(pk=row.pk).update(failures=0, locked_until=None)
+        rows.update(failures=0, locked_until=None)
         return
-    failures = row.failures + 1
-    if failures >= CODE_MAX_FAILURES:
-        PlayerCode.objects.filter(pk=row.pk).update(
+    if row.failures >= CODE_MAX_FAILURES:
+        rows.filter(failures__gte=CODE_MAX_FAILURES).update(
             failures=0, locked_until=now + datetime.timedelta(seconds=CODE_LOCK_SECONDS)
         )
         raise CodeLocked(CODE_LOCK_SECONDS)
-    PlayerCode.objects.filter(pk=row.pk).update(failures=F("failures") + 1)
-    left = CODE_MAX_FAILURES - failures
+    left = CODE_MAX_FAILURES - row.failures
     raise ResultInvalid(
         {
             "code": [
@@ -405,6 +445,110 @@ def _seated_player(access: TableAccess, player_id: int | None) -> Player:
     return player
 
 
+# --- what the table's page says of the cards: never where they are ---------------------------
+
+# Warnings of checks.card_checks that come from the hands. "half_point" comes from the points
+# typed alone (a whole number at four players) and keeps its own message.
+HAND_WARNING_CODES = frozenset(checks.WARNING_CODES) - {"half_point"}
+HANDS_WARNING_KEY = "cards"
+
+
+def hands_refusal_message() -> str:
+    """What the table is told when the cards refuse its entry (RULES.md §5.1, second list):
+    what to check, never which card is where nor who held it."""
+    return _(
+        "This entry does not match the cards of the donne: check the taker, the bouts, the "
+        "points and the announcements, or call the arbiter."
+    )
+
+
+def hands_warning_message() -> str:
+    """What the table is told when its entry is unlikely with the cards (it needs the
+    arbiter); the specific warning is for the arbiter's screens."""
+    return _(
+        "This entry is unlikely with the cards of the donne: check the taker, the bouts, the "
+        "points and the announcements."
+    )
+
+
+def _hand_errors(ctx: ResultContext, data: ResultInput) -> set[str]:
+    """The refusals of ``data`` that the hands decide: the messages checks.card_checks gives
+    for the same entry (called as result_save's evaluation calls it)."""
+    errors, _warnings = checks.card_checks(
+        hands=ctx.donne.hands,
+        chien=ctx.donne.chien,
+        taker=data.taker if data.taker in POSITIONS else "",
+        contract=data.contract,
+        bouts=data.bouts,
+        points=data.points,
+        poignees={p: s for p, s in data.poignees.items() if p in POSITIONS and s},
+        seats=ctx.seats,
+        petit_au_bout=data.petit_au_bout,
+        chelem=data.chelem,
+    )
+    return set(errors.values())
+
+
+def _hide_hand_errors(
+    errors: Mapping[str, list[str]], hand_errors: set[str]
+) -> tuple[dict[str, list[str]], bool]:
+    """``errors`` with the refusals of the hands replaced by one message that names no card,
+    position or player; True when there was one. The rest (what was typed breaks the rules
+    of the score, RULES.md §5.1 first table) reveals nothing and stays as it is."""
+    shown: dict[str, list[str]] = {}
+    hidden = False
+    for key, messages in errors.items():
+        kept = [m for m in messages if m not in hand_errors]
+        hidden = hidden or len(kept) < len(messages)
+        if kept:
+            shown[key] = kept
+    if hidden:
+        shown.setdefault(NON_FIELD, []).append(hands_refusal_message())
+    return shown, hidden
+
+
+def _hide_hand_warnings(warnings: Mapping[str, str]) -> tuple[dict[str, str], bool]:
+    """The warnings the table may see: the hands' ones become one generic warning (their
+    codes say where the bouts are, so they go too)."""
+    shown = {c: m for c, m in warnings.items() if c not in HAND_WARNING_CODES}
+    hidden = len(shown) < len(warnings)
+    if hidden:
+        shown[HANDS_WARNING_KEY] = hands_warning_message()
+    return shown, hidden
+
+
+def _count_hands_answer(access: TableAccess) -> None:
+    """One more answer of this page that the cards decided (a refusal or a warning): shown
+    to the arbiter beside the table's page, so probing the hands of a relais is seen."""
+    TableAccess.objects.filter(pk=access.pk).update(hands_answers=F("hands_answers") + 1)
+
+
+def table_entry_preview(
+    *, access: TableAccess, donne_number: int, data: ResultInput
+) -> dict[str, Any]:
+    """The live preview of the table's page: scores, errors, missing fields and warnings as
+    on the arbiter's form, except that what comes from the hands says what to check without
+    saying where any card is. Such answers are counted on the access. Never writes a result.
+    """
+    donne = table_donne(access, donne_number)
+    preview: ResultPreview = result_preview(
+        tournament=access.tournament, table=access.table_round.table, donne=donne, data=data
+    )
+    errors = preview.problems
+    hidden_errors = False
+    if preview.context is not None:
+        errors, hidden_errors = _hide_hand_errors(errors, _hand_errors(preview.context, data))
+    warnings, hidden_warnings = _hide_hand_warnings(preview.warnings)
+    if hidden_errors or hidden_warnings:
+        _count_hands_answer(access)
+    return {
+        "scores": preview.scores,
+        "errors": errors,
+        "missing": preview.missing,
+        "warnings": warnings,
+    }
+
+
 def table_entry_save(
     *,
     access: TableAccess,
@@ -421,22 +565,34 @@ def table_entry_save(
     """
     donne = table_donne(access, donne_number)
     player = _seated_player(access, entered_by_id)
-    with transaction.atomic():
-        current = Result.objects.filter(table=access.table_round.table, donne=donne).first()
-        if current is not None and (
-            current.entry_status in COUNTED_ENTRY_STATUSES or expected_version is None
-        ):
-            raise ResultConflict(current)
-        return result_save(
-            tournament=access.tournament,
-            table=access.table_round.table,
-            donne=donne,
-            data=data,
-            user=table_user(),
-            expected_version=expected_version,
-            reason=_("Corrected at the table by %(player)s") % {"player": player},
-            source=EntrySource(entered_by=player, table_access=access),
-        )
+    table = access.table_round.table
+    try:
+        with transaction.atomic():
+            current = Result.objects.filter(table=table, donne=donne).first()
+            if current is not None and (
+                current.entry_status in COUNTED_ENTRY_STATUSES or expected_version is None
+            ):
+                raise ResultConflict(current)
+            return result_save(
+                tournament=access.tournament,
+                table=table,
+                donne=donne,
+                data=data,
+                user=table_user(),
+                expected_version=expected_version,
+                reason=_("Corrected at the table by %(player)s") % {"player": player},
+                source=EntrySource(entered_by=player, table_access=access),
+            )
+    except ResultInvalid as exc:
+        try:
+            ctx = result_context(tournament=access.tournament, table=table, donne=donne)
+        except ResultInvalid:
+            raise exc from None
+        errors, hidden = _hide_hand_errors(exc.errors, _hand_errors(ctx, data))
+        if not hidden:
+            raise
+        _count_hands_answer(access)  # outside the refused save: it stays counted
+        raise ResultInvalid(errors) from None
 
 
 def confirmer_problem(

@@ -23,6 +23,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from ..api.throttling import client_address
 from ..forms_arbiter import ResultForm
 from ..models import POSITIONS, Donne, EntryStatus, Position, Result, Seat, TableAccess
 from ..services.preparation import seats_for_donne
@@ -32,7 +33,6 @@ from ..services.results import (
     ResultInvalid,
     contract_label,
     result_describe,
-    result_preview,
     result_snapshot,
 )
 from ..services.table_entry import (
@@ -43,6 +43,7 @@ from ..services.table_entry import (
     table_donne,
     table_entry_confirm,
     table_entry_contest,
+    table_entry_preview,
     table_entry_save,
     table_idempotent,
 )
@@ -156,6 +157,10 @@ def _page_strings() -> dict[str, str]:
         "confirmed_by": _("Confirmed by %(n)s."),
         "no_preview": _("The scores are computed when the connection returns."),
         "saved_offline": _("Kept on this phone: it will be sent when the connection returns."),
+        "sending": _("Waiting to be sent: it goes as soon as the site answers."),
+        "warning_calls_arbiter": _(
+            "Saved as it is, this result waits for the arbiter: the table cannot confirm it."
+        ),
         "saved": _("Saved. Now pass the phone to a player of the other camp to confirm."),
         "needs_connection": _("Confirming needs the connection: try again when it returns."),
         "conflict": _("Donne %(n)s"),
@@ -227,19 +232,9 @@ def table_preview(request: HttpRequest, secret: str, donne: int) -> HttpResponse
     form = _form(request)
     if not form.is_valid():
         return JsonResponse({"scores": {}, "errors": _form_errors(form), "warnings": {}})
-    preview = result_preview(
-        tournament=access.tournament,
-        table=access.table_round.table,
-        donne=donne_obj,
-        data=form.to_input(),
-    )
+    # What the hands decide is said without saying where any card is (never hands here).
     return JsonResponse(
-        {
-            "scores": preview.scores,
-            "errors": preview.problems,
-            "missing": preview.missing,
-            "warnings": preview.warnings,
-        }
+        table_entry_preview(access=access, donne_number=donne_obj.number, data=form.to_input())
     )
 
 
@@ -359,17 +354,18 @@ def table_card(request: HttpRequest, token: str) -> HttpResponse:
 def table_code(request: HttpRequest, code: str = "") -> HttpResponse:
     """The short address: type the 6-character code printed beside the QR code."""
     error = ""
+    status = 200
     typed = code or (request.POST.get("code") or "")
     if typed:
         try:
-            access = table_access_lookup(code=typed, client=request.META.get("REMOTE_ADDR", ""))
+            access = table_access_lookup(code=typed, client=client_address(request))
         except PermissionDenied as exc:
-            error = str(exc)
+            error, status = str(exc), 429  # too many codes tried from this address
         else:
             if access is not None:
                 return redirect(reverse("table_page", args=[access.secret]))
             error = _("No table has this code. Check the 6 characters beside the QR code.")
-    status = 400 if error else 200
+            status = 400
     return render(
         request,
         "tournaments/table/code.html",

@@ -7,6 +7,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
+from django.db.models import Sum
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -57,6 +58,14 @@ def tables_overview(request: HttpRequest, pk: int) -> HttpResponse:
             "table_round_id", flat=True
         )
     )
+    # Answers of the tables' pages that the cards decided, every page of the table round
+    # (revoked ones too): a table probing its hands before playing shows here.
+    hands_answers = dict(
+        TableAccess.objects.filter(tournament=tournament)
+        .values("table_round_id")
+        .annotate(total=Sum("hands_answers"))
+        .values_list("table_round_id", "total")
+    )
     rows = []
     for tr in table_rounds:
         open_ = tr.round.state != "closed"
@@ -67,6 +76,7 @@ def tables_overview(request: HttpRequest, pk: int) -> HttpResponse:
                 "table_round": tr,
                 "links": table_page_links(table_round=tr) if usable else None,
                 "revoked": tr.pk in issued and tr.pk not in live,
+                "hands_answers": hands_answers.get(tr.pk) or 0,
             }
         )
     codes = player_codes_get(tournament=tournament)

@@ -1,7 +1,9 @@
 /* The table's page: enter a donne's result, pass the phone, confirm with a code.
  * Entries go to an IndexedDB queue first, each with its Idempotency-Key, and are sent from
  * there: a dropped connection keeps them on the phone and a resend never doubles a result.
- * A conflict (the result changed meanwhile) is shown, never overwritten. */
+ * A conflict (the result changed meanwhile) is shown, never overwritten. The last state seen is
+ * kept on the phone too: a page reopened offline (the service worker's copy, printed when it
+ * was first loaded) shows the results saved since, not an older picture. */
 (function () {
   "use strict";
   var root = document.getElementById("table-page");
@@ -30,6 +32,22 @@
     return null;
   }
   function signed(v) { return v > 0 ? "+" + v : String(v); }
+
+  /* --- the last state seen, kept on the phone -------------------------------------------- */
+  var STATE_KEY = "tarot-table-state:" + secret;
+  // A result's version only grows (results are never deleted): per donne, the higher wins.
+  function merge(older) {
+    (older && older.donnes || []).forEach(function (o) {
+      var d = donneOf(o.number);
+      if (d && o.result && (!d.result || o.result.version > d.result.version)) d.result = o.result;
+    });
+  }
+  function remember() {
+    try { localStorage.setItem(STATE_KEY, JSON.stringify(state)); } catch (e) { /* full or off */ }
+  }
+  function recalled() {
+    try { return JSON.parse(localStorage.getItem(STATE_KEY) || "null"); } catch (e) { return null; }
+  }
 
   /* --- IndexedDB queue ------------------------------------------------------------------ */
   function openDb() {
@@ -81,13 +99,14 @@
   }
   function showQueue() {
     return queued().then(function (rows) {
+      var before = Boolean(pending[current]);
       pending = {};
       rows.forEach(function (r) { pending[r.donne] = (pending[r.donne] || 0) + 1; });
       var q = $("queue");
       q.hidden = rows.length === 0;
       q.textContent = fmt(rows.length === 1 ? T.queue_one : T.queue_many, rows.length);
       q.dataset.count = rows.length;
-      renderTabs();
+      if (before !== Boolean(pending[current])) render(); else renderTabs();
     });
   }
   function flush() {
@@ -107,6 +126,7 @@
           } else {
             d.failed = res.data.errors || { __all__: [T.error] };
           }
+          remember();
           return showQueue().then(function () {
             if (current === item.donne) render();
             return queued().then(next);
@@ -127,7 +147,13 @@
   function refresh() {
     return fetch(root.dataset.state, { credentials: "omit", cache: "no-store" }).then(function (r) {
       if (!r.ok) return;
-      return r.json().then(function (s) { state = s; render(); });
+      return r.json().then(function (s) {
+        var known = state;
+        state = s;
+        merge(known);
+        remember();
+        render();
+      });
     }).catch(function () {});
   }
 
@@ -212,7 +238,10 @@
     var r = d.result;
     var box = $("result-box");
     box.hidden = !r;
-    var editing = !r || (!r.counts && form.dataset.editing === String(d.number));
+    var waiting = Boolean(pending[d.number]);
+    $("entry-note").hidden = !waiting;
+    $("entry-note").textContent = !waiting ? "" : navigator.onLine ? T.sending : T.saved_offline;
+    var editing = !waiting && (!r || (!r.counts && form.dataset.editing === String(d.number)));
     form.hidden = !editing;
     if (r) {
       $("result-summary").textContent = r.summary;
@@ -222,7 +251,7 @@
       scoreRows($("result-scores"), r.scores, d.seats);
       $("call-arbiter").hidden = ["needs_arbiter", "contested"].indexOf(r.entry_status) < 0;
       confirmForm.hidden = r.entry_status !== "awaiting";
-      $("correct").hidden = r.counts || editing;
+      $("correct").hidden = r.counts || editing || waiting;
       if (!confirmForm.hidden) players(d, r);
     }
     if (editing) {
@@ -290,6 +319,8 @@
           var warn = Object.keys(res.data.warnings || {}).map(function (k) { return res.data.warnings[k]; });
           var problems = res.data.errors || {};
           showErrors(form, problems);
+          // The table cannot confirm a warning: saved as it is, the entry goes to the arbiter.
+          if (warn.length) warn.push(T.warning_calls_arbiter);
           $("preview-note").textContent = warn.join(" ");
         }).catch(function () { $("preview-note").textContent = T.no_preview; });
     }, 150);
@@ -310,10 +341,9 @@
     };
     enqueue(item).then(function () {
       form.dataset.editing = "";
-      $("preview-note").textContent = navigator.onLine ? "" : T.saved_offline;
       return showQueue();
     }).then(function () {
-      if (!navigator.onLine) { form.hidden = true; return; }
+      if (!navigator.onLine) { render(); return; }
       return flush().then(function () {
         var now = donneOf(item.donne);
         if (now.failed) { form.dataset.editing = String(item.donne); }
@@ -338,12 +368,13 @@
     post(base + "donne/" + current + "/" + path + "/", data.toString(), key()).then(function (res) {
       if (res.status === 200) {
         d.result = res.data.result;
+        remember();
         $("confirm-code").value = "";
         clearErrors(confirmForm);
         render();
         $("result-status").textContent += " " + (path === "confirm" ? T.confirmed : T.contested);
       } else {
-        if (res.status === 409 && res.data.result) { d.result = res.data.result; render(); }
+        if (res.status === 409 && res.data.result) { d.result = res.data.result; remember(); render(); }
         var errs = res.data.errors || {};
         $("confirm-errors").textContent = Object.keys(errs).map(function (k) { return errs[k].join(" "); }).join(" ");
       }
@@ -373,11 +404,12 @@
     warm();
   }
   showNet();
+  merge(recalled());
+  remember();
   var first = state.donnes.filter(function (d) { return !d.result; })[0] || state.donnes[0];
   current = first ? first.number : null;
   openDb().then(function (handle) {
     db = handle;
-    render();
     return showQueue();
-  }).then(function () { if (navigator.onLine) flush(); });
+  }).then(render).then(function () { if (navigator.onLine) flush(); });
 })();
