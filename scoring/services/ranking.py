@@ -33,7 +33,15 @@ from django.db.models import Case, DateTimeField, Exists, ExpressionWrapper, F, 
 from django.db.models.functions import Now
 
 from scoring.models import RankingSnapshot, RankingState
-from scoring.ranking import DonneLine, DonneStatus, Penalty, Play, Ranking, compute_ranking
+from scoring.ranking import (
+    DonneLine,
+    DonneStatus,
+    Penalty,
+    Ranking,
+    RankingTable,
+    compute_ranking_table,
+    exact_value,
+)
 from tournaments.models import Penalty as PenaltyRow
 from tournaments.models import Result, Seat, Tournament
 
@@ -61,7 +69,7 @@ class RankingInputs:
     method: str
     rate: Decimal
     exists: bool
-    plays: list[Play]
+    plays: list[tuple[int, int, str, int, int]]  # (player, donne, position, table, score)
     annulled: list[tuple[int, int]]
     sit_outs: list[tuple[int, int]]
     penalties: list[Penalty]
@@ -159,7 +167,7 @@ def ranking_inputs(*, tournament_id: int) -> RankingInputs | None:
             .distinct()
         )
 
-    plays: list[Play] = []
+    plays: list[tuple[int, int, str, int, int]] = []  # the fields of a scoring.ranking.Play
     annulled: list[tuple[int, int]] = []
     sit_outs: list[tuple[int, int]] = []
     played_status = Result.Status.PLAYED
@@ -178,7 +186,7 @@ def ranking_inputs(*, tournament_id: int) -> RankingInputs | None:
                 for position, player in holders.items():
                     score = scores[position]
                     add(
-                        Play(
+                        (
                             player if type(player) is int else int(player),
                             donne,
                             position,
@@ -192,11 +200,11 @@ def ranking_inputs(*, tournament_id: int) -> RankingInputs | None:
                 ) from None
         else:  # all passed: a real 0 that is compared; annulled: left out of the group
             for position, player in holders.items():
-                add(Play(int(player), donne, position, table, 0))
+                add((int(player), donne, position, table, 0))
     penalties = [Penalty(player, points, donne) for player, points, donne in penalty_rows]
     # Seated players without any result yet still appear (with 0): a 0-point entry adds the
     # player to the ranking without changing anyone's total.
-    ranked = {p.player for p in plays} | {p for p, _ in sit_outs} | {p.player for p in penalties}
+    ranked = {p[0] for p in plays} | {p for p, _ in sit_outs} | {p.player for p in penalties}
     penalties.extend(Penalty(player, 0) for player in sorted(seated - ranked))
     return RankingInputs(
         tournament_id, version, method, rate, False, plays, annulled, sit_outs, penalties
@@ -209,15 +217,14 @@ def _num(value: Fraction | int | None) -> int | str | None:
         return value
     if isinstance(value, int):
         return int(value)
-    numerator, denominator = value.as_integer_ratio()
-    return numerator if denominator == 1 else f"{numerator}/{denominator}"
+    return exact_value(value)
 
 
 _STATUS = {status: status.value for status in DonneStatus}
 
 
 def _card_lines(per_donne: dict[Any, DonneLine]) -> list[list[Any]]:
-    """A player's score-card lines (the hot loop of the encoding: one call per play)."""
+    """A player's score-card lines from a Ranking row."""
     num, status_text = _num, _STATUS
     return [
         [
@@ -237,7 +244,8 @@ def _card_lines(per_donne: dict[Any, DonneLine]) -> list[list[Any]]:
 
 
 def ranking_encode(ranking: Ranking) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The ranking as the snapshot's `data` and `cards` JSON (see RankingSnapshot)."""
+    """A `compute_ranking` Ranking as the snapshot's `data` and `cards` JSON (see
+    RankingSnapshot): the same documents `ranking_table_encode` makes from the table."""
     rows: dict[str, Any] = {}
     cards: dict[str, Any] = {}
     for row in ranking.rows:
@@ -251,14 +259,25 @@ def ranking_encode(ranking: Ranking) -> tuple[dict[str, Any], dict[str, Any]]:
             row.donnes_compared,
         ]
         cards[key] = _card_lines(row.per_donne)
-    data = {
+    return _data(ranking.method, ranking.matchpoint_penalty_rate, rows), cards
+
+
+def ranking_table_encode(table: RankingTable) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A `compute_ranking_table` result as the snapshot's `data` and `cards` JSON."""
+    rows = {f"p{player}": values for player, values in table.rows}
+    lines = table.lines
+    cards = {f"p{player}": lines[player] for player, _values in table.rows}
+    return _data(table.method, table.matchpoint_penalty_rate, rows), cards
+
+
+def _data(method: Any, rate: Fraction, rows: dict[str, Any]) -> dict[str, Any]:
+    return {
         "format": SNAPSHOT_FORMAT,
-        "method": str(ranking.method),
-        "rate": _num(ranking.matchpoint_penalty_rate),
-        "players": len(ranking.rows),
+        "method": str(method),
+        "rate": _num(rate),
+        "players": len(rows),
         "rows": rows,
     }
-    return data, cards
 
 
 def ranking_recompute(
@@ -286,7 +305,7 @@ def _recompute(*, tournament_id: int, where: str, clock: TaskClock | None) -> in
         if clock is not None:
             _clock_given_back(tournament_id, clock)  # only real work moves the clock
         return inputs.results_version
-    ranking = compute_ranking(
+    table = compute_ranking_table(
         inputs.plays,
         method=inputs.method,
         annulled=inputs.annulled,
@@ -294,7 +313,7 @@ def _recompute(*, tournament_id: int, where: str, clock: TaskClock | None) -> in
         penalties=inputs.penalties,
         matchpoint_penalty_rate=Fraction(inputs.rate),
     )
-    data, cards = ranking_encode(ranking)
+    data, cards = ranking_table_encode(table)
     duration = int((time.perf_counter() - started) * 1000)
     with transaction.atomic():
         try:
