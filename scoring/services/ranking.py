@@ -29,8 +29,21 @@ from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Case, DateTimeField, Exists, ExpressionWrapper, F, Q, Value, When
-from django.db.models.functions import Now
+from django.db.models import (
+    Case,
+    DateTimeField,
+    Exists,
+    ExpressionWrapper,
+    F,
+    IntegerField,
+    OuterRef,
+    Q,
+    Value,
+    When,
+)
+from django.db.models.constants import OnConflict
+from django.db.models.functions import Cast, Now
+from django.db.models.sql import InsertQuery
 
 from scoring.models import RankingSnapshot, RankingState
 from scoring.ranking import (
@@ -134,38 +147,48 @@ def collector_paused() -> Iterator[None]:
 def ranking_inputs(*, tournament_id: int) -> RankingInputs | None:
     """Read a tournament's results as ranking input (None if the tournament is gone).
 
-    Five queries whatever the size: tournament, existing snapshot, results, penalties,
-    seated players (these last ones appear in the ranking before their first result).
+    Three queries whatever the size: the tournament (and whether its snapshot is stored),
+    the results, the penalties with the seated players (these appear in the ranking before
+    their first result). Few round trips matter: on a busy host each one waits its turn.
     """
+    stored = RankingSnapshot.objects.filter(
+        tournament_id=OuterRef("pk"),
+        results_version=OuterRef("results_version"),
+        method=OuterRef("method"),
+        matchpoint_penalty_rate=OuterRef("matchpoint_penalty_rate"),
+    )
     with _consistent_read():
         head = (
             Tournament.objects.filter(pk=tournament_id)
-            .values_list("results_version", "method", "matchpoint_penalty_rate")
+            .annotate(stored=Exists(stored))
+            .values_list("results_version", "method", "matchpoint_penalty_rate", "stored")
             .first()
         )
         if head is None:
             return None
-        version, method, rate = head
-        exists = RankingSnapshot.objects.filter(
-            tournament_id=tournament_id,
-            results_version=version,
-            method=method,
-            matchpoint_penalty_rate=rate,
-        ).exists()
+        version, method, rate, exists = head
         if exists:
             return RankingInputs(tournament_id, version, method, rate, True, [], [], [], [])
         results = list(ranked_results(tournament_id=tournament_id))
-        penalty_rows = list(
+        no_int = Cast(Value(None), IntegerField())
+        seat_rows = (
+            Seat.objects.filter(round__tournament_id=tournament_id)
+            .order_by()
+            .values_list("player_id", no_int, no_int)
+            .distinct()
+        )
+        penalty_rows = []
+        seated = set()
+        for player, points, donne in (
             PenaltyRow.objects.filter(tournament_id=tournament_id, withdrawn_at__isnull=True)
             .order_by()
             .values_list("player_id", "points", "donne_id")
-        )
-        seated = set(
-            Seat.objects.filter(round__tournament_id=tournament_id)
-            .order_by()
-            .values_list("player_id", flat=True)
-            .distinct()
-        )
+            .union(seat_rows, all=True)
+        ):
+            if points is None:  # a seat (a penalty always has its points)
+                seated.add(player)
+            else:
+                penalty_rows.append((player, points, donne))
 
     plays: list[tuple[int, int, str, int, int]] = []  # the fields of a scoring.ranking.Play
     annulled: list[tuple[int, int]] = []
@@ -316,21 +339,18 @@ def _recompute(*, tournament_id: int, where: str, clock: TaskClock | None) -> in
     data, cards = ranking_table_encode(table)
     duration = int((time.perf_counter() - started) * 1000)
     with transaction.atomic():
-        try:
-            with transaction.atomic():
-                RankingSnapshot.objects.create(
-                    tournament_id=tournament_id,
-                    results_version=inputs.results_version,
-                    method=inputs.method,
-                    matchpoint_penalty_rate=inputs.rate,
-                    computed_in=where[:200],
-                    duration_ms=duration,
-                    data=data,
-                    cards=cards,
-                )
-            created = True
-        except IntegrityError:  # another computation stored this version meanwhile
-            created = False
+        created = _snapshot_insert(
+            RankingSnapshot(
+                tournament_id=tournament_id,
+                results_version=inputs.results_version,
+                method=inputs.method,
+                matchpoint_penalty_rate=inputs.rate,
+                computed_in=where[:200],
+                duration_ms=duration,
+                data=data,
+                cards=cards,
+            )
+        )
         _state_after(inputs, computed=created)
         RankingSnapshot.objects.filter(
             tournament_id=tournament_id,
@@ -345,6 +365,33 @@ def _recompute(*, tournament_id: int, where: str, clock: TaskClock | None) -> in
         where,
     )
     return inputs.results_version
+
+
+def _snapshot_insert(snapshot: RankingSnapshot) -> bool:
+    """INSERT the snapshot; False when another computation stored this version meanwhile
+    (unique constraint).
+
+    On PostgreSQL the parameters are bound by the server (Django's cursors quote them into
+    the SQL text on the client, which for a megabyte of score-card lines costs more than the
+    database's own work), and ON CONFLICT DO NOTHING replaces a savepoint (two round trips)."""
+    if connection.vendor != "postgresql":
+        try:
+            with transaction.atomic():
+                snapshot.save(force_insert=True)
+        except IntegrityError:
+            return False
+        return True
+    import psycopg
+
+    meta = RankingSnapshot._meta
+    fields = [f for f in meta.concrete_fields if f is not meta.auto_field]
+    query = InsertQuery(RankingSnapshot, on_conflict=OnConflict.IGNORE)
+    query.insert_values(fields, [snapshot])
+    ((sql, params),) = query.get_compiler(connection=connection).as_sql()
+    connection.ensure_connection()
+    with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
+        cursor.execute(sql, params)
+        return cursor.rowcount == 1
 
 
 def _state_after(inputs: RankingInputs, *, computed: bool) -> None:
