@@ -502,7 +502,16 @@ def _ranking_table(
             for line, numerator in zip(lines, numerators, strict=True):
                 text = memo.get(numerator)
                 if text is None:
-                    text = memo[numerator] = _quotient(numerator, denominator)
+                    if whole:  # _ratio, inline: this runs once per play
+                        g = gcd(numerator, denominator)
+                        text = (
+                            numerator // g
+                            if g == denominator
+                            else f"{numerator // g}/{denominator // g}"
+                        )
+                    else:
+                        text = _quotient(numerator, denominator)
+                    memo[numerator] = text
                 line[4], line[7] = text, n
         compared_groups.append((members, numerators, denominator))
 

@@ -297,7 +297,15 @@ def ranking_poll_tournament(pk: int) -> Tournament | None:
     ).order_by("-results_version", "-pk")
     return (
         Tournament.objects.filter(pk=pk)
-        .only("pk", "club_id", "status", "results_version", "method", "matchpoint_penalty_rate")
+        .only(
+            "pk",
+            "club_id",
+            "status",
+            "public_during_play",
+            "results_version",
+            "method",
+            "matchpoint_penalty_rate",
+        )
         .annotate(
             latest_snapshot_id=Subquery(latest.values("pk")[:1]),
             latest_snapshot_version=Subquery(latest.values("results_version")[:1]),

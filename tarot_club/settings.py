@@ -62,6 +62,7 @@ MIDDLEWARE = [
     "tarot_club.middleware.SecurityHeadersMiddleware",
     "tarot_club.middleware.BadInputMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "tarot_club.middleware.RankingPollMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",

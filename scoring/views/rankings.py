@@ -17,10 +17,11 @@ from django import forms
 from django.conf import settings
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
+from django.db import DatabaseError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.template.loader import render_to_string
-from django.urls import reverse
+from django.urls import Resolver404, resolve, reverse
 from django.utils import timezone
 from django.utils.cache import patch_vary_headers
 from django.utils.html import escape
@@ -46,7 +47,7 @@ from scoring.selectors import (
 )
 from scoring.templatetags.rankings import number, sign_class, signed
 from tournaments.models import Club, Donne, Method, Player, Tournament
-from tournaments.permissions import can_manage_tournament, can_see_results
+from tournaments.permissions import can_manage_tournament, can_see_results, results_are_public
 
 
 def _results_tournament(request: HttpRequest, pk: int) -> tuple[Tournament, HttpResponse | None]:
@@ -82,7 +83,7 @@ def ranking(request: HttpRequest, pk: int) -> HttpResponse:
     table (the script marks his row from `data-me`)."""
     fragment = _wants_fragment(request)
     if fragment and "since" in request.GET:
-        polled = ranking_poll_tournament(pk)
+        polled = getattr(request, "ranking_polled", None) or ranking_poll_tournament(pk)
         if (
             polled is not None
             and ranking_poll_unchanged(
@@ -118,6 +119,30 @@ def ranking(request: HttpRequest, pk: int) -> HttpResponse:
     if fragment:
         return _fragment_response(request, snapshot, context)
     return render(request, "scoring/ranking.html", context)
+
+
+def public_poll_unchanged(request: HttpRequest) -> bool:
+    """True for a poll of a ranking whose results are public and that has nothing new: the
+    answer is a 204 whoever asks, so `RankingPollMiddleware` gives it before the session,
+    locale, CSRF, authentication and messages middleware run (in a hall of a thousand
+    phones, nearly every request). One query, kept on the request for the view otherwise;
+    a database error is left to the view (the site's 503 page)."""
+    try:
+        match = resolve(request.path_info)
+    except Resolver404:
+        return False
+    if match.func is not ranking:
+        return False
+    try:
+        polled = ranking_poll_tournament(int(match.kwargs["pk"]))
+    except DatabaseError:
+        return False
+    if polled is None:
+        return False
+    request.ranking_polled = polled  # type: ignore[attr-defined]
+    return results_are_public(polled) and ranking_poll_unchanged(
+        polled, since=request.GET.get("since", ""), cur=request.GET.get("cur", "")
+    )
 
 
 def _fragment_response(

@@ -60,8 +60,16 @@ def as_table(ranking: Ranking) -> tuple[Any, ...]:
     ]
     lines = {
         row.player: [
-            [donne, line.position, line.table, plain(line.score), plain(line.differential)]
-            + [plain(line.percentage), line.status.value, line.group_size]
+            [
+                donne,
+                line.position,
+                line.table,
+                plain(line.score),
+                plain(line.differential),
+                plain(line.percentage),
+                line.status.value,
+                line.group_size,
+            ]
             for donne, line in row.per_donne.items()
         ]
         for row in ranking.rows
