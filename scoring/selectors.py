@@ -271,16 +271,37 @@ def snapshot_cache_key(kind: str, snapshot: RankingSnapshot) -> str:
 
 
 def snapshot_cached(kind: str, snapshot: RankingSnapshot | None, build: Any) -> Any:
-    """`build()` once per (snapshot, language) in Django's cache; uncached without snapshot."""
-    from django.core.cache import cache
+    """`build()` once per (snapshot, language), kept in the process's cache and in the cache
+    the web processes share when it is Redis, so a host's several processes render
+    a new snapshot once between them rather than once each (a 1,000-row table costs a few
+    hundred milliseconds, and results may make a new snapshot every second). Uncached
+    without a snapshot; a shared cache that does not answer is only a miss."""
+    from django.core.cache import cache, caches
 
     if snapshot is None:
         return build()
     key = snapshot_cache_key(kind, snapshot)
     value = cache.get(key)
+    if value is not None:
+        return value
+    from django.core.cache.backends.redis import RedisCache
+
+    shared = caches["shared"]
+    if not isinstance(shared, RedisCache):  # the database's cache would cost more than it saves
+        shared = None
+    try:
+        value = shared.get(key) if shared is not None else None
+    except Exception:  # Redis down: render here
+        logger.warning("shared cache unavailable for %s", kind, exc_info=True)
+        shared = value = None
     if value is None:
         value = build()
-        cache.set(key, value, SNAPSHOT_CACHE_SECONDS)
+        try:
+            if shared is not None:
+                shared.set(key, value, SNAPSHOT_CACHE_SECONDS)
+        except Exception:
+            logger.warning("shared cache unavailable for %s", kind, exc_info=True)
+    cache.set(key, value, SNAPSHOT_CACHE_SECONDS)
     return value
 
 

@@ -86,6 +86,7 @@ class RankingInputs:
     annulled: list[tuple[int, int]]
     sit_outs: list[tuple[int, int]]
     penalties: list[Penalty]
+    read_at: datetime | None = None  # the database's time of the consistent read
 
 
 def min_interval() -> float:
@@ -160,15 +161,17 @@ def ranking_inputs(*, tournament_id: int) -> RankingInputs | None:
     with _consistent_read():
         head = (
             Tournament.objects.filter(pk=tournament_id)
-            .annotate(stored=Exists(stored))
-            .values_list("results_version", "method", "matchpoint_penalty_rate", "stored")
+            .annotate(stored=Exists(stored), db_now=Now())
+            .values_list("results_version", "method", "matchpoint_penalty_rate", "stored", "db_now")
             .first()
         )
         if head is None:
             return None
-        version, method, rate, exists = head
+        version, method, rate, exists, read_at = head
         if exists:
-            return RankingInputs(tournament_id, version, method, rate, True, [], [], [], [])
+            return RankingInputs(
+                tournament_id, version, method, rate, True, [], [], [], [], read_at
+            )
         results = list(ranked_results(tournament_id=tournament_id))
         no_int = Cast(Value(None), IntegerField())
         seat_rows = (
@@ -230,7 +233,7 @@ def ranking_inputs(*, tournament_id: int) -> RankingInputs | None:
     ranked = {p[0] for p in plays} | {p for p, _ in sit_outs} | {p.player for p in penalties}
     penalties.extend(Penalty(player, 0) for player in sorted(seated - ranked))
     return RankingInputs(
-        tournament_id, version, method, rate, False, plays, annulled, sit_outs, penalties
+        tournament_id, version, method, rate, False, plays, annulled, sit_outs, penalties, read_at
     )
 
 
@@ -396,14 +399,26 @@ def _snapshot_insert(snapshot: RankingSnapshot) -> bool:
 
 def _state_after(inputs: RankingInputs, *, computed: bool) -> None:
     """Count the computation; clear `stale_since` unless the tournament moved on meanwhile
-    (decided by the database in the same UPDATE, so no change can slip between)."""
+    (decided by the database in the same UPDATE, so no change can slip between).
+
+    When it moved on, the changes this computation did not see were committed after its
+    read: `stale_since` becomes the read's time, unless it is later already. Keeping the
+    first change's time instead would, while results keep coming (a result a second, each
+    computation a little behind), make the ranking look stale for ever: after
+    RANKING_STALE_AFTER every page read would take the workers for late."""
     moved_on = Tournament.objects.filter(pk=inputs.tournament_id).filter(
         Q(results_version__gt=inputs.results_version)
         | ~Q(method=inputs.method)
         | ~Q(matchpoint_penalty_rate=inputs.rate)
     )
+    later = Exists(moved_on)
+    if inputs.read_at is not None:
+        read_at = Value(inputs.read_at, output_field=DateTimeField())
+        later_since = [When(later & Q(stale_since__lt=inputs.read_at), then=read_at)]
+    else:
+        later_since = []
     changes: dict[str, Any] = {
-        "stale_since": Case(When(Exists(moved_on), then=F("stale_since")), default=Value(None)),
+        "stale_since": Case(*later_since, When(later, then=F("stale_since")), default=Value(None)),
         "last_error": "",
     }
     if computed:

@@ -330,3 +330,26 @@ def test_polls_of_a_stale_ranking_do_not_queue_a_task_while_one_is_pending(
     with caplog.at_level(logging.WARNING, logger="scoring.tasks"):
         client.get(url)
     assert "could not schedule" in caplog.text
+
+
+def test_a_computation_behind_a_newer_result_dates_the_staleness_from_its_read():
+    """Results that keep coming (each computation a little behind) never make the ranking
+    look stale for longer than since the last computation's read: the pages would
+    otherwise take the workers for late after RANKING_STALE_AFTER and compute themselves."""
+    built = build_tournament(players=8, rounds=2)
+    save_result(built, 1, 1, 0)
+    inputs = ranking_service.ranking_inputs(tournament_id=built.tournament.pk)
+    save_result(built, 1, 1, 1)  # after the read: this computation does not include it
+    long_ago = inputs.read_at - timedelta(minutes=5)
+    RankingState.objects.update_or_create(
+        pk=built.tournament.pk, defaults={"stale_since": long_ago}
+    )
+    ranking_service._state_after(inputs, computed=True)
+    assert RankingState.objects.get(pk=built.tournament.pk).stale_since == inputs.read_at
+    # a later staleness is kept; a computation that saw everything clears it
+    later = inputs.read_at + timedelta(seconds=1)
+    RankingState.objects.filter(pk=built.tournament.pk).update(stale_since=later)
+    ranking_service._state_after(inputs, computed=True)
+    assert RankingState.objects.get(pk=built.tournament.pk).stale_since == later
+    ranking_service.ranking_recompute(tournament_id=built.tournament.pk)
+    assert RankingState.objects.get(pk=built.tournament.pk).stale_since is None
