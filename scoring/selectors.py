@@ -270,6 +270,25 @@ def snapshot_cache_key(kind: str, snapshot: RankingSnapshot) -> str:
     )
 
 
+def snapshot_cache_get(kind: str, snapshot: RankingSnapshot) -> Any:
+    """A rendering `snapshot_cached` has kept (this process's cache, then the shared one),
+    or None; builds nothing."""
+    from django.core.cache import cache, caches
+    from django.core.cache.backends.redis import RedisCache
+
+    key = snapshot_cache_key(kind, snapshot)
+    value = cache.get(key)
+    shared = caches["shared"]
+    if value is None and isinstance(shared, RedisCache):
+        try:
+            value = shared.get(key)
+        except Exception:  # Redis down: a miss
+            return None
+        if value is not None:
+            cache.set(key, value, SNAPSHOT_CACHE_SECONDS)
+    return value
+
+
 def snapshot_cached(kind: str, snapshot: RankingSnapshot | None, build: Any) -> Any:
     """`build()` once per (snapshot, language), kept in the process's cache and in the cache
     the web processes share when it is Redis, so a host's several processes render
@@ -330,6 +349,7 @@ def ranking_poll_tournament(pk: int) -> Tournament | None:
         .annotate(
             latest_snapshot_id=Subquery(latest.values("pk")[:1]),
             latest_snapshot_version=Subquery(latest.values("results_version")[:1]),
+            latest_snapshot_computed_at=Subquery(latest.values("computed_at")[:1]),
             state_queued_at=F("ranking_state__queued_at"),
             state_started_at=F("ranking_state__started_at"),
             state_stale_since=F("ranking_state__stale_since"),

@@ -138,21 +138,22 @@ def refuse(request: HttpRequest, status: int, code: str) -> HttpResponse:
 
 
 class RankingPollMiddleware:
-    """A live ranking's poll with nothing new, for a tournament whose results are public,
-    answered 204 here, before the session, locale, CSRF, authentication and messages
-    middleware: it is what nearly every phone of a hall asks every few seconds, and the
-    answer is the same for every reader (`scoring.views.rankings.public_poll_unchanged`,
-    one query). Anything else goes on to the view as usual."""
+    """A live ranking's poll, for a tournament whose results are public, answered here when
+    the answer is the same for every reader (a 204, or the fragment of the latest snapshot
+    already rendered: `scoring.views.rankings.public_poll_answer`), before the session,
+    locale, CSRF, authentication and messages middleware: it is what nearly every phone of
+    a hall asks every few seconds. Anything else goes on to the view as usual."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         if request.method == "GET" and "since" in request.GET and request.GET.get("partial") == "1":
-            from scoring.views.rankings import public_poll_unchanged
+            from scoring.views.rankings import public_poll_answer
 
-            if public_poll_unchanged(request):
-                return HttpResponse(status=204)
+            answer = public_poll_answer(request)
+            if answer is not None:
+                return answer
         return self.get_response(request)
 
 
