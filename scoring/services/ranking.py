@@ -392,9 +392,13 @@ def _snapshot_insert(snapshot: RankingSnapshot) -> bool:
     query.insert_values(fields, [snapshot])
     ((sql, params),) = query.get_compiler(connection=connection).as_sql()
     connection.ensure_connection()
+    started = time.monotonic()
     with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
         cursor.execute(sql, params)
-        return cursor.rowcount == 1
+        created = cursor.rowcount == 1
+    if connection.queries_logged:  # counted like every other query (tests, benchmarks)
+        connection.queries_log.append({"sql": sql, "time": f"{time.monotonic() - started:.3f}"})
+    return created
 
 
 def _state_after(inputs: RankingInputs, *, computed: bool) -> None:

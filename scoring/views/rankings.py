@@ -196,6 +196,7 @@ def public_poll_answer(request: HttpRequest) -> HttpResponse | None:
 
 def _fragment_bytes(body: bytes, gzipped: bool) -> HttpResponse:
     response = HttpResponse(body)
+    response["Content-Length"] = str(len(body))  # also when no middleware below sets it
     if gzipped:
         response["Content-Encoding"] = "gzip"
     patch_vary_headers(response, ("Accept-Encoding", "Accept-Language", "Cookie"))
