@@ -289,6 +289,22 @@ def snapshot_cache_get(kind: str, snapshot: RankingSnapshot) -> Any:
     return value
 
 
+def snapshot_render_claim(kind: str, snapshot: RankingSnapshot, seconds: float = 10) -> bool:
+    """Claim the rendering of a snapshot for this process, through the shared cache (Redis),
+    for `seconds`: True when nobody else is rendering it, or when there is no shared cache
+    to ask (then every process renders its own)."""
+    from django.core.cache import caches
+    from django.core.cache.backends.redis import RedisCache
+
+    shared = caches["shared"]
+    if not isinstance(shared, RedisCache):
+        return True
+    try:
+        return bool(shared.add(f"{snapshot_cache_key(kind, snapshot)}:rendering", 1, seconds))
+    except Exception:  # Redis down: render here
+        return True
+
+
 def snapshot_cached(kind: str, snapshot: RankingSnapshot | None, build: Any) -> Any:
     """`build()` once per (snapshot, language), kept in the process's cache and in the cache
     the web processes share when it is Redis, so a host's several processes render

@@ -46,6 +46,7 @@ from scoring.selectors import (
     score_card,
     snapshot_cache_get,
     snapshot_cached,
+    snapshot_render_claim,
     traveller,
 )
 from scoring.templatetags.rankings import number, sign_class, signed
@@ -189,8 +190,11 @@ def public_poll_answer(request: HttpRequest) -> HttpResponse | None:
     kind = _fragment_kind(current, None if final else poll_seconds(not current), gzipped)
     with translation.override(translation.get_language_from_request(request)):
         body = snapshot_cache_get(kind, snapshot)
-    if body is None:
-        return None
+        if body is None:
+            # Not rendered yet: one process renders it (the view); while it does, the others
+            # answer "nothing new yet" rather than render it too (a 1,000-row table costs
+            # a few hundred milliseconds, and a hall of phones asks for it at once).
+            return None if snapshot_render_claim(kind, snapshot) else HttpResponse(status=204)
     return _fragment_bytes(body, gzipped)
 
 
