@@ -1,16 +1,20 @@
 """Load test on the loopback: a championship hall of phones following the live ranking.
 
-gunicorn (2 sync workers, DEBUG off) and a real Celery worker serve a published-like running
-tournament of 1,000 players on PostgreSQL; 1,000 simulated viewers poll the ranking every
-5 seconds, as the page's script does (a 204 when nothing changed, the fragment when a new
-snapshot is stored), while a result is saved every second. Reports the latency of the polls
-(p50 / p95), the errors, and how long after its commit a result is seen by the first viewer;
-the baseline, measured in the same run on the same server before the load, is the home page.
+gunicorn (sync workers, 4 by default as in the README's deployment; DEBUG off) and a real
+Celery worker serve a published tournament of 1,000 players on PostgreSQL; 1,000 simulated
+viewers poll the ranking every 5 seconds, as the page's script does (a 204 when nothing
+changed, the fragment when a new snapshot is stored), while a result is saved every second.
+Reports the latency of the polls (p50 / p95), the errors, and how long after its commit a
+result is seen by the first viewer. Baselines, in the same run: the home page and /healthz
+on the same server before the load, and the viewers' own cost: the same 1,000 viewers
+against a trivial server that answers 204 at once (what the load generator and the loopback
+alone cost). The viewers run in their own process, apart from the writer of results.
 
 Bounded and local: it listens on 127.0.0.1 only, stops by itself after --seconds (default
 30), and stops the server and the worker it started, whatever happens.
 
 Run: .venv/bin/python bench/bench_load.py [--write] [--viewers 1000] [--seconds 30]
+                                          [--workers 4]
 Needs PostgreSQL (DATABASE_URL, default postgres://postgres@127.0.0.1:5432/tarot_club; the
 test creates and drops its own database test_<name>_load) and Redis (REDIS_URL).
 """
@@ -21,6 +25,7 @@ import argparse
 import asyncio
 import datetime as dt
 import gzip
+import multiprocessing
 import os
 import platform
 import random
@@ -100,10 +105,10 @@ async def http_get(port: int, path: str) -> tuple[int, bytes, dict[str, str]]:
 class Server:
     """gunicorn on a loopback port, pointed at the load test's database."""
 
-    def __init__(self, env: dict[str, str], port: int) -> None:
+    def __init__(self, env: dict[str, str], port: int, workers: int) -> None:
         self.port = port
         self.log = Path(f"/tmp/tarot-load-gunicorn-{port}.log")
-        cmd = [sys.executable, "-m", "gunicorn", "tarot_club.wsgi", "--workers", "2"]
+        cmd = [sys.executable, "-m", "gunicorn", "tarot_club.wsgi", "--workers", str(workers)]
         cmd += ["--bind", f"{HOST}:{port}", "--backlog", "2048", "--timeout", "60"]
         self.process = subprocess.Popen(
             cmd, env=env, cwd=ROOT, stdout=self.log.open("wb"), stderr=subprocess.STDOUT
@@ -131,6 +136,87 @@ class Server:
                 self.process.wait()
 
 
+async def _trivial_server(port: int, seconds: float) -> None:
+    """Answers every request with an empty 204 at once and closes, as gunicorn's sync
+    workers do: what remains of a poll's time is the viewers' and the loopback's own."""
+
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            await reader.readuntil(b"\r\n\r\n")
+            writer.write(b"HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n")
+            await writer.drain()
+        except (asyncio.IncompleteReadError, ConnectionError):
+            pass
+        finally:
+            writer.close()
+
+    server = await asyncio.start_server(answer, HOST, port, backlog=2048)
+    async with server:
+        await asyncio.sleep(seconds)
+
+
+def trivial_server(port: int, seconds: float) -> None:
+    """Process target: the trivial server for `seconds` (bounded like everything here)."""
+    try:
+        asyncio.run(_trivial_server(port, seconds))
+    finally:
+        os._exit(0)
+
+
+def viewers_process(
+    port: int, path: str, since: str, viewers: int, seconds: float, period: float, out: Any
+) -> None:
+    """Process target: the viewers, apart from the writer and Django (no shared GIL);
+    sends back the latencies, the errors and when each version was first seen."""
+    try:
+        out.send(asyncio.run(load(port, path, since, viewers, seconds, period)))
+        out.close()
+    finally:
+        os._exit(0)  # a forked child: run none of the parent's finalizers (its connections)
+
+
+def run_viewers(
+    port: int, path: str, since: str, viewers: int, seconds: float, period: float
+) -> dict[str, Any]:
+    """The viewers in a child process (bounded: killed if it overruns by a minute)."""
+    receive, send = multiprocessing.Pipe(duplex=False)
+    child = multiprocessing.get_context("fork").Process(
+        target=viewers_process, args=(port, path, since, viewers, seconds, period, send)
+    )
+    child.start()
+    send.close()
+    try:
+        if not receive.poll(seconds + 60):
+            raise RuntimeError("the viewers did not finish in time")
+        return receive.recv()
+    finally:
+        child.join(timeout=5)
+        if child.is_alive():
+            child.kill()
+            child.join()
+
+
+def generator_baseline(viewers: int, seconds: float, period: float) -> dict[str, Any]:
+    """The same viewers against the trivial server, for `seconds`."""
+    port = free_port()
+    server = multiprocessing.get_context("fork").Process(
+        target=trivial_server, args=(port, seconds + 15)
+    )
+    server.start()
+    try:
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            try:
+                with socket.create_connection((HOST, port), timeout=0.5):
+                    break
+            except OSError:
+                time.sleep(0.1)
+        return run_viewers(port, "/", "", viewers, seconds, period)
+    finally:
+        server.kill()
+        server.join()
+
+
 async def baseline(port: int, path: str, count: int) -> list[float]:
     times = []
     for _ in range(count):
@@ -142,13 +228,7 @@ async def baseline(port: int, path: str, count: int) -> list[float]:
 
 
 async def load(
-    port: int,
-    path: str,
-    since: str,
-    viewers: int,
-    seconds: float,
-    period: float,
-    written: dict[int, float],
+    port: int, path: str, since: str, viewers: int, seconds: float, period: float
 ) -> dict[str, Any]:
     """`viewers` pollers for `seconds`; each keeps the snapshot it last saw, as the script
     does. Returns the latencies by status, the errors and when each version was first seen."""
@@ -185,8 +265,7 @@ async def load(
             await asyncio.sleep(max(0.0, period - elapsed))
 
     await asyncio.gather(*(viewer(i) for i in range(viewers)))
-    delays = [first_seen[v] - t for v, t in written.items() if v in first_seen]
-    return {"latencies": latencies, "errors": errors, "delays": delays}
+    return {"latencies": latencies, "errors": errors, "first_seen": first_seen}
 
 
 def writer(built: Any, seconds: float, written: dict[int, float], stop: threading.Event) -> None:
@@ -211,12 +290,23 @@ def writer(built: Any, seconds: float, written: dict[int, float], stop: threadin
         connections.close_all()
 
 
-def report(args: argparse.Namespace, out: dict[str, Any], base: list[float], load_avg: str) -> str:
+def report(
+    args: argparse.Namespace,
+    out: dict[str, Any],
+    base: list[float],
+    health: list[float],
+    generator: dict[str, Any],
+    load_avg: str,
+) -> str:
     ms = lambda s: f"{s * 1000:.0f}"  # noqa: E731
     polls = [x for values in out["latencies"].values() for x in values]
     total = len(polls) + len(out["errors"])
     p50, p95 = percentile(polls, 0.5), percentile(polls, 0.95)
     b50, b95 = percentile(base, 0.5), percentile(base, 0.95)
+    h50, h95 = percentile(health, 0.5), percentile(health, 0.95)
+    g_polls = [x for values in generator["latencies"].values() for x in values]
+    g_total = len(g_polls) + len(generator["errors"])
+    g50, g95 = percentile(g_polls, 0.5), percentile(g_polls, 0.95)
     by_status = ", ".join(
         f"{status}: {len(values):,} (p50 {ms(percentile(values, 0.5))} ms, "
         f"p95 {ms(percentile(values, 0.95))} ms)"
@@ -232,9 +322,11 @@ def report(args: argparse.Namespace, out: dict[str, Any], base: list[float], loa
         f"{platform.python_version()}, PostgreSQL {connection.pg_version // 10000}; load "
         f"average {load_avg} during the run (the machine was shared with other work; the "
         "viewers, the server, the worker and the database all ran on it).",
-        f"gunicorn with 2 sync workers (DEBUG off) and one Celery worker on the loopback; a "
-        f"tournament of {args.players:,} players; {args.viewers:,} viewers polling the ranking "
-        f"every {args.period:g} s for {args.seconds:g} s while a result is saved every second.",
+        f"gunicorn with {args.workers} sync workers (DEBUG off; the README's deployment) and "
+        f"one Celery worker on the loopback; a tournament of {args.players:,} players; "
+        f"{args.viewers:,} viewers polling the ranking every {args.period:g} s for "
+        f"{args.seconds:g} s while a result is saved every second. The viewers run in their own "
+        "process (asyncio, a fresh connection per poll, as gunicorn's sync workers close it).",
         "",
         "| what | p50 | p95 | ratio to the home page (p50 / p95) |",
         "|---|---|---|---|",
@@ -242,9 +334,15 @@ def report(args: argparse.Namespace, out: dict[str, Any], base: list[float], loa
         f"| **{p50 / b50:.1f}× / {p95 / b95:.1f}×** |",
         f"| home page, same server, before the load (baseline) | {ms(b50)} ms | {ms(b95)} ms "
         "| 1× |",
+        f"| `/healthz`, same server, before the load (target: under 50 ms) | {ms(h50)} ms "
+        f"| {ms(h95)} ms | {h50 / b50:.1f}× / {h95 / b95:.1f}× |",
+        f"| the same viewers against a trivial server that answers 204 at once "
+        f"({args.generator_seconds:g} s; the generator's and the loopback's own cost) "
+        f"| {ms(g50)} ms | {ms(g95)} ms | {g50 / b50:.2f}× / {g95 / b95:.2f}× |",
         "",
         f"{total:,} polls ({total / args.seconds:,.0f}/s): {by_status}; errors: "
-        f"{len(out['errors'])} ({errors}).",
+        f"{len(out['errors'])} ({errors}). Against the trivial server: {g_total:,} polls, "
+        f"{len(generator['errors'])} errors.",
     ]
     if delays:
         lines.append(
@@ -267,6 +365,10 @@ def main() -> None:
     parser.add_argument("--players", type=int, default=1000)
     parser.add_argument("--seconds", type=float, default=30.0)
     parser.add_argument("--period", type=float, default=5.0, help="seconds between polls")
+    parser.add_argument("--workers", type=int, default=4, help="gunicorn sync workers")
+    parser.add_argument(
+        "--generator-seconds", type=float, default=10.0, help="viewers against a trivial server"
+    )
     args = parser.parse_args()
     if connection.vendor != "postgresql":
         sys.exit("This load test runs on PostgreSQL: set DATABASE_URL.")
@@ -330,26 +432,33 @@ def main() -> None:
                 "LOG_LEVEL": "ERROR",
             }
         )
-        server = Server(env, port)
+        server = Server(env, port, args.workers)
         server.wait_ready()
         path = f"/t/{built.tournament.pk}/ranking/"
 
-        async def run() -> tuple[list[float], dict[str, Any]]:
-            await baseline(port, path, 3)  # warm both workers' caches
+        async def warm() -> tuple[list[float], list[float], str]:
+            for _ in range(3 * args.workers):  # every worker: caches, first health check
+                await http_get(port, path)
+                await http_get(port, "/healthz")
             base = await baseline(port, "/", 60)
+            health = await baseline(port, "/healthz", 60)
             _status, body, _ = await http_get(port, path)
             since = re.search(rb'data-since="(\d*)"', body).group(1).decode()  # type: ignore[union-attr]
-            written: dict[int, float] = {}
-            thread = threading.Thread(
-                target=writer, args=(built, args.seconds, written, stop), daemon=True
-            )
-            thread.start()
-            out = await load(port, path, since, args.viewers, args.seconds, args.period, written)
-            stop.set()
-            thread.join(timeout=30)
-            return base, out
+            return base, health, since
 
-        base, out = asyncio.run(asyncio.wait_for(run(), timeout=args.seconds + 120))
+        base, health, since = asyncio.run(asyncio.wait_for(warm(), timeout=120))
+        generator = generator_baseline(args.viewers, args.generator_seconds, args.period)
+        connection.close()  # the viewers' process is forked: it must not share a connection
+        written: dict[int, float] = {}
+        thread = threading.Thread(
+            target=writer, args=(built, args.seconds, written, stop), daemon=True
+        )
+        thread.start()
+        out = run_viewers(port, path, since, args.viewers, args.seconds, args.period)
+        stop.set()
+        thread.join(timeout=30)
+        seen = out["first_seen"]
+        out["delays"] = [seen[v] - t for v, t in written.items() if v in seen]
     finally:
         stop.set()
         if server is not None:
@@ -359,7 +468,7 @@ def main() -> None:
         connection.close()
         connection.creation.destroy_test_db(old_name, verbosity=0)
     load_avg = ", ".join(f"{value:.1f}" for value in os.getloadavg())
-    text = report(args, out, base, load_avg)
+    text = report(args, out, base, health, generator, load_avg)
     print(text)
     if args.write:
         write_section(text)

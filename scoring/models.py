@@ -5,6 +5,8 @@ from __future__ import annotations
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from scoring.fields import CardLinesField
+
 
 class RankingSnapshot(models.Model):
     """A tournament's ranking as computed from `results_version` of its results.
@@ -17,7 +19,8 @@ class RankingSnapshot(models.Model):
     points, donnes played, donnes compared], exact numbers as Fraction strings ("45/2").
     `cards` holds each player's per-donne lines, keyed the same way, so a score card reads one
     key instead of the whole tournament: [donne id, position, table id, score, differential,
-    percentage, status, group size].
+    percentage, status, group size]; each player's lines are stored as one JSON text
+    (`CardLinesField`, cheaper for the database to take in) and read back as lists.
     """
 
     tournament = models.ForeignKey(
@@ -30,7 +33,7 @@ class RankingSnapshot(models.Model):
     computed_in = models.CharField(max_length=200, blank=True)
     duration_ms = models.PositiveIntegerField(default=0)
     data = models.JSONField(default=dict)
-    cards = models.JSONField(default=dict)
+    cards = CardLinesField(default=dict)
 
     class Meta:
         ordering = ["-results_version", "-pk"]

@@ -12,11 +12,13 @@ adding thousands of Fractions (each addition normalises with a gcd).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 from fractions import Fraction
 from functools import cached_property
+from math import gcd
 from typing import Any, NamedTuple
 
 from scoring.duplicate import Method, matchpoints, parse_method, to_exact
@@ -30,7 +32,10 @@ __all__ = [
     "Play",
     "Ranking",
     "RankingRow",
+    "RankingTable",
     "compute_ranking",
+    "compute_ranking_table",
+    "exact_value",
 ]
 
 _ZERO = Fraction(0)
@@ -312,3 +317,263 @@ def compute_ranking(
             )
         )
     return Ranking(method=m, rows=rows, matchpoint_penalty_rate=rate)
+
+
+# --- the same ranking as plain, exact, JSON-ready values ---------------------------------------
+
+
+def exact_value(value: int | Fraction) -> int | str:
+    """An exact number as plain data: the int when whole, else "p/q" in lowest terms."""
+    if type(value) is int:
+        return value
+    numerator, denominator = value.as_integer_ratio()
+    return numerator if denominator == 1 else f"{numerator}/{denominator}"
+
+
+def _ratio(numerator: int, denominator: int) -> int | str:
+    """numerator / denominator (denominator > 0) as `exact_value` writes it, without a Fraction."""
+    g = gcd(numerator, denominator)
+    if g == denominator:
+        return numerator // g
+    return f"{numerator // g}/{denominator // g}"
+
+
+class RankingTable(NamedTuple):
+    """`compute_ranking`'s result as plain values (what a stored snapshot holds), every number
+    exact as `exact_value` writes it.
+
+    ``rows``: (player, [rank, total, differential total, penalty points, donnes played,
+    donnes compared]) in ranking order. ``lines``: each player's score-card lines, in the order
+    of `RankingRow.per_donne`: [donne, position, table, score, differential, percentage,
+    status, group size].
+    """
+
+    method: Method
+    matchpoint_penalty_rate: Fraction
+    rows: list[tuple[Hashable, list[Any]]]
+    lines: dict[Hashable, list[list[Any]]]
+
+
+def _quotient(numerator: int | Fraction, denominator: int) -> int | str:
+    """numerator / denominator as `exact_value` writes it (Fractions only for Fraction scores)."""
+    if type(numerator) is int:
+        return _ratio(numerator, denominator)
+    return exact_value(Fraction(numerator) / denominator)
+
+
+class _Contradiction(Exception):
+    """The plays are invalid: `compute_ranking` is asked to say exactly how."""
+
+
+def compute_ranking_table(
+    plays: Iterable[tuple[Hashable, Hashable, str, Hashable, Any]],
+    *,
+    method: Method | str = Method.AVERAGE,
+    annulled: Iterable[tuple[Hashable, Hashable]] = (),
+    sit_outs: Iterable[tuple[Hashable, Hashable]] = (),
+    penalties: Iterable[Penalty] = (),
+    matchpoint_penalty_rate: Fraction | int | str = Fraction(1, 10),
+) -> RankingTable:
+    """`compute_ranking` (same arguments, same exact values, same errors) for a recomputation
+    that stores the result: plays may be plain (player, donne, position, table, score) tuples,
+    and the score-card lines are built directly as lists of plain values.
+
+    Why a second function: a championship has tens of thousands of lines, and building each
+    as a DonneLine of Fractions, then converting it, cost several times the reading of the
+    results. Here a differential is an integer numerator over the group's known denominator,
+    reduced by one gcd (once per distinct value of the group); the totals of average and
+    pairwise are integers over the least common multiple of the groups' denominators, so
+    sorting compares integers. The checks are counts (a duplicate play or a taken seat
+    leaves fewer lines than plays); when one fails, `compute_ranking` itself raises the
+    error it would have raised, so both functions reject the same input the same way.
+    """
+    plays = plays if isinstance(plays, list) else list(plays)
+    annulled = list(annulled)
+    sit_outs = list(sit_outs)
+    penalties = list(penalties)
+    try:
+        return _ranking_table(
+            plays, parse_method(method), annulled, sit_outs, penalties, matchpoint_penalty_rate
+        )
+    except _Contradiction:
+        pass
+    compute_ranking(
+        [Play(*play) for play in plays],
+        method=method,
+        annulled=annulled,
+        sit_outs=sit_outs,
+        penalties=penalties,
+        matchpoint_penalty_rate=matchpoint_penalty_rate,
+    )
+    raise AssertionError("compute_ranking accepted plays that compute_ranking_table rejected")
+
+
+def _ranking_table(
+    plays: list[tuple[Hashable, Hashable, str, Hashable, Any]],
+    m: Method,
+    annulled: list[tuple[Hashable, Hashable]],
+    sit_outs: list[tuple[Hashable, Hashable]],
+    penalties: list[Penalty],
+    matchpoint_penalty_rate: Any,
+) -> RankingTable:
+    rate = _rate(matchpoint_penalty_rate)
+    annulled_set = set(annulled)
+    sat_out = set(sit_outs)
+
+    cards: dict[Hashable, dict[Hashable, list[Any]]] = {}
+    groups: dict[tuple[Hashable, str], tuple[list[Hashable], dict[Hashable, list[Any]]]] = {}
+    annulled_seats: set[tuple[Hashable, str, Hashable]] = set()
+    annulled_plays = 0
+    played_text = DonneStatus.PLAYED.value
+    annulled_text = DonneStatus.ANNULLED.value
+    cards_get, groups_get = cards.get, groups.get
+
+    for player, donne, position, table, score in plays:
+        card = cards_get(player)
+        if card is None:
+            card = cards[player] = {}
+        line = [donne, position, table, score, 0, None, played_text, 1]
+        card[donne] = line
+        if annulled_set and (donne, table) in annulled_set:
+            line[3], line[6], line[7] = None, annulled_text, 0
+            annulled_seats.add((donne, position, table))
+            annulled_plays += 1
+            continue
+        key = (donne, position)
+        group = groups_get(key)
+        if group is None:
+            groups[key] = ([player], {table: line})
+        else:
+            group[0].append(player)
+            group[1][table] = line
+
+    # One line per play, or a player played a donne twice; every annulled seat once.
+    if sum(map(len, cards.values())) != len(plays) or len(annulled_seats) != annulled_plays:
+        raise _Contradiction
+    sat_out_text = DonneStatus.SAT_OUT.value
+    for player, donne in sat_out:
+        card = cards.get(player)
+        if card is None:
+            card = cards[player] = {}
+        elif donne in card:
+            raise _Contradiction
+        card[donne] = [donne, None, None, None, 0, None, sat_out_text, 0]
+
+    is_mp = m is Method.MATCHPOINTS
+    offset = 1 if m is Method.PAIRWISE else 0
+    played: Counter[Hashable] = Counter()
+    compared: Counter[Hashable] = Counter()
+    # Each compared group: its players, the numerators of their values, the denominator.
+    compared_groups: list[tuple[list[Hashable], list[Any], int]] = []
+
+    for members, by_table in groups.values():
+        lines = list(by_table.values())
+        if len(lines) != len(members):  # two plays in one seat
+            raise _Contradiction
+        scores = [line[3] for line in lines]
+        whole = set(map(type, scores)) == {int}
+        if not whole:
+            for index, line in enumerate(lines):
+                try:
+                    score = to_exact(line[3])
+                except ScoringError:
+                    raise _Contradiction from None
+                scores[index] = score
+                line[3] = exact_value(score)
+        played.update(members)
+        n = len(scores)
+        if n == 1:
+            continue
+        compared.update(members)
+        memo: dict[Any, int | str] = {}
+        if is_mp:
+            denominator = 2 * (n - 1)
+            points = matchpoints(scores)
+            numerators = [100 * mp for mp in points]
+            for line, mp, numerator in zip(lines, points, numerators, strict=True):
+                text = memo.get(numerator)
+                if text is None:
+                    text = memo[numerator] = _ratio(numerator, denominator)
+                line[4], line[5], line[7] = mp, text, n
+        else:
+            total = sum(scores)
+            denominator = n - offset  # average: n; pairwise: n - 1
+            numerators = [n * s - total for s in scores]
+            for line, numerator in zip(lines, numerators, strict=True):
+                text = memo.get(numerator)
+                if text is None:
+                    if whole:  # _ratio, inline: this runs once per play
+                        g = gcd(numerator, denominator)
+                        text = (
+                            numerator // g
+                            if g == denominator
+                            else f"{numerator // g}/{denominator // g}"
+                        )
+                    else:
+                        text = _quotient(numerator, denominator)
+                    memo[numerator] = text
+                line[4], line[7] = text, n
+        compared_groups.append((members, numerators, denominator))
+
+    penalty_points: dict[Hashable, int] = {}
+    for penalty in penalties:
+        points = penalty.points
+        if type(points) is not int or points < 0:
+            raise _Contradiction
+        penalty_points[penalty.player] = penalty_points.get(penalty.player, 0) + points
+        cards.setdefault(penalty.player, {})
+
+    # Every player's summed values as one numerator over the common denominator.
+    common = 1
+    for denominator in {group[2] for group in compared_groups}:
+        common = common * denominator // gcd(common, denominator)
+    sums: dict[Hashable, Any] = {}
+    sums_get = sums.get
+    for members, numerators, denominator in compared_groups:
+        scale = common // denominator
+        for player, numerator in zip(members, numerators, strict=True):
+            sums[player] = sums_get(player, 0) + numerator * scale
+
+    # (sort key, player, total, differential total); the key orders exactly as the total.
+    ranked: list[tuple[Any, Hashable, int | str, int | str]] = []
+    for player in cards:
+        summed = sums_get(player, 0)
+        pen = penalty_points.get(player, 0)
+        if is_mp:
+            count = compared.get(player, 0)
+            base = Fraction(summed, common * count) if count else _ZERO
+            total = base - pen * rate
+            ranked.append((total, player, exact_value(total), exact_value(base)))
+        else:
+            key = summed - pen * common
+            ranked.append((key, player, _quotient(key, common), _quotient(summed, common)))
+    try:
+        ranked.sort(key=lambda item: (-item[0], item[1]))
+    except TypeError:
+        ranked.sort(key=lambda item: (-item[0], type(item[1]).__name__, repr(item[1])))
+
+    rows: list[tuple[Hashable, list[Any]]] = []
+    previous: Any = None
+    rank = 0
+    for place, (key, player, total_text, base_text) in enumerate(ranked, start=1):
+        if key != previous:
+            rank, previous = place, key
+        rows.append(
+            (
+                player,
+                [
+                    rank,
+                    total_text,
+                    base_text,
+                    penalty_points.get(player, 0),
+                    played.get(player, 0),
+                    compared.get(player, 0),
+                ],
+            )
+        )
+    return RankingTable(
+        method=m,
+        matchpoint_penalty_rate=rate,
+        rows=rows,
+        lines={player: list(card.values()) for player, card in cards.items()},
+    )

@@ -270,17 +270,73 @@ def snapshot_cache_key(kind: str, snapshot: RankingSnapshot) -> str:
     )
 
 
+def snapshot_cache_get(kind: str, snapshot: RankingSnapshot) -> Any:
+    """A rendering `snapshot_cached` has kept (this process's cache, then the shared one),
+    or None; builds nothing."""
+    from django.core.cache import cache, caches
+    from django.core.cache.backends.redis import RedisCache
+
+    key = snapshot_cache_key(kind, snapshot)
+    value = cache.get(key)
+    shared = caches["shared"]
+    if value is None and isinstance(shared, RedisCache):
+        try:
+            value = shared.get(key)
+        except Exception:  # Redis down: a miss
+            return None
+        if value is not None:
+            cache.set(key, value, SNAPSHOT_CACHE_SECONDS)
+    return value
+
+
+def snapshot_render_claim(kind: str, snapshot: RankingSnapshot, seconds: float = 10) -> bool:
+    """Claim the rendering of a snapshot for this process, through the shared cache (Redis),
+    for `seconds`: True when nobody else is rendering it, or when there is no shared cache
+    to ask (then every process renders its own)."""
+    from django.core.cache import caches
+    from django.core.cache.backends.redis import RedisCache
+
+    shared = caches["shared"]
+    if not isinstance(shared, RedisCache):
+        return True
+    try:
+        return bool(shared.add(f"{snapshot_cache_key(kind, snapshot)}:rendering", 1, seconds))
+    except Exception:  # Redis down: render here
+        return True
+
+
 def snapshot_cached(kind: str, snapshot: RankingSnapshot | None, build: Any) -> Any:
-    """`build()` once per (snapshot, language) in Django's cache; uncached without snapshot."""
-    from django.core.cache import cache
+    """`build()` once per (snapshot, language), kept in the process's cache and in the cache
+    the web processes share when it is Redis, so a host's several processes render
+    a new snapshot once between them rather than once each (a 1,000-row table costs a few
+    hundred milliseconds, and results may make a new snapshot every second). Uncached
+    without a snapshot; a shared cache that does not answer is only a miss."""
+    from django.core.cache import cache, caches
 
     if snapshot is None:
         return build()
     key = snapshot_cache_key(kind, snapshot)
     value = cache.get(key)
+    if value is not None:
+        return value
+    from django.core.cache.backends.redis import RedisCache
+
+    shared = caches["shared"]
+    if not isinstance(shared, RedisCache):  # the database's cache would cost more than it saves
+        shared = None
+    try:
+        value = shared.get(key) if shared is not None else None
+    except Exception:  # Redis down: render here
+        logger.warning("shared cache unavailable for %s", kind, exc_info=True)
+        shared = value = None
     if value is None:
         value = build()
-        cache.set(key, value, SNAPSHOT_CACHE_SECONDS)
+        try:
+            if shared is not None:
+                shared.set(key, value, SNAPSHOT_CACHE_SECONDS)
+        except Exception:
+            logger.warning("shared cache unavailable for %s", kind, exc_info=True)
+    cache.set(key, value, SNAPSHOT_CACHE_SECONDS)
     return value
 
 
@@ -297,10 +353,19 @@ def ranking_poll_tournament(pk: int) -> Tournament | None:
     ).order_by("-results_version", "-pk")
     return (
         Tournament.objects.filter(pk=pk)
-        .only("pk", "club_id", "status", "results_version", "method", "matchpoint_penalty_rate")
+        .only(
+            "pk",
+            "club_id",
+            "status",
+            "public_during_play",
+            "results_version",
+            "method",
+            "matchpoint_penalty_rate",
+        )
         .annotate(
             latest_snapshot_id=Subquery(latest.values("pk")[:1]),
             latest_snapshot_version=Subquery(latest.values("results_version")[:1]),
+            latest_snapshot_computed_at=Subquery(latest.values("computed_at")[:1]),
             state_queued_at=F("ranking_state__queued_at"),
             state_started_at=F("ranking_state__started_at"),
             state_stale_since=F("ranking_state__stale_since"),

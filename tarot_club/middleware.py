@@ -137,6 +137,26 @@ def refuse(request: HttpRequest, status: int, code: str) -> HttpResponse:
     return HttpResponse(html, status=status)
 
 
+class RankingPollMiddleware:
+    """A live ranking's poll, for a tournament whose results are public, answered here when
+    the answer is the same for every reader (a 204, or the fragment of the latest snapshot
+    already rendered: `scoring.views.rankings.public_poll_answer`), before the session,
+    locale, CSRF, authentication and messages middleware: it is what nearly every phone of
+    a hall asks every few seconds. Anything else goes on to the view as usual."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if request.method == "GET" and "since" in request.GET and request.GET.get("partial") == "1":
+            from scoring.views.rankings import public_poll_answer
+
+            answer = public_poll_answer(request)
+            if answer is not None:
+                return answer
+        return self.get_response(request)
+
+
 class DatabaseOutageMiddleware:
     """A database that does not answer is the site's 503 page with Retry-After, not a 500:
     the room's phones retry, and nobody sees a traceback. (The API answers its own JSON 503.)"""

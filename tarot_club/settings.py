@@ -62,6 +62,7 @@ MIDDLEWARE = [
     "tarot_club.middleware.SecurityHeadersMiddleware",
     "tarot_club.middleware.BadInputMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "tarot_club.middleware.RankingPollMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -183,6 +184,10 @@ RANKING_SWEEP_SECONDS = float(env_str("RANKING_SWEEP_SECONDS", "0") or 0) or Non
 # /healthz checks Redis and pings the workers at most this often (in the background).
 HEALTH_CACHE_SECONDS = float(env_str("HEALTH_CACHE_SECONDS", "5"))
 RANKING_POLL_SECONDS = int(env_str("RANKING_POLL_SECONDS", "5"))
+# A web process reuses a tournament's poll state (the one query a poll costs) this many
+# seconds: a hall of a thousand phones then costs a few queries a second, and a new ranking
+# reaches a phone at most this much later. 0: every poll asks the database.
+RANKING_POLL_CACHE_SECONDS = float(env_str("RANKING_POLL_CACHE_SECONDS", "1"))
 DOCUMENT_STALE_SECONDS = int(env_str("DOCUMENT_STALE_SECONDS", "15"))
 
 # Client addresses and shared counters (throttles): TRUSTED_PROXIES is the number of proxies

@@ -69,13 +69,19 @@ def can_see_seating(user: AnyUser, tournament: Tournament) -> bool:
     return is_public_during_play(tournament) or is_registered_player(user, tournament)
 
 
+def results_are_public(tournament: Tournament) -> bool:
+    """Anyone may read the rankings: published, or public during play (see can_see_results);
+    needs no user, so a ranking poll can be answered before the session is read."""
+    return tournament.status == tournament.Status.PUBLISHED or is_public_during_play(tournament)
+
+
 def can_see_results(user: AnyUser, tournament: Tournament) -> bool:
     """Rankings and score cards: public once published, players of the tournament meanwhile
     (anyone, when the tournament is public during play). Travellers of donnes not yet played
     everywhere and other players' lines of such donnes stay hidden all the same (the
     selectors hide them from whoever does not manage the tournament)."""
     status = tournament.Status
-    if tournament.status == status.PUBLISHED or is_public_during_play(tournament):
+    if results_are_public(tournament):
         return True
     if can_manage_tournament(user, tournament):
         return True

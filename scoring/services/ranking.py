@@ -29,11 +29,32 @@ from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Case, DateTimeField, Exists, ExpressionWrapper, F, Q, Value, When
-from django.db.models.functions import Now
+from django.db.models import (
+    Case,
+    DateTimeField,
+    Exists,
+    ExpressionWrapper,
+    F,
+    IntegerField,
+    OuterRef,
+    Q,
+    Value,
+    When,
+)
+from django.db.models.constants import OnConflict
+from django.db.models.functions import Cast, Now
+from django.db.models.sql import InsertQuery
 
 from scoring.models import RankingSnapshot, RankingState
-from scoring.ranking import DonneLine, DonneStatus, Penalty, Play, Ranking, compute_ranking
+from scoring.ranking import (
+    DonneLine,
+    DonneStatus,
+    Penalty,
+    Ranking,
+    RankingTable,
+    compute_ranking_table,
+    exact_value,
+)
 from tournaments.models import Penalty as PenaltyRow
 from tournaments.models import Result, Seat, Tournament
 
@@ -61,10 +82,11 @@ class RankingInputs:
     method: str
     rate: Decimal
     exists: bool
-    plays: list[Play]
+    plays: list[tuple[int, int, str, int, int]]  # (player, donne, position, table, score)
     annulled: list[tuple[int, int]]
     sit_outs: list[tuple[int, int]]
     penalties: list[Penalty]
+    read_at: datetime | None = None  # the database's time of the consistent read
 
 
 def min_interval() -> float:
@@ -126,40 +148,52 @@ def collector_paused() -> Iterator[None]:
 def ranking_inputs(*, tournament_id: int) -> RankingInputs | None:
     """Read a tournament's results as ranking input (None if the tournament is gone).
 
-    Five queries whatever the size: tournament, existing snapshot, results, penalties,
-    seated players (these last ones appear in the ranking before their first result).
+    Three queries whatever the size: the tournament (and whether its snapshot is stored),
+    the results, the penalties with the seated players (these appear in the ranking before
+    their first result). Few round trips matter: on a busy host each one waits its turn.
     """
+    stored = RankingSnapshot.objects.filter(
+        tournament_id=OuterRef("pk"),
+        results_version=OuterRef("results_version"),
+        method=OuterRef("method"),
+        matchpoint_penalty_rate=OuterRef("matchpoint_penalty_rate"),
+    )
     with _consistent_read():
         head = (
             Tournament.objects.filter(pk=tournament_id)
-            .values_list("results_version", "method", "matchpoint_penalty_rate")
+            .annotate(stored=Exists(stored), db_now=Now())
+            .values_list("results_version", "method", "matchpoint_penalty_rate", "stored", "db_now")
             .first()
         )
         if head is None:
             return None
-        version, method, rate = head
-        exists = RankingSnapshot.objects.filter(
-            tournament_id=tournament_id,
-            results_version=version,
-            method=method,
-            matchpoint_penalty_rate=rate,
-        ).exists()
+        version, method, rate, exists, read_at = head
         if exists:
-            return RankingInputs(tournament_id, version, method, rate, True, [], [], [], [])
+            return RankingInputs(
+                tournament_id, version, method, rate, True, [], [], [], [], read_at
+            )
         results = list(ranked_results(tournament_id=tournament_id))
-        penalty_rows = list(
+        no_int = Cast(Value(None), IntegerField())
+        seat_rows = (
+            Seat.objects.filter(round__tournament_id=tournament_id)
+            .order_by()
+            .values_list("player_id", no_int, no_int)
+            .distinct()
+        )
+        penalty_rows = []
+        seated = set()
+        for player, points, donne in (
             PenaltyRow.objects.filter(tournament_id=tournament_id, withdrawn_at__isnull=True)
             .order_by()
             .values_list("player_id", "points", "donne_id")
-        )
-        seated = set(
-            Seat.objects.filter(round__tournament_id=tournament_id)
-            .order_by()
-            .values_list("player_id", flat=True)
-            .distinct()
-        )
+            .union(seat_rows, all=True)
+        ):
+            if points is None:  # a seat (a penalty always has its points)
+                seated.add(player)
+            else:
+                penalty_rows.append((player, points, donne))
 
-    plays: list[Play] = []
+    plays: list[tuple[int, int, str, int, int]] = []  # the fields of a scoring.ranking.Play
     annulled: list[tuple[int, int]] = []
     sit_outs: list[tuple[int, int]] = []
     played_status = Result.Status.PLAYED
@@ -178,7 +212,7 @@ def ranking_inputs(*, tournament_id: int) -> RankingInputs | None:
                 for position, player in holders.items():
                     score = scores[position]
                     add(
-                        Play(
+                        (
                             player if type(player) is int else int(player),
                             donne,
                             position,
@@ -192,14 +226,14 @@ def ranking_inputs(*, tournament_id: int) -> RankingInputs | None:
                 ) from None
         else:  # all passed: a real 0 that is compared; annulled: left out of the group
             for position, player in holders.items():
-                add(Play(int(player), donne, position, table, 0))
+                add((int(player), donne, position, table, 0))
     penalties = [Penalty(player, points, donne) for player, points, donne in penalty_rows]
     # Seated players without any result yet still appear (with 0): a 0-point entry adds the
     # player to the ranking without changing anyone's total.
-    ranked = {p.player for p in plays} | {p for p, _ in sit_outs} | {p.player for p in penalties}
+    ranked = {p[0] for p in plays} | {p for p, _ in sit_outs} | {p.player for p in penalties}
     penalties.extend(Penalty(player, 0) for player in sorted(seated - ranked))
     return RankingInputs(
-        tournament_id, version, method, rate, False, plays, annulled, sit_outs, penalties
+        tournament_id, version, method, rate, False, plays, annulled, sit_outs, penalties, read_at
     )
 
 
@@ -209,15 +243,14 @@ def _num(value: Fraction | int | None) -> int | str | None:
         return value
     if isinstance(value, int):
         return int(value)
-    numerator, denominator = value.as_integer_ratio()
-    return numerator if denominator == 1 else f"{numerator}/{denominator}"
+    return exact_value(value)
 
 
 _STATUS = {status: status.value for status in DonneStatus}
 
 
 def _card_lines(per_donne: dict[Any, DonneLine]) -> list[list[Any]]:
-    """A player's score-card lines (the hot loop of the encoding: one call per play)."""
+    """A player's score-card lines from a Ranking row."""
     num, status_text = _num, _STATUS
     return [
         [
@@ -237,7 +270,8 @@ def _card_lines(per_donne: dict[Any, DonneLine]) -> list[list[Any]]:
 
 
 def ranking_encode(ranking: Ranking) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The ranking as the snapshot's `data` and `cards` JSON (see RankingSnapshot)."""
+    """A `compute_ranking` Ranking as the snapshot's `data` and `cards` JSON (see
+    RankingSnapshot): the same documents `ranking_table_encode` makes from the table."""
     rows: dict[str, Any] = {}
     cards: dict[str, Any] = {}
     for row in ranking.rows:
@@ -251,14 +285,25 @@ def ranking_encode(ranking: Ranking) -> tuple[dict[str, Any], dict[str, Any]]:
             row.donnes_compared,
         ]
         cards[key] = _card_lines(row.per_donne)
-    data = {
+    return _data(ranking.method, ranking.matchpoint_penalty_rate, rows), cards
+
+
+def ranking_table_encode(table: RankingTable) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A `compute_ranking_table` result as the snapshot's `data` and `cards` JSON."""
+    rows = {f"p{player}": values for player, values in table.rows}
+    lines = table.lines
+    cards = {f"p{player}": lines[player] for player, _values in table.rows}
+    return _data(table.method, table.matchpoint_penalty_rate, rows), cards
+
+
+def _data(method: Any, rate: Fraction, rows: dict[str, Any]) -> dict[str, Any]:
+    return {
         "format": SNAPSHOT_FORMAT,
-        "method": str(ranking.method),
-        "rate": _num(ranking.matchpoint_penalty_rate),
-        "players": len(ranking.rows),
+        "method": str(method),
+        "rate": _num(rate),
+        "players": len(rows),
         "rows": rows,
     }
-    return data, cards
 
 
 def ranking_recompute(
@@ -286,7 +331,7 @@ def _recompute(*, tournament_id: int, where: str, clock: TaskClock | None) -> in
         if clock is not None:
             _clock_given_back(tournament_id, clock)  # only real work moves the clock
         return inputs.results_version
-    ranking = compute_ranking(
+    table = compute_ranking_table(
         inputs.plays,
         method=inputs.method,
         annulled=inputs.annulled,
@@ -294,24 +339,21 @@ def _recompute(*, tournament_id: int, where: str, clock: TaskClock | None) -> in
         penalties=inputs.penalties,
         matchpoint_penalty_rate=Fraction(inputs.rate),
     )
-    data, cards = ranking_encode(ranking)
+    data, cards = ranking_table_encode(table)
     duration = int((time.perf_counter() - started) * 1000)
     with transaction.atomic():
-        try:
-            with transaction.atomic():
-                RankingSnapshot.objects.create(
-                    tournament_id=tournament_id,
-                    results_version=inputs.results_version,
-                    method=inputs.method,
-                    matchpoint_penalty_rate=inputs.rate,
-                    computed_in=where[:200],
-                    duration_ms=duration,
-                    data=data,
-                    cards=cards,
-                )
-            created = True
-        except IntegrityError:  # another computation stored this version meanwhile
-            created = False
+        created = _snapshot_insert(
+            RankingSnapshot(
+                tournament_id=tournament_id,
+                results_version=inputs.results_version,
+                method=inputs.method,
+                matchpoint_penalty_rate=inputs.rate,
+                computed_in=where[:200],
+                duration_ms=duration,
+                data=data,
+                cards=cards,
+            )
+        )
         _state_after(inputs, computed=created)
         RankingSnapshot.objects.filter(
             tournament_id=tournament_id,
@@ -328,16 +370,59 @@ def _recompute(*, tournament_id: int, where: str, clock: TaskClock | None) -> in
     return inputs.results_version
 
 
+def _snapshot_insert(snapshot: RankingSnapshot) -> bool:
+    """INSERT the snapshot; False when another computation stored this version meanwhile
+    (unique constraint).
+
+    On PostgreSQL the parameters are bound by the server (Django's cursors quote them into
+    the SQL text on the client, which for a megabyte of score-card lines costs more than the
+    database's own work), and ON CONFLICT DO NOTHING replaces a savepoint (two round trips)."""
+    if connection.vendor != "postgresql":
+        try:
+            with transaction.atomic():
+                snapshot.save(force_insert=True)
+        except IntegrityError:
+            return False
+        return True
+    import psycopg
+
+    meta = RankingSnapshot._meta
+    fields = [f for f in meta.concrete_fields if f is not meta.auto_field]
+    query = InsertQuery(RankingSnapshot, on_conflict=OnConflict.IGNORE)
+    query.insert_values(fields, [snapshot])
+    ((sql, params),) = query.get_compiler(connection=connection).as_sql()
+    connection.ensure_connection()
+    started = time.monotonic()
+    with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
+        cursor.execute(sql, params)
+        created = cursor.rowcount == 1
+    if connection.queries_logged:  # counted like every other query (tests, benchmarks)
+        connection.queries_log.append({"sql": sql, "time": f"{time.monotonic() - started:.3f}"})
+    return created
+
+
 def _state_after(inputs: RankingInputs, *, computed: bool) -> None:
     """Count the computation; clear `stale_since` unless the tournament moved on meanwhile
-    (decided by the database in the same UPDATE, so no change can slip between)."""
+    (decided by the database in the same UPDATE, so no change can slip between).
+
+    When it moved on, the changes this computation did not see were committed after its
+    read: `stale_since` becomes the read's time, unless it is later already. Keeping the
+    first change's time instead would, while results keep coming (a result a second, each
+    computation a little behind), make the ranking look stale for ever: after
+    RANKING_STALE_AFTER every page read would take the workers for late."""
     moved_on = Tournament.objects.filter(pk=inputs.tournament_id).filter(
         Q(results_version__gt=inputs.results_version)
         | ~Q(method=inputs.method)
         | ~Q(matchpoint_penalty_rate=inputs.rate)
     )
+    later = Exists(moved_on)
+    if inputs.read_at is not None:
+        read_at = Value(inputs.read_at, output_field=DateTimeField())
+        later_since = [When(later & Q(stale_since__lt=inputs.read_at), then=read_at)]
+    else:
+        later_since = []
     changes: dict[str, Any] = {
-        "stale_since": Case(When(Exists(moved_on), then=F("stale_since")), default=Value(None)),
+        "stale_since": Case(*later_since, When(later, then=F("stale_since")), default=Value(None)),
         "last_error": "",
     }
     if computed:

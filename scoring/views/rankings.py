@@ -10,6 +10,7 @@ play the donne has a result or an annulment.
 from __future__ import annotations
 
 import datetime
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -17,11 +18,12 @@ from django import forms
 from django.conf import settings
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
+from django.db import DatabaseError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.template.loader import render_to_string
-from django.urls import reverse
-from django.utils import timezone
+from django.urls import Resolver404, resolve, reverse
+from django.utils import timezone, translation
 from django.utils.cache import patch_vary_headers
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
@@ -30,6 +32,7 @@ from django.utils.translation import gettext_lazy as _
 from django.views.decorators.gzip import gzip_page
 from django.views.decorators.http import require_GET
 
+from scoring.models import RankingSnapshot
 from scoring.score_card_chart import score_card_chart
 from scoring.selectors import (
     club_season,
@@ -41,12 +44,14 @@ from scoring.selectors import (
     ranking_snapshot,
     ranking_view,
     score_card,
+    snapshot_cache_get,
     snapshot_cached,
+    snapshot_render_claim,
     traveller,
 )
 from scoring.templatetags.rankings import number, sign_class, signed
 from tournaments.models import Club, Donne, Method, Player, Tournament
-from tournaments.permissions import can_manage_tournament, can_see_results
+from tournaments.permissions import can_manage_tournament, can_see_results, results_are_public
 
 
 def _results_tournament(request: HttpRequest, pk: int) -> tuple[Tournament, HttpResponse | None]:
@@ -82,7 +87,7 @@ def ranking(request: HttpRequest, pk: int) -> HttpResponse:
     table (the script marks his row from `data-me`)."""
     fragment = _wants_fragment(request)
     if fragment and "since" in request.GET:
-        polled = ranking_poll_tournament(pk)
+        polled = getattr(request, "ranking_polled", None) or ranking_poll_tournament(pk)
         if (
             polled is not None
             and ranking_poll_unchanged(
@@ -120,6 +125,88 @@ def ranking(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, "scoring/ranking.html", context)
 
 
+_POLLED: dict[int, tuple[float, Tournament | None]] = {}
+"""This process's last poll state of each tournament (see RANKING_POLL_CACHE_SECONDS)."""
+
+
+def _poll_state(pk: int) -> Tournament | None:
+    """`ranking_poll_tournament`, reused for RANKING_POLL_CACHE_SECONDS in this process."""
+    ttl = float(getattr(settings, "RANKING_POLL_CACHE_SECONDS", 0))
+    now = time.monotonic()
+    if ttl > 0:
+        hit = _POLLED.get(pk)
+        if hit is not None and now - hit[0] < ttl:
+            return hit[1]
+    polled = ranking_poll_tournament(pk)
+    if ttl > 0:
+        if len(_POLLED) > 1000:
+            _POLLED.clear()
+        _POLLED[pk] = (now, polled)
+    return polled
+
+
+def _fragment_kind(current: bool, poll: int | None, gzipped: bool) -> str:
+    return f"fragment:{int(current)}:{poll}:{int(gzipped)}"
+
+
+def public_poll_answer(request: HttpRequest) -> HttpResponse | None:
+    """The answer to a poll of a ranking whose results are public, when it is the same for
+    every reader: a 204 when the poll has nothing new, the latest snapshot's fragment when
+    it is already rendered and a full read would have nothing to do (no catching up);
+    None otherwise (the view answers). `RankingPollMiddleware` gives it before the session,
+    locale, CSRF, authentication and messages middleware run: in a hall of a thousand
+    phones, nearly every request. At most one query (the poll state, see
+    RANKING_POLL_CACHE_SECONDS), kept on the request for the view; a database error is left
+    to the view (the site's 503 page)."""
+    try:
+        match = resolve(request.path_info)
+    except Resolver404:
+        return None
+    if match.func is not ranking:
+        return None
+    try:
+        polled = _poll_state(int(match.kwargs["pk"]))
+    except DatabaseError:
+        return None
+    if polled is None or not results_are_public(polled):
+        return None
+    request.ranking_polled = polled  # type: ignore[attr-defined]
+    since, cur = request.GET.get("since", ""), request.GET.get("cur", "")
+    if ranking_poll_unchanged(polled, since=since, cur=cur):
+        return HttpResponse(status=204)
+    latest = polled.latest_snapshot_id  # type: ignore[attr-defined]
+    if latest is None:
+        return None
+    current = polled.latest_snapshot_version >= polled.results_version  # type: ignore[attr-defined]
+    if not ranking_poll_unchanged(polled, since=str(latest), cur="1" if current else "0"):
+        return None  # a read would help the ranking catch up: the view does it
+    snapshot = RankingSnapshot(
+        pk=latest,
+        tournament_id=polled.pk,
+        computed_at=polled.latest_snapshot_computed_at,  # type: ignore[attr-defined]
+    )
+    final = polled.status == Tournament.Status.PUBLISHED and current
+    gzipped = "gzip" in request.headers.get("Accept-Encoding", "")
+    kind = _fragment_kind(current, None if final else poll_seconds(not current), gzipped)
+    with translation.override(translation.get_language_from_request(request)):
+        body = snapshot_cache_get(kind, snapshot)
+        if body is None:
+            # Not rendered yet: one process renders it (the view); while it does, the others
+            # answer "nothing new yet" rather than render it too (a 1,000-row table costs
+            # a few hundred milliseconds, and a hall of phones asks for it at once).
+            return None if snapshot_render_claim(kind, snapshot) else HttpResponse(status=204)
+    return _fragment_bytes(body, gzipped)
+
+
+def _fragment_bytes(body: bytes, gzipped: bool) -> HttpResponse:
+    response = HttpResponse(body)
+    response["Content-Length"] = str(len(body))  # also when no middleware below sets it
+    if gzipped:
+        response["Content-Encoding"] = "gzip"
+    patch_vary_headers(response, ("Accept-Encoding", "Accept-Language", "Cookie"))
+    return response
+
+
 def _fragment_response(
     request: HttpRequest, snapshot: Any, context: dict[str, Any]
 ) -> HttpResponse:
@@ -128,17 +215,13 @@ def _fragment_response(
     snapshot, state and language, then served from the cache."""
     context = {**context, "me": None}
     gzipped = "gzip" in request.headers.get("Accept-Encoding", "")
-    kind = f"fragment:{int(context['is_current'])}:{context['poll']}:{int(gzipped)}"
+    kind = _fragment_kind(context["is_current"], context["poll"], gzipped)
 
     def build() -> bytes:
         html = render_to_string("scoring/_ranking_live.html", context).encode()
         return compress_string(html) if gzipped else html
 
-    response = HttpResponse(snapshot_cached(kind, snapshot, build))
-    if gzipped:
-        response["Content-Encoding"] = "gzip"
-    patch_vary_headers(response, ("Accept-Encoding", "Accept-Language", "Cookie"))
-    return response
+    return _fragment_bytes(snapshot_cached(kind, snapshot, build), gzipped)
 
 
 def _ranking_table(tournament: Tournament, snapshot: Any, current: bool) -> str:

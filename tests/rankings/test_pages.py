@@ -396,6 +396,64 @@ def test_a_poll_with_nothing_new_is_a_204_from_one_query(client, django_assert_n
     assert f'data-since="{snapshot.pk}"' in html
 
 
+def test_a_public_poll_is_answered_before_the_session_is_read(client, django_assert_num_queries):
+    """A logged-in reader's poll with nothing new costs the one query too: no session, no
+    user (RankingPollMiddleware); a tournament that is not public still asks who reads."""
+    from django.contrib.auth import get_user_model
+
+    built = build_tournament(players=40, rounds=2, status="published", seed=7)
+    fill_results(built)
+    ranking_recompute(tournament_id=built.tournament.pk)
+    snapshot = RankingSnapshot.objects.get(tournament=built.tournament)
+    url = reverse("ranking", args=[built.tournament.pk])
+    poll = f"{url}?partial=1&since={snapshot.pk}&cur=1"
+    client.force_login(get_user_model().objects.create_user("reader", password="x"))
+    with django_assert_num_queries(1):
+        assert client.get(poll, **EN).status_code == 204
+
+    Tournament.objects.filter(pk=built.tournament.pk).update(
+        status="running", public_during_play=False
+    )
+    assert client.get(poll, **EN).status_code == 403  # a stranger, logged in
+    client.logout()
+    assert client.get(poll, **EN).status_code == 302  # anonymous: the login page
+
+
+def test_a_rendered_fragment_is_served_from_the_poll_state_alone(
+    client, settings, django_assert_num_queries
+):
+    """Once a snapshot's fragment is rendered, a public poll gets it for the one query of
+    the poll state, and with RANKING_POLL_CACHE_SECONDS a process reuses that state."""
+    from scoring.views import rankings as views
+
+    built = build_tournament(players=40, rounds=2, status="published", seed=8)
+    fill_results(built)
+    ranking_recompute(tournament_id=built.tournament.pk)
+    snapshot = RankingSnapshot.objects.get(tournament=built.tournament)
+    url = reverse("ranking", args=[built.tournament.pk])
+    old = f"{url}?partial=1&since={snapshot.pk - 1}&cur=1"
+    first = client.get(old, HTTP_ACCEPT_ENCODING="gzip", **EN)  # the view renders it
+    assert first.status_code == 200 and first["Content-Encoding"] == "gzip"
+    with django_assert_num_queries(1):
+        again = client.get(old, HTTP_ACCEPT_ENCODING="gzip", **EN)
+    assert again.content == first.content and again["Content-Encoding"] == "gzip"
+    assert "Accept-Language" in again["Vary"]
+    french = client.get(old, HTTP_ACCEPT_LANGUAGE="fr").content.decode()
+    assert "Pén. : points de pénalité" in french and "Differentials" not in french
+
+    settings.RANKING_POLL_CACHE_SECONDS = 60
+    views._POLLED.clear()
+    try:
+        with django_assert_num_queries(1):
+            assert client.get(old, HTTP_ACCEPT_ENCODING="gzip", **EN).content == first.content
+        with django_assert_num_queries(0):
+            assert client.get(old, HTTP_ACCEPT_ENCODING="gzip", **EN).content == first.content
+            now = f"{url}?partial=1&since={snapshot.pk}&cur=1"
+            assert client.get(now, **EN).status_code == 204
+    finally:
+        views._POLLED.clear()
+
+
 def test_the_ranking_is_compressed_and_a_thousand_rows_stay_small(client):
     import gzip
 

@@ -283,3 +283,73 @@ def test_hosts_whose_clocks_drift_agree_on_the_queued_task(monkeypatch):
     monkeypatch.setattr(timezone, "now", lambda: on_time() + timedelta(minutes=2))
     clock = ranking_service.ranking_task_started(tournament_id=pk)
     assert abs(clock.started - on_time()) < timedelta(seconds=30)
+
+
+def test_a_task_that_finds_its_snapshot_stored_changes_nothing():
+    """Nothing is computed, stored or deleted, and the bookkeeping stays as it was but for
+    the claim, which the task gives back."""
+    built = build_tournament(players=8, rounds=2)
+    save_result(built, 1, 1, 0)
+    tasks.recompute_ranking.apply(args=(built.tournament.pk,), throw=True)
+    snapshots = list(RankingSnapshot.objects.values_list("pk", "data", "cards", "computed_at"))
+    RankingState.objects.filter(pk=built.tournament.pk).update(queued_at=timezone.now())
+    before = RankingState.objects.values("started_at", "stale_since", "computations").get(
+        pk=built.tournament.pk
+    )
+    tasks.recompute_ranking.apply(args=(built.tournament.pk,), throw=True)
+    after = RankingState.objects.get(pk=built.tournament.pk)
+    assert list(RankingSnapshot.objects.values_list("pk", "data", "cards", "computed_at")) == (
+        snapshots
+    )
+    assert after.queued_at is None
+    assert {k: getattr(after, k) for k in before} == before
+
+
+def test_polls_of_a_stale_ranking_do_not_queue_a_task_while_one_is_pending(
+    client, broker_down, settings, django_capture_on_commit_callbacks, caplog
+):
+    """The live page's polls (204 or fragment) ask for no task while one is queued."""
+    from django.urls import reverse
+
+    settings.RANKING_STALE_AFTER = 3600
+    built = build_tournament(players=8, rounds=2, status="published")
+    save_committed(built, django_capture_on_commit_callbacks, 1, 1, 0)
+    ranking_service.ranking_recompute(tournament_id=built.tournament.pk)
+    snapshot = RankingSnapshot.objects.get(tournament=built.tournament)
+    save_committed(built, django_capture_on_commit_callbacks, 1, 1, 1)  # now stale
+    RankingState.objects.filter(pk=built.tournament.pk).update(queued_at=timezone.now())
+    url = reverse("ranking", args=[built.tournament.pk])
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="scoring.tasks"):
+        assert client.get(f"{url}?partial=1&since={snapshot.pk}&cur=0").status_code == 204
+        assert client.get(f"{url}?partial=1&since={snapshot.pk}&cur=1").status_code == 200
+        assert client.get(url).status_code == 200
+    assert "could not schedule" not in caplog.text
+    # the claim void (no task pending): a read asks again, and says so when it cannot
+    RankingState.objects.filter(pk=built.tournament.pk).update(queued_at=None)
+    with caplog.at_level(logging.WARNING, logger="scoring.tasks"):
+        client.get(url)
+    assert "could not schedule" in caplog.text
+
+
+def test_a_computation_behind_a_newer_result_dates_the_staleness_from_its_read():
+    """Results that keep coming (each computation a little behind) never make the ranking
+    look stale for longer than since the last computation's read: the pages would
+    otherwise take the workers for late after RANKING_STALE_AFTER and compute themselves."""
+    built = build_tournament(players=8, rounds=2)
+    save_result(built, 1, 1, 0)
+    inputs = ranking_service.ranking_inputs(tournament_id=built.tournament.pk)
+    save_result(built, 1, 1, 1)  # after the read: this computation does not include it
+    long_ago = inputs.read_at - timedelta(minutes=5)
+    RankingState.objects.update_or_create(
+        pk=built.tournament.pk, defaults={"stale_since": long_ago}
+    )
+    ranking_service._state_after(inputs, computed=True)
+    assert RankingState.objects.get(pk=built.tournament.pk).stale_since == inputs.read_at
+    # a later staleness is kept; a computation that saw everything clears it
+    later = inputs.read_at + timedelta(seconds=1)
+    RankingState.objects.filter(pk=built.tournament.pk).update(stale_since=later)
+    ranking_service._state_after(inputs, computed=True)
+    assert RankingState.objects.get(pk=built.tournament.pk).stale_since == later
+    ranking_service.ranking_recompute(tournament_id=built.tournament.pk)
+    assert RankingState.objects.get(pk=built.tournament.pk).stale_since is None
