@@ -48,6 +48,22 @@ def test_a_round_cannot_be_opened_before_the_tournament_runs(client, seated, per
     assert Round.objects.get(pk=round_.pk).state == Round.State.PENDING
 
 
+def test_a_result_refused_before_the_start_says_how_to_start(client, seated, personas):
+    """The form and the API say where the tournament is started, not only that it is not."""
+    client.force_login(personas.arbiter)
+    response = client.post(reverse("arbiter_result", args=[seated.pk, 1, 1]), GARDE, **EN)
+    assert response.status_code == 400
+    assert "Start it from the arbiter&#x27;s dashboard" in response.content.decode()
+    api = APIClient()
+    api.force_authenticate(personas.arbiter)
+    body = {**GARDE, "table": 1, "donne": 1, "bouts": int(GARDE["bouts"])}
+    answer = api.post(
+        f"/api/v1/tournaments/{seated.pk}/results/", body, format="json", HTTP_ACCEPT_LANGUAGE="fr"
+    )
+    assert answer.status_code == 400
+    assert "Démarrez-le depuis le tableau de bord" in answer.json()["details"]["__all__"][0]
+
+
 def test_the_dashboard_says_what_is_missing_and_starts_the_tournament(client, seated, personas):
     client.force_login(personas.arbiter)
     dashboard = reverse("arbiter_dashboard", args=[seated.pk])

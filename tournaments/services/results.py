@@ -398,7 +398,10 @@ def _require_open(tournament: Tournament, round_: Round) -> None:
         raise ResultInvalid(
             {
                 NON_FIELD: [
-                    _("The tournament has not started: results can be entered once it is running.")
+                    _(
+                        "The tournament has not started: results can be entered once it is "
+                        "running. Start it from the arbiter's dashboard or the preparation page."
+                    )
                 ]
             }
         )
