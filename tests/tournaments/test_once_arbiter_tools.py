@@ -1,5 +1,5 @@
-"""The arbiter's table pages and player codes are acted on once too: a double click on
-"new page" or "new code" issues one, and the page shows the one that works."""
+"""The arbiter's other forms are acted on once too: a double click on "new page" or "new
+code" issues one and the page shows the one that works; on "add minutes" it adds them once."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from django.urls import reverse
 
 from tests.tournaments.test_table_entry import holders, table_round
 from tests.tournaments.test_table_entry import t as t
-from tournaments.models import TableAccess
+from tournaments.models import Round, TableAccess
 from tournaments.once import FIELD, once_token
 from tournaments.services.table_entry import player_codes_get
 
@@ -59,3 +59,23 @@ def test_the_table_forms_carry_a_one_time_token(client, t, personas):
     assert len(forms) >= 3
     for form in forms:
         assert re.search(rf'name="{FIELD}" value="[0-9a-f]{{32}}"', form), form[:200]
+
+
+def test_minutes_added_twice_by_a_double_click_are_added_once(client, t, personas):
+    client.force_login(personas.arbiter)
+    path = reverse("arbiter_clock_action", args=[t.pk, 1, "add"])
+    data = {"minutes": "5", FIELD: once_token()}
+    first = client.post(path, data, HTTP_HX_REQUEST="true", **EN)
+    second = client.post(path, data, HTTP_HX_REQUEST="true", **EN)
+    assert Round.objects.get(tournament=t, number=1).clock_extra_seconds == 300
+    assert first.status_code == second.status_code == 200
+    assert second.content == first.content
+    # The panel it answers carries fresh tokens: the next click adds again.
+    again = re.search(
+        r'action="[^"]*/add/"[^>]*>.*?name="_once" value="([0-9a-f]{32})"',
+        first.content.decode(),
+        re.S,
+    )
+    assert again, first.content.decode()[:500]
+    client.post(path, {"minutes": "5", FIELD: again.group(1)}, HTTP_HX_REQUEST="true", **EN)
+    assert Round.objects.get(tournament=t, number=1).clock_extra_seconds == 600
