@@ -7,8 +7,9 @@ Recording is idempotent (RULES §8): a penalty identical to one given to the sam
 withdrawn, less than ``PENALTY_REPEAT_SECONDS`` ago is the same penalty sent twice (a double
 click, a retry without ``Idempotency-Key``), so the earlier one is answered and nothing is
 written. The check runs under a lock of the tournament row (the row ``results_changed`` updates
-anyway, taken first so the order is the same as every other writer's), so two copies arriving at
-the same moment on PostgreSQL record one penalty; SQLite serialises writers on its own.
+at the end anyway; taken first, as the status and preparation services do, so locks are taken in
+one order), so two copies arriving at the same moment on PostgreSQL record one penalty; SQLite
+serialises writers on its own.
 """
 
 from __future__ import annotations
