@@ -29,7 +29,9 @@ odd number of rounds use one stage of three rounds with three sets and a bye (pl
 
 Stage length: the longest stages (fewest étuis, each donne compared at the most tables) unless
 then two players would share a table in more than half of the rounds; then shorter stages are
-tried, and the plan with the fewest such repeats is kept.
+tried, and the plan with the fewest such repeats is kept. Sitting out comes first (RULES §7):
+when no seating with the longest stages shares it within one, the next shorter plans are tried
+(a new stage brings fresh sets, so the fifth seat can pass to anyone there).
 
 Guarantees (checked by tests/scoring/test_movement.py for every n from 8 to 200, 11 excepted):
 
@@ -663,8 +665,8 @@ def _generate(players: int, rounds: int, sets: int | None, limit: int) -> Moveme
     the search below, instant for most sizes, takes a second or two for the hardest).
 
     Tries seatings (placements of the tables of five, strides that keep every position
-    moving) until one shares sitting out within one donne; otherwise keeps the smallest
-    spread, then the fewest repeated meetings."""
+    moving, then shorter stages) until one shares sitting out within one donne; otherwise
+    keeps the smallest spread, then the fewest repeated meetings."""
     four, five = table_layout(players)
     t = four + five
     plans = [p for p in _plans(t, rounds) if sets is None or sum(s.sets(t) for s in p) <= sets]
@@ -678,19 +680,42 @@ def _generate(players: int, rounds: int, sets: int | None, limit: int) -> Moveme
         tries = tries[:1]
     elif t > 12:  # bigger fields: fewer, costlier tries (each re-seats every stage)
         tries = tries[:6]
+    candidates = plans
     for k, (five_at, mobile) in enumerate(tries):
-        seated, max_together, plan = _seat(players, four, five, five_at, plans, rounds, mobile)
+        seated, max_together, plan = _seat(players, four, five, five_at, candidates, rounds, mobile)
         if k == 0:
-            plans = [plan]  # the other tries keep the stage plan of the first
+            candidates = [plan]  # the other tries keep the stage plan of the first
         shared, forced = _share_sit_outs(seated)
         spread = sit_out_spread(shared)
         key = (forced, max(1, spread), max_together)
         if best is None or key < best[0]:
             best = (key, shared)
         if not forced and spread <= 1:
-            break
+            return shared
+    # Sharing still above one: within a long stage the fifth seat can rarely pass on (whoever
+    # takes it would replay a set), while a stage starts with fresh sets, so any player may
+    # take it there. The next shorter stage plans (more étui sets) are tried with the first
+    # placements of the tables of five; sharing within one comes first (RULES §7).
     assert best is not None
+    shorter = [p for p in plans if p != candidates[0]][:SHORTER_PLANS]
+    placements = [five_at for five_at, mobile in tries if not mobile][:SHORTER_PLACEMENTS]
+    for plan in shorter:
+        for five_at in placements:
+            seated, max_together, _plan = _seat(players, four, five, five_at, [plan], rounds)
+            shared, forced = _share_sit_outs(seated)
+            spread = sit_out_spread(shared)
+            key = (forced, max(1, spread), max_together)
+            if key < best[0]:
+                best = (key, shared)
+            if not forced and spread <= 1:
+                return shared
     return best[1]
+
+
+# While sharing stays above one with the longest stages: how many shorter stage plans, and
+# placements of the tables of five with each, are tried (a few seconds at most for 100 players).
+SHORTER_PLANS = 2
+SHORTER_PLACEMENTS = 2
 
 
 FIVE_PLACEMENTS = 6  # placements of the tables of five tried while sharing is above one

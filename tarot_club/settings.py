@@ -189,6 +189,9 @@ RANKING_POLL_SECONDS = int(env_str("RANKING_POLL_SECONDS", "5"))
 # reaches a phone at most this much later. 0: every poll asks the database.
 RANKING_POLL_CACHE_SECONDS = float(env_str("RANKING_POLL_CACHE_SECONDS", "1"))
 DOCUMENT_STALE_SECONDS = int(env_str("DOCUMENT_STALE_SECONDS", "15"))
+# A penalty identical to one the same player was given (not withdrawn) less than this many
+# seconds ago is the same one sent twice and is not recorded again (RULES §8); 0: no check.
+PENALTY_REPEAT_SECONDS = float(env_str("PENALTY_REPEAT_SECONDS", "120"))
 
 # Client addresses and shared counters (throttles): TRUSTED_PROXIES is the number of proxies
 # in front of the site that append to X-Forwarded-For (0: the header is ignored and the

@@ -104,16 +104,22 @@ def test_writes_are_throttled_not_reads(running_tournament, personas) -> None:
     t = running_tournament
     arbiter = client_for(personas.arbiter)
     path = f"/api/v1/tournaments/{t.pk}/penalties/"
-    body = {"player": personas.player_user.player.pk, "kind": "warning"}
+    player = personas.player_user.player.pk
+
+    def body(n: int) -> dict[str, object]:
+        # Distinct penalties: an identical one sent again would be a repeat (RULES §8).
+        return {"player": player, "kind": "other", "points": n, "reason": f"Slow play {n}"}
+
     with rates(write="2/min"):
         for _ in range(5):
             assert arbiter.get(path).status_code == 200
-        assert arbiter.post(path, body, format="json").status_code == 201
-        assert arbiter.post(path, body, format="json").status_code == 201
-        third = arbiter.post(path, body, format="json")
+        assert arbiter.post(path, body(1), format="json").status_code == 201
+        assert arbiter.post(path, body(2), format="json").status_code == 201
+        third = arbiter.post(path, body(3), format="json")
         assert third.status_code == 429 and third.json()["code"] == "throttled"
         # another user has his own allowance
-        assert client_for(personas.organiser).post(path, body, format="json").status_code == 201
+        organiser = client_for(personas.organiser)
+        assert organiser.post(path, body(3), format="json").status_code == 201
     assert Penalty.objects.count() == 3
 
 

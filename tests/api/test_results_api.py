@@ -3,10 +3,12 @@
 
 from __future__ import annotations
 
+import datetime
 from decimal import Decimal
 from typing import Any
 
 import pytest
+from django.db.models import F
 from rest_framework.test import APIClient
 
 from scoring import cards
@@ -195,6 +197,31 @@ def test_penalties_from_the_catalogue(running_tournament, arbiter, personas) -> 
     assert Penalty.objects.count() == 1
     ledger = arbiter.get(url(t, "ledger/")).json()["results"]
     assert [e["action"] for e in ledger] == ["penalty_given", "penalty_withdrawn"]
+
+
+def test_a_penalty_sent_twice_without_a_key_is_recorded_once(running_tournament, arbiter, personas):
+    """RULES §8: a retry without Idempotency-Key answers the penalty already recorded (200, same
+    id) and records nothing; after PENALTY_REPEAT_SECONDS a deliberate second one is 201."""
+    t = running_tournament
+    body = {
+        "player": personas.player_user.player.pk,
+        "kind": "other",
+        "points": 20,
+        "reason": "Phone rang",
+        "donne": 2,
+    }
+    first = post(arbiter, url(t, "penalties/"), body)
+    assert first.status_code == 201
+    again = post(arbiter, url(t, "penalties/"), body)
+    assert again.status_code == 200 and again.json() == first.json()
+    assert Penalty.objects.count() == 1
+    assert LedgerEntry.objects.filter(action="penalty_given").count() == 1
+    t.refresh_from_db()
+    assert t.results_version == 1
+    Penalty.objects.update(given_at=F("given_at") - datetime.timedelta(seconds=121))
+    later = post(arbiter, url(t, "penalties/"), body)
+    assert later.status_code == 201 and later.json()["id"] != first.json()["id"]
+    assert Penalty.objects.count() == 2
 
 
 def test_preview_never_writes(running_tournament, arbiter) -> None:

@@ -5,16 +5,20 @@ empty."""
 from __future__ import annotations
 
 import re
+import threading
+import time
 
 import pytest
+from django.db import connection, connections, transaction
 from django.urls import reverse
 from django.utils import translation
 from rest_framework.test import APIClient
 
 from tests.fixtures.tournaments import make_players, stage_tournament
 from tests.tournaments.test_arbiter_views import GARDE
-from tournaments.models import Registration, Round, Tournament
+from tournaments.models import LedgerEntry, Registration, Round, Tournament
 from tournaments.services.results import ResultInvalid, round_open
+from tournaments.services.tournaments import tournament_set_status
 
 pytestmark = pytest.mark.django_db
 
@@ -46,6 +50,86 @@ def test_a_round_cannot_be_opened_before_the_tournament_runs(client, seated, per
     answer = api.post(f"/api/v1/tournaments/{seated.pk}/rounds/1/open/", **EN)
     assert answer.status_code == 400
     assert Round.objects.get(pk=round_.pk).state == Round.State.PENDING
+
+
+def test_round_open_reads_the_status_from_the_database_not_the_callers_copy(personas):
+    """The caller's tournament may be older than a status change (another arbiter put it
+    back to registration meanwhile): the service reads the status itself, under the lock."""
+    t = stage_tournament(players=8, personas=personas)
+    round_ = Round.objects.select_related("tournament").get(tournament=t, number=1)
+    assert round_.tournament.status == Tournament.Status.RUNNING
+    tournament_set_status(
+        tournament=t, status=Tournament.Status.REGISTRATION, user=personas.arbiter
+    )
+    with translation.override("en"), pytest.raises(ResultInvalid) as info:
+        round_open(round_=round_, user=personas.arbiter)
+    assert "has not started" in " ".join(info.value.errors["__all__"])
+    assert Round.objects.get(pk=round_.pk).state == Round.State.PENDING
+    assert not LedgerEntry.objects.filter(tournament=t, action="round_opened").exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_status_change_at_the_same_moment_cannot_slip_past_round_open(personas):
+    """A real race on PostgreSQL: the tournament goes back to registration in a transaction
+    still open when round_open starts. round_open waits for the tournament's lock, then sees
+    the new status and refuses; checking before locking would have opened the round."""
+    if connection.vendor != "postgresql":
+        pytest.skip("needs concurrent writers: SQLite serialises them (run with DATABASE_URL)")
+    t = stage_tournament(players=8, personas=personas)
+    round_ = Round.objects.select_related("tournament").get(tournament=t, number=1)
+    outcome: dict[str, object] = {}
+
+    def open_round() -> None:
+        connection.ensure_connection()
+        outcome["pid"] = connection.connection.info.backend_pid
+        try:
+            with translation.override("en"):
+                round_open(round_=round_, user=personas.arbiter)
+            outcome["opened"] = True
+        except ResultInvalid as exc:
+            outcome["refused"] = " ".join(exc.errors["__all__"])
+        except Exception as exc:  # pragma: no cover - reported by the assertion below
+            outcome["error"] = exc
+        finally:
+            connections.close_all()
+
+    opener = threading.Thread(target=open_round)
+    with transaction.atomic():
+        tournament_set_status(
+            tournament=t, status=Tournament.Status.REGISTRATION, user=personas.arbiter
+        )
+        opener.start()
+        # Wait until round_open is blocked on a lock (or done, if nothing made it wait).
+        deadline = time.monotonic() + 20
+        with connection.cursor() as cursor:
+            while time.monotonic() < deadline and opener.is_alive():
+                cursor.execute(
+                    "SELECT count(*) FROM pg_locks WHERE pid = %s AND NOT granted",
+                    [outcome.get("pid", 0)],
+                )
+                if cursor.fetchone()[0]:
+                    break
+                time.sleep(0.02)
+    opener.join(20)
+    assert "error" not in outcome and "opened" not in outcome, outcome
+    assert "has not started" in outcome["refused"]
+    assert Round.objects.get(pk=round_.pk).state == Round.State.PENDING
+
+
+def test_a_result_refused_before_the_start_says_how_to_start(client, seated, personas):
+    """The form and the API say where the tournament is started, not only that it is not."""
+    client.force_login(personas.arbiter)
+    response = client.post(reverse("arbiter_result", args=[seated.pk, 1, 1]), GARDE, **EN)
+    assert response.status_code == 400
+    assert "Start it from the arbiter&#x27;s dashboard" in response.content.decode()
+    api = APIClient()
+    api.force_authenticate(personas.arbiter)
+    body = {**GARDE, "table": 1, "donne": 1, "bouts": int(GARDE["bouts"])}
+    answer = api.post(
+        f"/api/v1/tournaments/{seated.pk}/results/", body, format="json", HTTP_ACCEPT_LANGUAGE="fr"
+    )
+    assert answer.status_code == 400
+    assert "Démarrez-le depuis le tableau de bord" in answer.json()["details"]["__all__"][0]
 
 
 def test_the_dashboard_says_what_is_missing_and_starts_the_tournament(client, seated, personas):

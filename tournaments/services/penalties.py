@@ -2,12 +2,22 @@
 
 Each change writes a LedgerEntry and calls ``results_changed`` in the same transaction, since
 a penalty counts in the ranking.
+
+Recording is idempotent (RULES §8): a penalty identical to one given to the same player, not
+withdrawn, less than ``PENALTY_REPEAT_SECONDS`` ago is the same penalty sent twice (a double
+click, a retry without ``Idempotency-Key``), so the earlier one is answered and nothing is
+written. The check runs under a lock of the tournament row (the row ``results_changed`` updates
+at the end anyway; taken first, as the status and preparation services do, so locks are taken in
+one order), so two copies arriving at the same moment on PostgreSQL record one penalty; SQLite
+serialises writers on its own.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import datetime
+from typing import Any, NamedTuple
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -16,7 +26,15 @@ from ..models import Donne, LedgerEntry, Penalty, Player, Tournament
 from .events import results_changed
 from .results import NON_FIELD, ResultInvalid, _require_write
 
-__all__ = ["PenaltyInvalid", "penalty_give", "penalty_snapshot", "penalty_withdraw"]
+__all__ = [
+    "PenaltyInvalid",
+    "PenaltyRecorded",
+    "penalty_give",
+    "penalty_record",
+    "penalty_repeat_window",
+    "penalty_snapshot",
+    "penalty_withdraw",
+]
 
 MAX_POINTS = 10000
 MAX_REASON = 300
@@ -24,6 +42,18 @@ MAX_REASON = 300
 
 class PenaltyInvalid(ResultInvalid):
     """A penalty that cannot be given or withdrawn as asked; ``errors`` say what to fix."""
+
+
+class PenaltyRecorded(NamedTuple):
+    """What ``penalty_record`` did: ``created`` is False when ``penalty`` was already there."""
+
+    penalty: Penalty
+    created: bool
+
+
+def penalty_repeat_window() -> datetime.timedelta:
+    """How long an identical penalty counts as the same one sent again (0: never)."""
+    return datetime.timedelta(seconds=max(0.0, float(settings.PENALTY_REPEAT_SECONDS)))
 
 
 def penalty_snapshot(penalty: Penalty) -> dict[str, Any]:
@@ -92,8 +122,36 @@ def penalty_give(
     reason: str = "",
     donne: Donne | None = None,
 ) -> Penalty:
+    """Penalise a registered player (see ``penalty_record``); answers the penalty, the earlier
+    one when this is a repeat."""
+    return penalty_record(
+        tournament=tournament,
+        player=player,
+        kind=kind,
+        user=user,
+        points=points,
+        reason=reason,
+        donne=donne,
+    ).penalty
+
+
+def penalty_record(
+    *,
+    tournament: Tournament,
+    player: Player,
+    kind: str,
+    user: Any,
+    points: int | None = None,
+    reason: str = "",
+    donne: Donne | None = None,
+) -> PenaltyRecorded:
     """Penalise a registered player: early pickup of the cards 100 points, warning 0, other
-    the points the arbiter gives with a written reason; optionally tied to a donne."""
+    the points the arbiter gives with a written reason; optionally tied to a donne.
+
+    The same penalty sent again within ``penalty_repeat_window()`` of the first (same player,
+    kind, points, reason and donne, not withdrawn) is answered with the first one and
+    ``created=False``: nothing is written. A deliberate second one is recorded after the window.
+    """
     _require_write(user, tournament)
     errors: dict[str, list[str]] = {}
     reason = (reason or "").strip()
@@ -135,6 +193,27 @@ def penalty_give(
     if errors:
         raise PenaltyInvalid(errors)
     with transaction.atomic():
+        # Copies of one request queue here; each sees what the one before it committed.
+        Tournament.objects.select_for_update().only("pk").get(pk=tournament.pk)
+        window = penalty_repeat_window()
+        if window:
+            earlier = (
+                Penalty.objects.filter(
+                    tournament=tournament,
+                    player=player,
+                    kind=kind,
+                    points=points,
+                    reason=reason,
+                    donne=donne,
+                    withdrawn_at__isnull=True,
+                    given_at__gte=timezone.now() - window,
+                )
+                .select_related("player", "donne")
+                .order_by("-given_at", "-pk")
+                .first()
+            )
+            if earlier is not None:
+                return PenaltyRecorded(earlier, created=False)
         penalty = Penalty.objects.create(
             tournament=tournament,
             player=player,
@@ -155,7 +234,7 @@ def penalty_give(
             after=penalty_snapshot(penalty),
         )
         results_changed(tournament_id=tournament.pk)
-    return penalty
+    return PenaltyRecorded(penalty, created=True)
 
 
 def penalty_withdraw(*, penalty: Penalty, user: Any, reason: str) -> Penalty:

@@ -398,7 +398,10 @@ def _require_open(tournament: Tournament, round_: Round) -> None:
         raise ResultInvalid(
             {
                 NON_FIELD: [
-                    _("The tournament has not started: results can be entered once it is running.")
+                    _(
+                        "The tournament has not started: results can be entered once it is "
+                        "running. Start it from the arbiter's dashboard or the preparation page."
+                    )
                 ]
             }
         )
@@ -738,20 +741,22 @@ def round_open(*, round_: Round, user: Any) -> Round:
     """Open a round (or reopen a closed one to correct it); only once the tournament runs."""
     _require_write(user, round_.tournament)
     status = Tournament.Status
-    if round_.tournament.status in (status.DRAFT, status.REGISTRATION):
-        raise ResultInvalid(
-            {
-                NON_FIELD: [
-                    _(
-                        "The tournament has not started: round %(number)s can be opened once it "
-                        "is running. Start it from the arbiter's dashboard or the preparation "
-                        "page."
-                    )
-                    % {"number": round_.number}
-                ]
-            }
-        )
     with transaction.atomic():
+        # The status is read under the lock status changes take, so none can slip in between.
+        locked = Tournament.objects.select_for_update().only("status").get(pk=round_.tournament_id)
+        if locked.status in (status.DRAFT, status.REGISTRATION):
+            raise ResultInvalid(
+                {
+                    NON_FIELD: [
+                        _(
+                            "The tournament has not started: round %(number)s can be opened once "
+                            "it is running. Start it from the arbiter's dashboard or the "
+                            "preparation page."
+                        )
+                        % {"number": round_.number}
+                    ]
+                }
+            )
         before = Round.objects.select_for_update().get(pk=round_.pk).state
         Round.objects.filter(pk=round_.pk).update(state=Round.State.OPEN)
         if before != Round.State.OPEN:

@@ -17,6 +17,8 @@ from django.db.models import Q
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils import timezone
+from django.utils.formats import date_format
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -53,7 +55,8 @@ from ..services.ledger import snapshot_text
 from ..services.penalties import (
     PenaltyInvalid,
     penalty_describe,
-    penalty_give,
+    penalty_record,
+    penalty_repeat_window,
     penalty_withdraw,
 )
 from ..services.results import (
@@ -482,6 +485,20 @@ def result_annul_view(request: HttpRequest, pk: int, table: int, donne: int) -> 
 # --- penalties ------------------------------------------------------------------------------
 
 
+def _penalty_repeat_message(penalty: Penalty) -> str:
+    """Why nothing was recorded: the same penalty was given moments ago (RULES §8)."""
+    given = timezone.localtime(penalty.given_at)
+    return _(
+        "This penalty of %(points)s points was already given to %(player)s at %(time)s: it is "
+        "recorded once. To give a second identical one, send it again after %(until)s."
+    ) % {
+        "points": penalty.points,
+        "player": penalty.player,
+        "time": date_format(given, "H:i:s"),
+        "until": date_format(given + penalty_repeat_window(), "H:i:s"),
+    }
+
+
 @login_required
 @require_http_methods(["GET", "POST"])
 @once_per_form
@@ -493,7 +510,7 @@ def penalties(request: HttpRequest, pk: int) -> HttpResponse:
         if form.is_valid():
             data = form.cleaned_data
             try:
-                penalty = penalty_give(
+                penalty, created = penalty_record(
                     tournament=tournament,
                     player=data["player"],
                     kind=data["kind"],
@@ -506,11 +523,14 @@ def penalties(request: HttpRequest, pk: int) -> HttpResponse:
                 form.apply_errors(exc.errors)
                 status = 400
             else:
-                messages.success(
-                    request,
-                    _("Penalty of %(points)s points given to %(player)s.")
-                    % {"points": penalty.points, "player": penalty.player},
-                )
+                if created:
+                    messages.success(
+                        request,
+                        _("Penalty of %(points)s points given to %(player)s.")
+                        % {"points": penalty.points, "player": penalty.player},
+                    )
+                else:
+                    messages.info(request, _penalty_repeat_message(penalty))
                 return redirect(reverse("arbiter_penalties", args=[tournament.pk]))
         else:
             status = 400

@@ -22,6 +22,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
 from ..models import Round, Tournament
+from ..once import once_per_form
 from ..permissions import can_manage_tournament, can_see_results, can_write_results
 from ..services.clock import (
     MAX_ADDED_MINUTES,
@@ -143,6 +144,7 @@ def _panel(request: HttpRequest, tournament: Tournament) -> HttpResponse:
 
 @login_required
 @require_POST
+@once_per_form
 def clock_action(request: HttpRequest, pk: int, number: int, action: str) -> HttpResponse:
     """Start, pause, add minutes to or reset round `number`'s clock."""
     tournament = _managed(request, pk)
@@ -171,6 +173,7 @@ def clock_action(request: HttpRequest, pk: int, number: int, action: str) -> Htt
 
 @login_required
 @require_POST
+@once_per_form
 def announcement_save(request: HttpRequest, pk: int) -> HttpResponse:
     """The line of announcements at the bottom of the room's screen."""
     tournament = _managed(request, pk)

@@ -15,6 +15,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from ..models import Player, Registration, Result, TableAccess, TableRound, Tournament
+from ..once import once_per_form
 from ..permissions import can_write_results
 from ..services.results import ResultConflict
 from ..services.table_entry import (
@@ -90,6 +91,7 @@ def tables_overview(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
+@once_per_form
 def table_access_change(
     request: HttpRequest, pk: int, table_round: int, action: str
 ) -> HttpResponse:
@@ -120,6 +122,7 @@ def table_access_change(
 
 @login_required
 @require_POST
+@once_per_form
 def player_code_new(request: HttpRequest, pk: int, player_id: int) -> HttpResponse:
     tournament = _tournament(request, pk)
     player = get_object_or_404(Player, pk=player_id, registrations__tournament=tournament)
@@ -132,6 +135,7 @@ def player_code_new(request: HttpRequest, pk: int, player_id: int) -> HttpRespon
 
 @login_required
 @require_POST
+@once_per_form
 def entry_confirm(request: HttpRequest, pk: int, table: int, donne: int) -> HttpResponse:
     """The arbiter makes a table's entry count as it stands."""
     tournament = _tournament(request, pk)

@@ -14,7 +14,7 @@ from rest_framework.response import Response
 
 from scoring.selectors import complete_donnes
 from tournaments.models import Donne, LedgerEntry, Penalty, Player, Result, Table
-from tournaments.services.penalties import penalty_give, penalty_withdraw
+from tournaments.services.penalties import penalty_record, penalty_withdraw
 from tournaments.services.results import result_annul, result_preview, result_save
 
 from .. import permissions as rules
@@ -425,10 +425,14 @@ class PenaltyListView(PenaltyView):
         operation_id="penalties_create",
         summary="Penalise a player",
         description="From the catalogue (RULES §8): `early_pickup` 100 points, `warning` 0, "
-        "`other` with the points and a written reason; optionally tied to a donne (number).",
+        "`other` with the points and a written reason; optionally tied to a donne (number). "
+        "201: recorded. 200: the same penalty (player, kind, points, reason, donne) was "
+        "given less than `PENALTY_REPEAT_SECONDS` seconds ago (120 by default) and not "
+        "withdrawn: that one is answered and nothing is recorded (a repeat, even without "
+        "Idempotency-Key).",
         request=PenaltyWriteSerializer,
         parameters=[IDEMPOTENCY_KEY],
-        responses={201: PenaltySerializer, **errors(*WRITE)},
+        responses={201: PenaltySerializer, 200: PenaltySerializer, **errors(*WRITE)},
         tags=["penalties"],
         examples=[
             OpenApiExample(
@@ -462,7 +466,7 @@ class PenaltyListView(PenaltyView):
                 raise ApiError(
                     status_code=400, code="invalid", message=message, details={"donne": [message]}
                 )
-        penalty = penalty_give(
+        penalty, created = penalty_record(
             tournament=self.tournament,
             player=player,
             kind=data["kind"],
@@ -471,7 +475,10 @@ class PenaltyListView(PenaltyView):
             reason=data.get("reason") or "",
             donne=donne,
         )
-        return Response(PenaltySerializer(self.queryset().get(pk=penalty.pk)).data, status=201)
+        return Response(
+            PenaltySerializer(self.queryset().get(pk=penalty.pk)).data,
+            status=201 if created else 200,
+        )
 
 
 class PenaltyDetailView(PenaltyView):
