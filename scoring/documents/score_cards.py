@@ -163,6 +163,19 @@ class RunningTotalChart(Flowable):
         canvas.restoreState()
 
 
+class _SameParagraph(Paragraph):
+    """A Paragraph printed the same on every card (the caption, the method, the legend): one
+    object, parsed once and laid out once per width, instead of a thousand."""
+
+    _laid_out: tuple[float, tuple[float, float]] | None = None
+
+    def wrap(self, avail_width: float, avail_height: float) -> tuple[float, float]:
+        laid_out = self._laid_out
+        if laid_out is None or laid_out[0] != avail_width:
+            laid_out = self._laid_out = (avail_width, super().wrap(avail_width, avail_height))
+        return laid_out[1]
+
+
 class ScoreCardsRenderer(Renderer):
     kind = "score_cards"
     data_share = 0.5
@@ -227,13 +240,18 @@ class ScoreCardsRenderer(Renderer):
             return words["all_passed"]
         if not line.contract:
             return ""
+        key = (line.contract, line.taker)
+        known = self._contract_texts.get(key)
+        if known is not None:  # a thousand cards show the same few dozen contracts
+            return known
         text = words["contract_by"] % {"contract": line.contract_label, "taker": line.taker_label}
-        if stringWidth(text, self.fonts.condensed, 8.5) <= CONTRACT_W - 6:
-            return text
-        return words["contract_by"] % {
-            "contract": self.contract_codes.get(line.contract, line.contract),
-            "taker": line.taker_label,
-        }
+        if stringWidth(text, self.fonts.condensed, 8.5) > CONTRACT_W - 6:
+            text = words["contract_by"] % {
+                "contract": self.contract_codes.get(line.contract, line.contract),
+                "taker": line.taker_label,
+            }
+        self._contract_texts[key] = text
+        return text
 
     def differential_cell(self, line: ScoreCardLine, mp: bool) -> str | Cell:
         if line.status == "played" and line.group_size < 2:
@@ -268,9 +286,24 @@ class ScoreCardsRenderer(Renderer):
             words["average"] if mp else words["running"],
         ]
         rows: list[list[str | Cell]] = []
+        positions = self._position_labels
         for line in card.lines:
             result = None if line.hidden else self.results.get((line.donne_id, line.table_number))
             played = result is not None and result.status == "played"
+            if played:
+                # Each result is on the cards of the four players of its table: told once.
+                told = self._result_texts.get(id(result))
+                if told is None:
+                    told = self._result_texts[id(result)] = (
+                        str(result.bouts) if result.bouts is not None else "",
+                        points_text(result),
+                        bonus_short(result, self.codes),
+                    )
+            else:
+                told = ("", "", "")
+            seat = positions.get(line.position)
+            if seat is None:
+                seat = positions[line.position] = line.position_label
             scores = {s.position: s for s in line.scores}
             cells: list[str | Cell] = []
             for position in POSITIONS:
@@ -289,11 +322,9 @@ class ScoreCardsRenderer(Renderer):
                 [
                     str(line.donne_number),
                     f"{line.round_number} / {line.table_number or '—'}",
-                    words["sat_out"] if line.status == "sat_out" else line.position_label,
+                    words["sat_out"] if line.status == "sat_out" else seat,
                     self.contract_text(line),
-                    str(result.bouts) if played and result.bouts is not None else "",
-                    points_text(result) if played else "",
-                    bonus_short(result, self.codes) if played else "",
+                    *told,
                     *cells,
                     average,
                     self.differential_cell(line, mp),
@@ -333,6 +364,13 @@ class ScoreCardsRenderer(Renderer):
         table.setStyle(styles.grid(("ALIGN", (1, 1), (2, -1), "RIGHT")))
         return [Spacer(1, 3 * mm), Paragraph(esc(_("Penalties")), styles.h3), table]
 
+    def same(self, text: str) -> Paragraph:
+        """A muted Paragraph of `text`, one object for every card that prints it."""
+        paragraph = self._same.get(text)
+        if paragraph is None:
+            paragraph = self._same[text] = _SameParagraph(esc(text), self.styles.muted)
+        return paragraph
+
     def card(self, card: ScoreCard) -> list[Flowable]:
         styles = self.styles
         player = card.player
@@ -352,7 +390,7 @@ class ScoreCardsRenderer(Renderer):
                 else _("Running total of the differentials, donne by donne")
             )
             story += [
-                Paragraph(esc(caption), styles.muted),
+                self.same(caption),
                 RunningTotalChart(
                     card.chart,
                     width=self.frame_w,
@@ -365,8 +403,8 @@ class ScoreCardsRenderer(Renderer):
         story += [
             self.lines_table(card),
             Spacer(1, 2 * mm),
-            Paragraph(esc(f"{_('Comparison method:')} {card.method_label}."), styles.muted),
-            Paragraph(esc(self.legend), styles.muted),
+            self.same(f"{_('Comparison method:')} {card.method_label}."),
+            self.same(self.legend),
             *self.penalties(player),
         ]
         return story
@@ -398,6 +436,11 @@ class ScoreCardsRenderer(Renderer):
         self.signed = partial(_numbers, language=language, sign=True)
         self.number = partial(_numbers, language=language, sign=False)
         self.codes = short_codes()
+        # Texts told once per document (per contract and taker, per result, per position).
+        self._contract_texts: dict[tuple[str, str], str] = {}
+        self._result_texts: dict[int, tuple[str, str, str]] = {}
+        self._position_labels: dict[str | None, str] = {}
+        self._same: dict[str, Paragraph] = {}
         self.contract_codes = {
             "prise": pgettext("contract, short", "P"),
             "garde": pgettext("contract, short", "G"),
