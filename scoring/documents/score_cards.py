@@ -12,9 +12,11 @@ cards' data is read once for all players: a thousand cards must render in second
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+import weakref
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 from functools import partial
+from typing import Any
 
 from django.utils.translation import get_language, pgettext
 from django.utils.translation import gettext as _
@@ -59,6 +61,37 @@ def _numbers(value: Fraction | int | None, *, language: str | None, sign: bool) 
 
 
 CONTRACT_W = 33 * mm
+
+
+# Operators of the charts' grids and axes per document (their subsets are the document's).
+_CHART_OPS: weakref.WeakKeyDictionary[Any, dict[tuple[Any, ...], Any]] = weakref.WeakKeyDictionary()
+
+
+def _recorded(
+    cache: dict[tuple[Any, ...], Any],
+    key: tuple[Any, ...],
+    text: Any,
+    path: Any,
+    draw: Callable[[], None],
+) -> None:
+    """Run `draw`, which writes to the text object `text` (and the path `path`), the first
+    time `key` is seen; later, append what it wrote then."""
+    known = cache.get(key)
+    if known is None:
+        text_from = len(text._code)
+        path_from = len(path._code) if path is not None else 0
+        draw()
+        known = cache[key] = (
+            text._code[text_from:],
+            path._code[path_from:] if path is not None else [],
+            text._curSubset,
+        )
+        return
+    text_ops, path_ops, subset = known
+    text._code.extend(text_ops)
+    if path is not None:
+        path._code.extend(path_ops)
+    text._curSubset = subset
 
 
 def _nice_step(span: float) -> float:
@@ -118,16 +151,24 @@ class RunningTotalChart(Flowable):
         labels.setFont(self.font, 7)
         labels.setFillColor(MUTED)
         grid_lines = canvas.beginPath()
-        grid = low
-        while grid <= high + step / 1000:
-            if abs(grid - base) >= step / 1000:
-                grid_lines.moveTo(left, y(grid))
-                grid_lines.lineTo(self.width - right, y(grid))
-            label = fmt_number(Fraction(grid).limit_denominator(100))
-            width = stringWidth(label, self.font, 7)
-            labels.setTextOrigin(left - 2 - width, y(grid) - 2.5)
-            labels._textOut(label)
-            grid += step
+        cache = _CHART_OPS.setdefault(canvas._doc, {})
+
+        def grid_and_values() -> None:
+            grid = low
+            while grid <= high + step / 1000:
+                if abs(grid - base) >= step / 1000:
+                    grid_lines.moveTo(left, y(grid))
+                    grid_lines.lineTo(self.width - right, y(grid))
+                label = fmt_number(Fraction(grid).limit_denominator(100))
+                width = stringWidth(label, self.font, 7)
+                labels.setTextOrigin(left - 2 - width, y(grid) - 2.5)
+                labels._textOut(label)
+                grid += step
+
+        # Cards whose totals span the same range share their grid (and so on for the donnes
+        # along the bottom): its operators are written once per document, then repeated.
+        key = ("grid", self.font, self.width, self.height, low, high, step, base, get_language())
+        _recorded(cache, key, labels, grid_lines, grid_and_values)
         canvas.setStrokeColor(LIGHT)
         canvas.setLineWidth(0.5)
         canvas.drawPath(grid_lines, stroke=1, fill=0)
@@ -155,10 +196,16 @@ class RunningTotalChart(Flowable):
                 canvas.drawPath(dot, stroke=1, fill=0)
             every = max(1, math.ceil(len(values) / 24))
             labels.setFont(self.font, 6.5)
-            for i, (label, _value) in enumerate(self.points):
-                if i % every == 0:
-                    labels.setTextOrigin(x(i) - stringWidth(label, self.font, 6.5) / 2, 1.5)
-                    labels._textOut(label)
+            names = tuple(label for label, _value in self.points)
+
+            def donnes() -> None:
+                for i, label in enumerate(names):
+                    if i % every == 0:
+                        labels.setTextOrigin(x(i) - stringWidth(label, self.font, 6.5) / 2, 1.5)
+                        labels._textOut(label)
+
+            key = ("donnes", self.font, self.width, names)
+            _recorded(cache, key, labels, None, donnes)
         canvas.drawText(labels)
         canvas.restoreState()
 
