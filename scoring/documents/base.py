@@ -611,19 +611,25 @@ class FastTable(Flowable):
             ]
             self._row_fit = []
             self._row_heights = []
+            regular, bold_font = fonts.condensed, fonts.condensed_bold
             for row in self.rows:
                 fitted = []
+                tallest = 0.0
                 for cell, w in zip(row, inner, strict=False):
-                    value, bold = (
-                        (cell.text, cell.bold) if isinstance(cell, Cell) else (cell, False)
-                    )
-                    font = fonts.condensed_bold if bold else fonts.condensed
+                    if cell.__class__ is Cell:
+                        value, font = cell.text, bold_font if cell.bold else regular
+                    else:
+                        value, font = cell, regular
                     quick = one_line(value, font, size)
                     if quick.width > w or "\n" in value or "  " in value:
                         quick = fit_text(value, font, size, w, floor=floor, prefer_lines=1)
+                        height = quick.height
+                    else:  # one line, or none for an empty cell
+                        height = quick.leading if value else 0.0
+                    if height > tallest:
+                        tallest = height
                     fitted.append(quick)
                 self._row_fit.append(fitted)
-                tallest = max((f.height for f in fitted), default=0.0)
                 self._row_heights.append(max(row_height, tallest + 4))
         self.header_height = max(f.height for f in self._header_fit[0]) + 5
         self.width = sum(self.widths)
