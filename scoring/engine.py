@@ -297,33 +297,18 @@ def _build(
 # The fast path's tables, filled at the end of the module from the rules above and below.
 #
 # Every plain deal (no petit au bout, poignée nor chelem) is scored once, at import:
-# _PLAIN[players][contract][bouts][half points], 9,984 immutable DealScores, so that a plain
-# deal costs a few lookups in small tables on its first sight as on every other. The last level
-# is a tuple indexed by the half points (None where impossible), found through _HALVES, which
-# knows 50, 50.0, Fraction(50) and the usual spellings alike; the caller checks the types,
-# since True == 1 and 4.0 == 4. A taker who called himself at five has his own table.
-#
-# The deals with one announcement alone (a petit au bout, or one poignée: nine in ten of the
-# deals with any) are scored at import too: _SINGLES[called_self][players][contract][bouts] is
-# a tuple indexed by the half points plus the announcement's offset (_PETIT_OFFSET,
-# _POIGNEE_OFFSET), None where the announcement is impossible; about 50,000 DealScores, which
-# with the plain ones make the module's tables about 15 MB. Other announcements have their parts
-# added to the plain deal's (_ANNOUNCEMENTS, _POIGNEE_SETS).
+# _PLAIN[players][contract][bouts][half points], 9,984 immutable DealScores (about 2 MB; the
+# module's tables hold about 4 MB in all), so that a plain deal costs a few lookups in small
+# tables on its first sight as on every other. The last level is a tuple indexed by the half points (None where impossible), found through
+# _HALVES, which knows 50, 50.0, Fraction(50) and the usual spellings alike; the caller checks
+# the types, since True == 1 and 4.0 == 4. A taker who called himself at five has his own table.
 _Row = tuple["DealScore | None", ...]
 _Plain = dict[int, dict[str, dict[int, _Row]]]
-_Singles = dict[bool, dict[int, dict[str, dict[int, tuple["DealScore | None", ...]]]]]
 _PLAIN: _Plain = {}
 _PLAIN_ALONE: _Plain = {}
 _NOT_A_BOOL: _Plain = {}  # the table for a called_self that is neither True nor False
 _NO_POIGNEES: tuple[PoigneeSize, ...] = ()
 _POINT_TYPES = frozenset({int, float, str, Fraction, Decimal})
-_SPAN = 2 * CARD_TOTAL + 1  # half points 0-182
-_PETIT_OFFSET: dict[Any, int] = {PetitAuBout.ATTACK.value: 0, PetitAuBout.DEFENCE.value: _SPAN}
-_POIGNEE_OFFSET: dict[Any, int] = {
-    size.value: (2 + index) * _SPAN for index, size in enumerate(PoigneeSize)
-}
-_SEQUENCES = frozenset({list, tuple})
-_SINGLES: _Singles = {}
 # _ANNOUNCEMENTS[petit au bout][chelem][contract][bouts]: the half points with which that petit
 # au bout and chelem are possible (RULES §4, §5.1), the normalised petit au bout and chelem, the
 # petit au bout's part per unit of coefficient and the chelem's part. Possible ones only.
@@ -359,25 +344,12 @@ def score_deal(
         plain = table[players][contract][bouts][h]
         if (
             plain is not None
-            and type(players) is int is type(bouts)  # not 4.0, which equals 4; not True nor 2.0
+            and type(players) is int  # not 4.0, which equals 4
+            and type(bouts) is int  # not True nor 2.0
             and type(points) in _POINT_TYPES  # not True (== 1), nor a complex
         ):
-            if chelem is None:
-                if petit_au_bout is None:
-                    if poignees is _NO_POIGNEES:
-                        return plain
-                    if type(poignees) in _SEQUENCES and len(poignees) == 1:
-                        single = _POIGNEE_OFFSET[poignees[0]]
-                    else:
-                        single = -1
-                elif poignees is _NO_POIGNEES or poignees is None:
-                    single = _PETIT_OFFSET[petit_au_bout]
-                else:
-                    single = -1
-                if single >= 0:
-                    found = _SINGLES[called_self][players][contract][bouts][h + single]
-                    if found is not None:
-                        return found
+            if petit_au_bout is None and chelem is None and poignees is _NO_POIGNEES:
+                return plain
             possible, pab, ch, pab_sign, chelem_part = _ANNOUNCEMENTS[petit_au_bout][chelem][
                 contract
             ][bouts]
@@ -685,16 +657,6 @@ def _score_slow(*args: Any) -> DealScore:
 # --- the fast path's tables, built from the rules above ---------------------------------------
 
 
-_INTS: dict[int, int] = {}
-
-
-def _shared(score: DealScore) -> DealScore:
-    """The score with its ints shared with the other tables' (each larger than 256 would
-    otherwise be an object of its own: a third of the tables' memory)."""
-    ints = _INTS
-    return _tuple_new(DealScore, [ints.setdefault(v, v) if type(v) is int else v for v in score])
-
-
 def _fill_plain() -> None:
     """Score every plain deal once, with _build, the thorough path's own builder; the deals
     of four players first, so that the commonest lie together in memory."""
@@ -703,34 +665,8 @@ def _fill_plain() -> None:
         by_contract = (_PLAIN_ALONE if called_self else _PLAIN).setdefault(players, {})
         rows: dict[tuple[str, int], list[DealScore | None]] = {}
         for (contract, bouts, h), base in _BASE.items():
-            row = rows.setdefault((contract, bouts), [None] * _SPAN)
-            row[h] = _shared(_build(players, base, None, _NO_POIGNEES, 0, None, 0, called_self))
-        for (contract, bouts), row in rows.items():
-            by_contract.setdefault(contract, {})[bouts] = tuple(row)
-
-
-def _fill_singles() -> None:
-    """Score every deal with one announcement alone (a petit au bout, or one poignée) once,
-    with _build, where _ANNOUNCEMENTS (the thorough path's checks) says it is possible."""
-    configurations = [(4, False), (3, False), (5, False), (5, True)]
-    for players, called_self in configurations:
-        by_contract = _SINGLES.setdefault(called_self, {}).setdefault(players, {})
-        rows: dict[tuple[str, int], list[DealScore | None]] = {}
-        for (contract, bouts, h), base in _BASE.items():
-            row = rows.setdefault((contract, bouts), [None] * (5 * _SPAN))
-            for petit, offset in _PETIT_OFFSET.items():
-                entry = _ANNOUNCEMENTS.get(petit, {}).get(None, {}).get(contract, {}).get(bouts)
-                if entry is not None and h in entry[0]:
-                    row[h + offset] = _shared(
-                        _build(players, base, entry[1], _NO_POIGNEES, 0, None, 0, called_self)
-                    )
-            won = base[3]
-            for size, offset in _POIGNEE_OFFSET.items():
-                sizes, bonus = _POIGNEE_SETS[(size,)]
-                part = bonus if won else -bonus
-                row[h + offset] = _shared(
-                    _build(players, base, None, sizes, part, None, 0, called_self)
-                )
+            row = rows.setdefault((contract, bouts), [None] * (2 * CARD_TOTAL + 1))
+            row[h] = _build(players, base, None, _NO_POIGNEES, 0, None, 0, called_self)
         for (contract, bouts), row in rows.items():
             by_contract.setdefault(contract, {})[bouts] = tuple(row)
 
@@ -776,5 +712,3 @@ def _fill_announcements() -> None:
 
 _fill_plain()
 _fill_announcements()
-_fill_singles()
-_INTS.clear()
