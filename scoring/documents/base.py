@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import time
+import weakref
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -25,6 +26,7 @@ from reportlab import rl_config
 from reportlab.lib import colors
 from reportlab.lib.enums import TA_CENTER, TA_RIGHT
 from reportlab.lib.pagesizes import A4, landscape
+from reportlab.lib.rl_accel import fp_str
 from reportlab.lib.styles import ParagraphStyle
 from reportlab.lib.units import mm
 from reportlab.pdfbase import pdfmetrics
@@ -609,19 +611,25 @@ class FastTable(Flowable):
             ]
             self._row_fit = []
             self._row_heights = []
+            regular, bold_font = fonts.condensed, fonts.condensed_bold
             for row in self.rows:
                 fitted = []
+                tallest = 0.0
                 for cell, w in zip(row, inner, strict=False):
-                    value, bold = (
-                        (cell.text, cell.bold) if isinstance(cell, Cell) else (cell, False)
-                    )
-                    font = fonts.condensed_bold if bold else fonts.condensed
+                    if cell.__class__ is Cell:
+                        value, font = cell.text, bold_font if cell.bold else regular
+                    else:
+                        value, font = cell, regular
                     quick = one_line(value, font, size)
                     if quick.width > w or "\n" in value or "  " in value:
                         quick = fit_text(value, font, size, w, floor=floor, prefer_lines=1)
+                        height = quick.height
+                    else:  # one line, or none for an empty cell
+                        height = quick.leading if value else 0.0
+                    if height > tallest:
+                        tallest = height
                     fitted.append(quick)
                 self._row_fit.append(fitted)
-                tallest = max((f.height for f in fitted), default=0.0)
                 self._row_heights.append(max(row_height, tallest + 4))
         self.header_height = max(f.height for f in self._header_fit[0]) + 5
         self.width = sum(self.widths)
@@ -696,12 +704,15 @@ class FastTable(Flowable):
         regular, bold = fonts.condensed, fonts.condensed_bold
         text.setFillColor(INK)
         self._font: tuple[str, float] | None = None
+        self._ops = _document_ops(canvas, (regular, bold))
+        self._ys: dict[float, str] = {}
         header_fit = self._header_fit[0]
         for c, fitted in enumerate(header_fit):
             block = fitted.height
             y = top - (self.header_height - block) / 2
             self._lines(text, fitted, bold, c, edges, y, "c")
         current_colour = INK
+        colour_ops: dict[Any, str] = {}
         align = self.align
         for r, row in enumerate(self.rows):
             bottom, height, fits = tops[r + 1], self._row_heights[r], self._row_fit[r]
@@ -715,7 +726,13 @@ class FastTable(Flowable):
                 else:
                     font, colour = regular, INK
                 if colour is not current_colour:
-                    text.setFillColor(colour)
+                    op = colour_ops.get(colour)
+                    if op is None:
+                        text.setFillColor(colour)
+                        colour_ops[colour] = text._code[-1]
+                    else:  # what setFillColor writes for an RGB colour
+                        text._code.append(op)
+                        text._fillColorObj = colour
                     current_colour = colour
                 if len(lines) == 1:  # nearly every cell: centred in its row
                     size = fitted.size
@@ -754,15 +771,42 @@ class FastTable(Flowable):
         y: float,
         align: str,
     ) -> None:
-        pad = self.padding
-        if align == "l":
-            x = edges[column] + pad
-        else:
-            width = text_width(value, font, size)
-            if align == "r":
-                x = edges[column + 1] - pad - width
-            else:
-                x = (edges[column] + edges[column + 1] - width) / 2
+        ops = self._ops
+        if ops is not None:
+            # What setTextOrigin and _textOut write, with the cell's position in its column,
+            # the string's subsets and its escaping worked out once per document (a thousand
+            # cards repeat the same few thousand strings in the same columns).
+            key = (edges[column], edges[column + 1], align, font, size, value)
+            known = ops.get(key)
+            if known is None:
+                runs = font_runs(value, font)
+                if len(runs) == 1:
+                    x = self._x(value, font, size, column, edges, align)
+                    # The run's text: a character no font has is already replaced in it.
+                    known = ops[key] = (fp_str(x), _text_ops(text, font, runs[0][1]))
+                else:
+                    known = ops[key] = ("", [])
+            place, parts = known
+            if parts:
+                if self._font != (font, size):
+                    text.setFont(font, size)
+                    self._font = (font, size)
+                code = text._code
+                ys = self._ys
+                at = ys.get(y)
+                if at is None:
+                    at = ys[y] = fp_str(y)
+                code.append(f"1 0 0 1 {place} {at} Tm")
+                for subset, op in parts:
+                    if subset != text._curSubset:
+                        name = pdfmetrics.getFont(font).getSubsetInternalName(
+                            subset, text._canvas._doc
+                        )
+                        code.append(f"{name} {fp_str(size)} Tf {fp_str(text._leading)} TL")
+                        text._curSubset = subset
+                    code.append(op)
+                return
+        x = self._x(value, font, size, column, edges, align)
         runs = font_runs(value, font)
         if len(runs) == 1:
             if self._font != (font, size):
@@ -779,3 +823,42 @@ class FastTable(Flowable):
             text.setTextOrigin(x, y)
             text._textOut(part)  # like textOut, without measuring the string again
             x += pdfmetrics.stringWidth(part, name, size)
+
+    def _x(
+        self, value: str, font: str, size: float, column: int, edges: list[float], align: str
+    ) -> float:
+        """Where a line of a cell starts: after the padding, centred, or before the padding."""
+        pad = self.padding
+        if align == "l":
+            return edges[column] + pad
+        width = text_width(value, font, size)
+        if align == "r":
+            return edges[column + 1] - pad - width
+        return (edges[column] + edges[column + 1] - width) / 2
+
+
+# Text operators of table cells per document: (column's edges, alignment, font, size, string)
+# -> (the x where it starts, written, and [(subset, "(...) Tj")]).
+_OPS: weakref.WeakKeyDictionary[Any, dict[tuple[Any, ...], Any]] = weakref.WeakKeyDictionary()
+
+
+def _document_ops(canvas: Canvas, fonts: Sequence[str]) -> dict[tuple[Any, ...], Any] | None:
+    """The document's cache of cell text operators, or None where FastTable must write through
+    the text object (a top-down canvas, a font that is not a plain TrueType font)."""
+    if not canvas.bottomup:
+        return None
+    for name in fonts:
+        font = pdfmetrics.getFont(name)
+        if not getattr(font, "_dynamicFont", False):
+            return None
+    return _OPS.setdefault(canvas._doc, {})
+
+
+def _text_ops(text: Any, font: str, value: str) -> list[tuple[int, str]]:
+    """What the text object's _formatText writes for `value` in a TrueType font, run by
+    subset: the subset switch is written by the caller, the string once escaped."""
+    canvas = text._canvas
+    return [
+        (subset, f"({canvas._escape(part)}) Tj")
+        for subset, part in pdfmetrics.getFont(font).splitString(value, canvas._doc)
+    ]

@@ -219,12 +219,23 @@ def donne_averages(tournament: Tournament) -> dict[tuple[int, str], Fraction]:
 
 def result_details(tournament: Tournament) -> dict[tuple[int, int], Result]:
     """Every result by (donne id, table number), with what a score card prints beside the
-    contract (bouts, points, petit au bout, poignées, chelem). One query."""
+    contract (bouts, points, petit au bout, poignées, chelem). One query, of those fields only
+    (a thousand-player tournament has thousands of results, each with its scores and hands'
+    holders in JSON that a score card does not print from here)."""
     return {
         (r.donne_id, r.table.number): r
         for r in Result.objects.filter(tournament=tournament)
         .select_related("table")
-        .defer("confirmed_warnings")
+        .only(
+            "donne",
+            "table__number",
+            "status",
+            "bouts",
+            "points",
+            "petit_au_bout",
+            "poignees",
+            "chelem",
+        )
     }
 
 

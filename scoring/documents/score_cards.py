@@ -12,9 +12,11 @@ cards' data is read once for all players: a thousand cards must render in second
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+import weakref
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 from functools import partial
+from typing import Any
 
 from django.utils.translation import get_language, pgettext
 from django.utils.translation import gettext as _
@@ -58,7 +60,51 @@ def _numbers(value: Fraction | int | None, *, language: str | None, sign: bool) 
     return "" if value is None else _formatted(value, language, sign)
 
 
+class _Numbers(dict):
+    """Number -> its text, formatted on first sight: a thousand cards look up 170,000 numbers
+    (a dict lookup, where the shared formatting cache also builds a key and a call)."""
+
+    def __init__(self, formatted: Callable[[Any], str]) -> None:
+        super().__init__()
+        self.formatted = formatted
+
+    def __missing__(self, value: Any) -> str:
+        text = self[value] = self.formatted(value)
+        return text
+
+
 CONTRACT_W = 33 * mm
+
+
+# Operators of the charts' grids and axes per document (their subsets are the document's).
+_CHART_OPS: weakref.WeakKeyDictionary[Any, dict[tuple[Any, ...], Any]] = weakref.WeakKeyDictionary()
+
+
+def _recorded(
+    cache: dict[tuple[Any, ...], Any],
+    key: tuple[Any, ...],
+    text: Any,
+    path: Any,
+    draw: Callable[[], None],
+) -> None:
+    """Run `draw`, which writes to the text object `text` (and the path `path`), the first
+    time `key` is seen; later, append what it wrote then."""
+    known = cache.get(key)
+    if known is None:
+        text_from = len(text._code)
+        path_from = len(path._code) if path is not None else 0
+        draw()
+        known = cache[key] = (
+            text._code[text_from:],
+            path._code[path_from:] if path is not None else [],
+            text._curSubset,
+        )
+        return
+    text_ops, path_ops, subset = known
+    text._code.extend(text_ops)
+    if path is not None:
+        path._code.extend(path_ops)
+    text._curSubset = subset
 
 
 def _nice_step(span: float) -> float:
@@ -118,16 +164,24 @@ class RunningTotalChart(Flowable):
         labels.setFont(self.font, 7)
         labels.setFillColor(MUTED)
         grid_lines = canvas.beginPath()
-        grid = low
-        while grid <= high + step / 1000:
-            if abs(grid - base) >= step / 1000:
-                grid_lines.moveTo(left, y(grid))
-                grid_lines.lineTo(self.width - right, y(grid))
-            label = fmt_number(Fraction(grid).limit_denominator(100))
-            width = stringWidth(label, self.font, 7)
-            labels.setTextOrigin(left - 2 - width, y(grid) - 2.5)
-            labels._textOut(label)
-            grid += step
+        cache = _CHART_OPS.setdefault(canvas._doc, {})
+
+        def grid_and_values() -> None:
+            grid = low
+            while grid <= high + step / 1000:
+                if abs(grid - base) >= step / 1000:
+                    grid_lines.moveTo(left, y(grid))
+                    grid_lines.lineTo(self.width - right, y(grid))
+                label = fmt_number(Fraction(grid).limit_denominator(100))
+                width = stringWidth(label, self.font, 7)
+                labels.setTextOrigin(left - 2 - width, y(grid) - 2.5)
+                labels._textOut(label)
+                grid += step
+
+        # Cards whose totals span the same range share their grid (and so on for the donnes
+        # along the bottom): its operators are written once per document, then repeated.
+        key = ("grid", self.font, self.width, self.height, low, high, step, base, get_language())
+        _recorded(cache, key, labels, grid_lines, grid_and_values)
         canvas.setStrokeColor(LIGHT)
         canvas.setLineWidth(0.5)
         canvas.drawPath(grid_lines, stroke=1, fill=0)
@@ -155,12 +209,31 @@ class RunningTotalChart(Flowable):
                 canvas.drawPath(dot, stroke=1, fill=0)
             every = max(1, math.ceil(len(values) / 24))
             labels.setFont(self.font, 6.5)
-            for i, (label, _value) in enumerate(self.points):
-                if i % every == 0:
-                    labels.setTextOrigin(x(i) - stringWidth(label, self.font, 6.5) / 2, 1.5)
-                    labels._textOut(label)
+            names = tuple(label for label, _value in self.points)
+
+            def donnes() -> None:
+                for i, label in enumerate(names):
+                    if i % every == 0:
+                        labels.setTextOrigin(x(i) - stringWidth(label, self.font, 6.5) / 2, 1.5)
+                        labels._textOut(label)
+
+            key = ("donnes", self.font, self.width, names)
+            _recorded(cache, key, labels, None, donnes)
         canvas.drawText(labels)
         canvas.restoreState()
+
+
+class _SameParagraph(Paragraph):
+    """A Paragraph printed the same on every card (the caption, the method, the legend): one
+    object, parsed once and laid out once per width, instead of a thousand."""
+
+    _laid_out: tuple[float, tuple[float, float]] | None = None
+
+    def wrap(self, avail_width: float, avail_height: float) -> tuple[float, float]:
+        laid_out = self._laid_out
+        if laid_out is None or laid_out[0] != avail_width:
+            laid_out = self._laid_out = (avail_width, super().wrap(avail_width, avail_height))
+        return laid_out[1]
 
 
 class ScoreCardsRenderer(Renderer):
@@ -227,13 +300,18 @@ class ScoreCardsRenderer(Renderer):
             return words["all_passed"]
         if not line.contract:
             return ""
+        key = (line.contract, line.taker)
+        known = self._contract_texts.get(key)
+        if known is not None:  # a thousand cards show the same few dozen contracts
+            return known
         text = words["contract_by"] % {"contract": line.contract_label, "taker": line.taker_label}
-        if stringWidth(text, self.fonts.condensed, 8.5) <= CONTRACT_W - 6:
-            return text
-        return words["contract_by"] % {
-            "contract": self.contract_codes.get(line.contract, line.contract),
-            "taker": line.taker_label,
-        }
+        if stringWidth(text, self.fonts.condensed, 8.5) > CONTRACT_W - 6:
+            text = words["contract_by"] % {
+                "contract": self.contract_codes.get(line.contract, line.contract),
+                "taker": line.taker_label,
+            }
+        self._contract_texts[key] = text
+        return text
 
     def differential_cell(self, line: ScoreCardLine, mp: bool) -> str | Cell:
         if line.status == "played" and line.group_size < 2:
@@ -268,9 +346,24 @@ class ScoreCardsRenderer(Renderer):
             words["average"] if mp else words["running"],
         ]
         rows: list[list[str | Cell]] = []
+        positions = self._position_labels
         for line in card.lines:
             result = None if line.hidden else self.results.get((line.donne_id, line.table_number))
             played = result is not None and result.status == "played"
+            if played:
+                # Each result is on the cards of the four players of its table: told once.
+                told = self._result_texts.get(id(result))
+                if told is None:
+                    told = self._result_texts[id(result)] = (
+                        str(result.bouts) if result.bouts is not None else "",
+                        points_text(result),
+                        bonus_short(result, self.codes),
+                    )
+            else:
+                told = ("", "", "")
+            seat = positions.get(line.position)
+            if seat is None:
+                seat = positions[line.position] = line.position_label
             scores = {s.position: s for s in line.scores}
             cells: list[str | Cell] = []
             for position in POSITIONS:
@@ -289,11 +382,9 @@ class ScoreCardsRenderer(Renderer):
                 [
                     str(line.donne_number),
                     f"{line.round_number} / {line.table_number or '—'}",
-                    words["sat_out"] if line.status == "sat_out" else line.position_label,
+                    words["sat_out"] if line.status == "sat_out" else seat,
                     self.contract_text(line),
-                    str(result.bouts) if played and result.bouts is not None else "",
-                    points_text(result) if played else "",
-                    bonus_short(result, self.codes) if played else "",
+                    *told,
                     *cells,
                     average,
                     self.differential_cell(line, mp),
@@ -333,6 +424,13 @@ class ScoreCardsRenderer(Renderer):
         table.setStyle(styles.grid(("ALIGN", (1, 1), (2, -1), "RIGHT")))
         return [Spacer(1, 3 * mm), Paragraph(esc(_("Penalties")), styles.h3), table]
 
+    def same(self, text: str) -> Paragraph:
+        """A muted Paragraph of `text`, one object for every card that prints it."""
+        paragraph = self._same.get(text)
+        if paragraph is None:
+            paragraph = self._same[text] = _SameParagraph(esc(text), self.styles.muted)
+        return paragraph
+
     def card(self, card: ScoreCard) -> list[Flowable]:
         styles = self.styles
         player = card.player
@@ -352,7 +450,7 @@ class ScoreCardsRenderer(Renderer):
                 else _("Running total of the differentials, donne by donne")
             )
             story += [
-                Paragraph(esc(caption), styles.muted),
+                self.same(caption),
                 RunningTotalChart(
                     card.chart,
                     width=self.frame_w,
@@ -365,8 +463,8 @@ class ScoreCardsRenderer(Renderer):
         story += [
             self.lines_table(card),
             Spacer(1, 2 * mm),
-            Paragraph(esc(f"{_('Comparison method:')} {card.method_label}."), styles.muted),
-            Paragraph(esc(self.legend), styles.muted),
+            self.same(f"{_('Comparison method:')} {card.method_label}."),
+            self.same(self.legend),
             *self.penalties(player),
         ]
         return story
@@ -395,9 +493,14 @@ class ScoreCardsRenderer(Renderer):
         self.letters = [position_letter(p) for p in POSITIONS]
         # Numbers formatted in the document's language, looked up once (not per number).
         language = get_language()
-        self.signed = partial(_numbers, language=language, sign=True)
-        self.number = partial(_numbers, language=language, sign=False)
+        self.signed = _Numbers(partial(_numbers, language=language, sign=True)).__getitem__
+        self.number = _Numbers(partial(_numbers, language=language, sign=False)).__getitem__
         self.codes = short_codes()
+        # Texts told once per document (per contract and taker, per result, per position).
+        self._contract_texts: dict[tuple[str, str], str] = {}
+        self._result_texts: dict[int, tuple[str, str, str]] = {}
+        self._position_labels: dict[str | None, str] = {}
+        self._same: dict[str, Paragraph] = {}
         self.contract_codes = {
             "prise": pgettext("contract, short", "P"),
             "garde": pgettext("contract, short", "G"),
