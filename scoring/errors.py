@@ -259,10 +259,10 @@ class InvalidChelem(ScoringError):
 class InvalidCalledSelf(ScoringError):
     field = "called_self"
     templates = {
-        "called_self_invalid": _("'Called his own king' must be yes or no; %(value)s is not."),
+        "called_self_invalid": _("'Own king called' must be yes or no; %(value)s is not."),
         "called_self_not_five": _(
             "Only at 5 players does the taker call a king; this table has %(players)s players. "
-            "Untick 'called his own king'."
+            "Untick 'own king called'."
         ),
     }
 

@@ -1100,7 +1100,7 @@ RULES_CHECKED = {
     "donne_coverage": "every donne is played at two tables or more (when there are two tables)",
     "sit_out": "at a table of five one player sits out each donne, each at most once",
     "sit_out_turn": "whoever holds a whole relais at a table of five sits out at the next table "
-    "of five he comes to",
+    "of five that player comes to",
     "sit_out_spread": "any two players' sit-out counts differ by at most one (or by the "
     "movement's declared sit_out_allowance, the smallest the generator found)",
 }

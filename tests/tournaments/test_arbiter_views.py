@@ -327,7 +327,7 @@ def test_the_preview_lists_what_is_missing_and_refuses_an_impossible_poignee(cli
     html = client.post(
         url("arbiter_result_preview", t, 1, 1), {**GARDE, "poignee_E": "simple"}, **EN
     ).content.decode()
-    assert "cannot show a simple poignée: he held 9 trumps" in html
+    assert "cannot show a simple poignée: that hand held 9 trumps" in html
 
 
 def test_saving_moves_to_the_next_missing_cell(client, t, personas):

@@ -124,7 +124,7 @@ def test_a_defender_never_counts_the_chien():
 def test_the_message_says_with_the_chien_for_the_taker():
     the_deal = deal(N=trumps(*range(1, 8)), chien=trumps(20, 21))
     errors, _ = check(the_deal, taker="N", contract="garde", poignees={"N": "simple"})
-    assert "with the chien he held 9 trumps" in errors["poignees.N"]
+    assert "with the chien, that hand held 9 trumps" in errors["poignees.N"]
     assert "needs 10" in errors["poignees.N"]
 
 

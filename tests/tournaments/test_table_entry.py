@@ -693,7 +693,7 @@ def test_the_table_page_never_says_where_the_cards_are(t, client, personas):
     assert row and re.search(r"data-hands-answers>3<", row.group(0))
     # His own form keeps the full message.
     html = client.post(reverse("arbiter_result_preview", args=[t.pk, 1, d]), poignee)
-    assert "cannot show a simple poignée: he held" in html.content.decode()
+    assert "cannot show a simple poignée: that hand held" in html.content.decode()
 
 
 def test_the_generic_messages_are_in_french(t, client):

@@ -174,14 +174,14 @@ def card_checks(
             with_chien = position == taker and (contract in TAKES_CHIEN or not contract)
             template = (
                 _(
-                    "%(who)s cannot show a %(size)s poignée: with the chien he held %(held)s "
-                    "trumps (Excuse included) and it needs %(needed)s. Check the poignée and "
-                    "who showed it."
+                    "%(who)s cannot show a %(size)s poignée: with the chien, that hand held "
+                    "%(held)s trumps (Excuse included) and it needs %(needed)s. Check the "
+                    "poignée and who showed it."
                 )
                 if with_chien
                 else _(
-                    "%(who)s cannot show a %(size)s poignée: he held %(held)s trumps (Excuse "
-                    "included) and it needs %(needed)s. Check the poignée and who showed it."
+                    "%(who)s cannot show a %(size)s poignée: that hand held %(held)s trumps "
+                    "(Excuse included) and it needs %(needed)s. Check the poignée and who showed it."
                 )
             )
             errors[f"poignees.{position}"] = template % {

@@ -93,7 +93,8 @@ def penalty_donne_error(*, tournament: Tournament, player: Player, donne: Donne)
             "%(player)s has no seat yet, so no donne: leave the donne empty for this penalty."
         ) % {"player": player}
     return _(
-        "%(player)s does not play donne %(donne)s: his tables play donnes %(numbers)s. Choose "
+        "%(player)s does not play donne %(donne)s: the tables of that player play donnes "
+        "%(numbers)s. Choose "
         "one of them, or leave the donne empty."
     ) % {"player": player, "donne": donne.number, "numbers": _ranges(numbers)}
 

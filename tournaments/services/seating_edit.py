@@ -60,8 +60,8 @@ RULE_TEXT = {
     "donne_coverage": gettext_lazy("every donne is played at two tables or more"),
     "sit_out": gettext_lazy("at a table of five one player sits out each donne, each at most once"),
     "sit_out_turn": gettext_lazy(
-        "whoever holds a whole relais at a table of five sits out at the next table of five he "
-        "comes to"
+        "whoever holds a whole relais at a table of five sits out at the next table of five "
+        "that player comes to"
     ),
     "sit_out_spread": gettext_lazy(
         "sitting out is shared: any two players' numbers of donnes sat out differ by at most one "
@@ -229,7 +229,7 @@ def breach_message(breach: Breach, stored: StoredMovement) -> str:
     if breach.rule == "set_repeat" and breach.player is not None:
         return _(
             "Round %(round)s, table %(table)s: %(player)s plays étui set %(set)s (donnes "
-            "%(donnes)s) again; he also plays it in round %(earlier)s. Nobody plays a donne "
+            "%(donnes)s) again; that player also plays it in round %(earlier)s. Nobody plays a donne "
             "twice."
         ) % {
             **where,

@@ -231,7 +231,7 @@ def table_access_resolve(*, secret: str) -> TableAccess:
         )
     if access.revoked_at is not None:
         raise TableAccessDenied(
-            _("This table page was replaced by the arbiter. Ask him for the new one.")
+            _("This table page was replaced by the arbiter. Ask the arbiter for the new one.")
         )
     round_ = access.table_round.round
     if round_.state == Round.State.CLOSED:
@@ -683,7 +683,9 @@ def table_entry_confirm(
             raise ResultInvalid(
                 {
                     NON_FIELD: [
-                        _("This result needs the arbiter: call him, the table cannot confirm it.")
+                        _(
+                            "This result needs the arbiter: call the arbiter, the table cannot confirm it."
+                        )
                         if result.entry_status in (EntryStatus.NEEDS_ARBITER, EntryStatus.CONTESTED)
                         else _("This result was entered by the arbiter: nothing to confirm.")
                     ]

@@ -93,8 +93,8 @@ class MeView(ApiView):
     @extend_schema(
         operation_id="me",
         summary="Who you are",
-        description="The authenticated user (or anonymous), his player, the clubs he organises "
-        "and the tournaments he arbitrates.",
+        description="The authenticated user (or anonymous), their player, the clubs they "
+        "organise and the tournaments they arbitrate.",
         responses={200: MeSerializer, **errors(401)},
         tags=["authentication"],
         examples=[

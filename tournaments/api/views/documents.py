@@ -121,7 +121,7 @@ class DocumentListView(DocumentsView):
         operation_id="documents_list",
         summary="The tournament's documents you may see",
         description="Every build (pending, running, done, failed) of the documents you may "
-        "ask for or download: arbiters and organisers all of them; a player his own score "
+        "ask for or download: arbiters and organisers all of them; a player their own score "
         "card; everyone the ranking, donne results and score cards once published.",
         responses={200: DocumentSerializer(many=True), **errors(*READ)},
         tags=[TAG],

@@ -116,12 +116,12 @@ class ScoreCardsCsvView(CsvView):
     @extend_schema(
         operation_id="score_cards_csv",
         summary="Every player's results donne by donne as CSV (spreadsheet)",
-        description="One line per player and donne, in the order he plays them: round, donne, "
+        description="One line per player and donne, in the order they are played: round, donne, "
         "table, position (N E S O in French, N E S W in English), what happened (played, sat "
-        "out, annulled, all passed, not played yet), contract, taker, his score, his "
+        "out, annulled, all passed, not played yet), contract, taker, the player's score and "
         "differential (match points % by that method) and the running total (average). As "
         "on the score cards, another player's line on a donne some tables have still to play "
-        "says it is hidden and gives nothing else; his own lines, and everything for the "
+        "says it is hidden and gives nothing else; the player's own lines, and everything for the "
         "arbiters and organisers, are complete. Same dialects, byte-order mark, formula guard "
         "and `X-Ranking-Current` header as the ranking's CSV.",
         parameters=[LANGUAGE],

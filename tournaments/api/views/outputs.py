@@ -141,8 +141,8 @@ class ScoreCardView(TournamentView):
     @extend_schema(
         operation_id="score_cards_retrieve",
         summary="A player's score card",
-        description="Every donne the player is scheduled for, in the order he plays them: his "
-        "position, the result at his table, his differential and the running total (exact "
+        description="Every donne the player is scheduled for, in the order they are played: "
+        "the position, the result at the player's table, the differential and the running total (exact "
         "fractions as text). On another player's card, a donne some tables have still to play "
         "is `hidden` (no contract, scores nor differential), as on the page; the card's owner, "
         "arbiters and organisers see everything. 404 if the player is not in this tournament.",
