@@ -24,6 +24,7 @@ from tournaments.models import (
     TableRound,
     Tournament,
 )
+from tournaments.search import fold
 
 if TYPE_CHECKING:
     from scoring.selectors import RankingView, ScoreCard
@@ -132,14 +133,19 @@ def ranking_up_to_date(tournament: Tournament) -> RankingView:
     return view
 
 
+def by_name(player: Player) -> tuple[str, str, int]:
+    """Alphabetical order as a reader expects it, on any database: accents and case ignored
+    ("Étienne" between "Dupont" and "Fabre", "de La Tour" under D), where a binary collation
+    files "É" and "d'" after "Z"."""
+    return (fold(player.last_name), fold(player.first_name), player.pk)
+
+
 def tournament_players(tournament: Tournament) -> list[Player]:
     """Everyone seated in the tournament, by name (one query)."""
-    return list(
-        Player.objects.filter(seats__round__tournament=tournament)
-        .select_related("club")
-        .distinct()
-        .order_by("last_name", "first_name", "pk")
+    players = (
+        Player.objects.filter(seats__round__tournament=tournament).select_related("club").distinct()
     )
+    return sorted(players, key=by_name)
 
 
 def score_cards_bulk(
@@ -242,11 +248,10 @@ def penalties_of(tournament: Tournament) -> dict[int, list[Penalty]]:
 
 def registrations(tournament: Tournament) -> list[Registration]:
     """Everyone registered, by name, with their club (one query): the check-in list."""
-    return list(
-        Registration.objects.filter(tournament=tournament)
-        .select_related("player", "player__club")
-        .order_by("player__last_name", "player__first_name", "player__pk")
+    entries = Registration.objects.filter(tournament=tournament).select_related(
+        "player", "player__club"
     )
+    return sorted(entries, key=lambda registration: by_name(registration.player))
 
 
 def ledger(tournament: Tournament) -> list[LedgerEntry]:
