@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from fractions import Fraction
 from functools import partial
 
+from django.utils.text import capfirst
 from django.utils.translation import get_language, pgettext
 from django.utils.translation import gettext as _
 from reportlab.lib.units import mm
@@ -414,7 +415,7 @@ class ScoreCardsRenderer(Renderer):
                 "what the differential is measured from. %(word)s: played at one table only so "
                 "far, not yet compared."
             )
-            % {"word": self.words["not_compared"]}
+            % {"word": capfirst(self.words["not_compared"])}  # it starts a sentence
         )
         view = ranking_up_to_date(self.tournament)
         self.results_version = view.version or 0

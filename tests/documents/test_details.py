@@ -157,6 +157,8 @@ def test_score_cards_show_details_penalties_positions_and_not_compared(detailed)
     french = render(detailed, Kind.SCORE_CARDS, part=north.pk, language="fr")
     assert " N E S O " in french and " W " not in french
     assert "à comparer" in french
+    # The legend's sentence about it starts with a capital, as the others do.
+    assert "À comparer : jouée à une seule table" in " ".join(french.split())
 
 
 def test_a_tie_reads_1_equals_as_on_the_ranking(personas):
