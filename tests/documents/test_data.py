@@ -94,8 +94,8 @@ def test_bulk_score_cards_before_any_result(personas):
     "kind", [Document.Kind.CHECK_IN_LIST, Document.Kind.ROUTE_CARDS, Document.Kind.SCORE_CARDS]
 )
 def test_lists_by_name_file_accents_and_particles_where_a_reader_looks(personas, kind):
-    """ "Étienne" between "Dupont" and "Fabre", "de La Tour" under D: a binary collation (SQLite,
-    PostgreSQL's C locale) would put both after "Zola"."""
+    """By name as a reader looks: "Étienne" between "Dupont" and "Fabre", "de La Tour" under
+    D; a binary collation (SQLite, PostgreSQL's C locale) would put both after "Zola"."""
     tournament = stage_tournament(players=8, rounds=1, personas=personas)
     names = ["Zola", "Étienne", "de La Tour", "Fabre", "Dupont", "Abel", "Martin", "Ubu"]
     players = list(Player.objects.filter(registrations__tournament=tournament).order_by("pk"))

@@ -172,3 +172,19 @@ def test_a_tie_reads_1_equals_as_on_the_ranking(personas):
     )
     assert len(pages) == 8
     assert all("1= of 8" in page for page in pages)
+
+
+def test_donne_results_score_headers_stay_inside_their_columns(detailed):
+    """The header "Marque" is wider than the 11 mm score column at the nominal size: it is
+    set smaller instead of running over the rule before it (a plain string is not fitted)."""
+    from reportlab.lib.units import mm
+
+    from .layout import pdf_words
+
+    document = Document(tournament=detailed, kind=Kind.DONNE_RESULTS, language="fr")
+    pages = pdf_words(document_render(document)[0][2])
+    headers = [w for page in pages for w in page.words if w.text == "Marque"]
+    assert len(headers) >= 4
+    padding = 3  # pt each side, the grid's
+    for word in headers:
+        assert word.x1 - word.x0 <= 11 * mm - 2 * padding, word
