@@ -212,7 +212,8 @@ def donne_averages(tournament: Tournament) -> dict[tuple[int, str], Fraction]:
     ones left out): the average the differentials are measured from (RULES §6). One query."""
     sums: dict[tuple[int, str], list[int]] = defaultdict(list)
     for donne_id, status, scores, holders in (
-        Result.objects.filter(tournament=tournament)
+        Result.objects.counted()
+        .filter(tournament=tournament)
         .exclude(status=Result.Status.ANNULLED)
         .order_by()
         .values_list("donne_id", "status", "scores", "holders")
@@ -228,7 +229,8 @@ def result_details(tournament: Tournament) -> dict[tuple[int, int], Result]:
     contract (bouts, points, petit au bout, poignées, chelem). One query."""
     return {
         (r.donne_id, r.table.number): r
-        for r in Result.objects.filter(tournament=tournament)
+        for r in Result.objects.counted()
+        .filter(tournament=tournament)
         .select_related("table")
         .defer("confirmed_warnings")
     }
