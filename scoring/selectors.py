@@ -40,6 +40,7 @@ from tournaments.models import (
     Position,
     Result,
     Seat,
+    SeatPosition,
     TableRound,
     Tournament,
 )
@@ -48,6 +49,7 @@ logger = logging.getLogger(__name__)
 
 POSITION_LABELS = dict(Position.choices)
 CONTRACT_LABELS = dict(Contract.choices)
+FIFTH_SEAT = SeatPosition.FIFTH
 
 
 def frac(value: Any) -> Fraction | None:
@@ -457,6 +459,17 @@ class ScoreCard:
         return method_label(self.method)
 
 
+def _hand_to_come(seat: str, sit_outs: str, donne_number: int) -> str | None:
+    """The hand a player seated at `seat` holds on a donne not played yet, as
+    `tournaments.services.preparation.seats_for_donne` deals them: at a table of five the
+    fifth player takes the hand of who sits out; None when he is the one sitting out."""
+    index = (donne_number - 1) % 4  # preparation.donne_index
+    role = sit_outs[index] if index < len(sit_outs) else ""
+    if seat == FIFTH_SEAT:
+        return role if role in POSITIONS else None
+    return None if role == seat else seat
+
+
 _FEW_CARDS = 8
 """Up to this many players, score cards read only their own keys of the snapshot, their seats
 and their tables' results; beyond, the whole snapshot and the tournament's seats and results
@@ -549,7 +562,8 @@ def score_cards_from_snapshot(
     if few:
         seats = seats.filter(player_id__in=[p.pk for p in players or ()])
     set_rounds: dict[int, dict[int, tuple[int, int, int]]] = defaultdict(dict)
-    for player_id, round_number, table_id, table_number, etui_set in seats.order_by(
+    seated: dict[tuple[int, int], tuple[str, str]] = {}  # (player, étui set): seat, sit-outs
+    for player_id, round_number, table_id, table_number, etui_set, seat, sit_outs in seats.order_by(
         "round__number"
     ).values_list(
         "player_id",
@@ -557,8 +571,11 @@ def score_cards_from_snapshot(
         "table_round__table_id",
         "table_round__table__number",
         "table_round__etui_set_id",
+        "position",
+        "table_round__sit_outs",
     ):
         set_rounds[player_id][etui_set] = (round_number, table_id, table_number)
+        seated[(player_id, etui_set)] = (seat, sit_outs)
     if players is None:
         ids = set(set_rounds) | {int(key[1:]) for key in rows}
         players = list(
@@ -618,6 +635,8 @@ def score_cards_from_snapshot(
                 position = next(
                     (p for p, pid in result.holders.items() if int(pid) == player.pk), None
                 )
+            elif line is None:  # to come: the hand the seating gives him
+                position = _hand_to_come(*seated[(player.pk, etui_set)], number)
             traveller_visible = can_manage or donne_id in visible
             hidden = result is not None and not traveller_visible and not owner
             scores: list[CardScore] = []

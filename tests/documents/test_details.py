@@ -9,16 +9,20 @@ from decimal import Decimal
 from fractions import Fraction
 
 import pytest
+from django.urls import reverse
 
 from scoring.cards import DECK, format_hand, parse_hand
 from scoring.documents.models import Document
 from scoring.documents.services import document_render
+from scoring.selectors import score_card
 from tests.fixtures.tournaments import stage_tournament
-from tournaments.models import Donne, Player, Result, Table, Tournament
+from tournaments.models import Donne, Player, Result, Table, TableRound, Tournament
 from tournaments.services.penalties import penalty_give
+from tournaments.services.preparation import donne_index, seats_for_donne
 from tournaments.services.results import ResultInput, ResultNeedsConfirmation, result_save
 
 from .pdf import page_texts, pdf_text
+from .play import play_results
 
 pytestmark = pytest.mark.django_db
 
@@ -188,3 +192,40 @@ def test_donne_results_score_headers_stay_inside_their_columns(detailed):
     padding = 3  # pt each side, the grid's
     for word in headers:
         assert word.x1 - word.x0 <= 11 * mm - 2 * padding, word
+
+
+def test_a_donne_to_come_shows_the_position_the_seating_gives(personas, client):
+    """Before a donne is played, its line says which hand the player will hold, on the page
+    and in the PDF; at a table of five the one sitting out holds none."""
+    tournament = stage_tournament(players=9, rounds=2, personas=personas)
+    play_results(tournament, personas.arbiter, rounds={1})
+    tournament.refresh_from_db()
+    expected: dict[tuple[int, int], str | None] = {}  # (player, donne number): hand
+    for tr in TableRound.objects.filter(round__tournament=tournament, round__number=2):
+        for donne in tr.etui_set.donnes.all():
+            seats = seats_for_donne(tr, donne_index(tr, donne))
+            for position, player in seats.hands.items():
+                expected[(player.pk, donne.number)] = position
+            if seats.sitter is not None:
+                expected[(seats.sitter.pk, donne.number)] = None
+    assert None in expected.values()  # someone sits out a donne of round 2
+    client.force_login(personas.arbiter)
+    labels = {"N": "North", "E": "East", "S": "South", "W": "West"}
+    for player in Player.objects.filter(registrations__tournament=tournament):
+        card = score_card(tournament, player, can_manage=True)
+        to_come = [line for line in card.lines if line.round_number == 2]
+        assert to_come and all(line.status == "pending" for line in to_come)
+        for line in to_come:
+            assert line.position == expected[(player.pk, line.donne_number)], line
+        html = client.get(
+            reverse("score_card", args=[tournament.pk, player.pk]), HTTP_ACCEPT_LANGUAGE="en"
+        ).content.decode()
+        text = render(tournament, Kind.SCORE_CARDS, part=player.pk)
+        for line in to_come:
+            row = html.split(f'<tr data-donne="{line.donne_number}"')[1].split("</tr>")[0]
+            cell = row.split('<td class="hide-phone">')[1].split("</td>")[0].strip()
+            assert cell == (labels[line.position] if line.position else "")
+            if line.position:
+                assert (
+                    f"{line.donne_number} 2 / {line.table_number} {labels[line.position]}" in text
+                )
