@@ -416,6 +416,7 @@ class ScoreCardLine:
     traveller_visible: bool
     entered: bool = False  # pending, but a result is saved: the ranking is being updated
     hidden: bool = False  # another player's line on a donne not finished everywhere
+    sits_out: bool = False  # a donne to come on which the seating has him sit out
 
     @property
     def unranked(self) -> bool:
@@ -637,6 +638,7 @@ def score_cards_from_snapshot(
                 )
             elif line is None:  # to come: the hand the seating gives him
                 position = _hand_to_come(*seated[(player.pk, etui_set)], number)
+            sits_out = line is None and result is None and position is None
             traveller_visible = can_manage or donne_id in visible
             hidden = result is not None and not traveller_visible and not owner
             scores: list[CardScore] = []
@@ -679,6 +681,7 @@ def score_cards_from_snapshot(
                     traveller_visible=traveller_visible,
                     entered=result is not None,
                     hidden=hidden,
+                    sits_out=sits_out,
                 )
             )
         row = ranking_line(player, row_values, tied=False) if row_values is not None else None

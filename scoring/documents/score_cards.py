@@ -290,7 +290,11 @@ class ScoreCardsRenderer(Renderer):
                 [
                     str(line.donne_number),
                     f"{line.round_number} / {line.table_number or '—'}",
-                    words["sat_out"] if line.status == "sat_out" else line.position_label,
+                    words["sat_out"]
+                    if line.status == "sat_out"
+                    else words["sits_out"]
+                    if line.sits_out
+                    else line.position_label,
                     self.contract_text(line),
                     str(result.bouts) if played and result.bouts is not None else "",
                     points_text(result) if played else "",
@@ -387,6 +391,7 @@ class ScoreCardsRenderer(Renderer):
             "all_passed": _("All passed"),
             "contract_by": _("%(contract)s, taker %(taker)s"),
             "sat_out": _("Sat out"),
+            "sits_out": _("Sits out"),
             "bouts": _("Bouts"),
             "points": _("Points"),
             "bonuses": _("Bonuses"),

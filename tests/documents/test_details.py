@@ -196,7 +196,7 @@ def test_donne_results_score_headers_stay_inside_their_columns(detailed):
 
 def test_a_donne_to_come_shows_the_position_the_seating_gives(personas, client):
     """Before a donne is played, its line says which hand the player will hold, on the page
-    and in the PDF; at a table of five the one sitting out holds none."""
+    and in the PDF; at a table of five the one the seating has sit out is said to."""
     tournament = stage_tournament(players=9, rounds=2, personas=personas)
     play_results(tournament, personas.arbiter, rounds={1})
     tournament.refresh_from_db()
@@ -224,8 +224,7 @@ def test_a_donne_to_come_shows_the_position_the_seating_gives(personas, client):
         for line in to_come:
             row = html.split(f'<tr data-donne="{line.donne_number}"')[1].split("</tr>")[0]
             cell = row.split('<td class="hide-phone">')[1].split("</td>")[0].strip()
-            assert cell == (labels[line.position] if line.position else "")
-            if line.position:
-                assert (
-                    f"{line.donne_number} 2 / {line.table_number} {labels[line.position]}" in text
-                )
+            label = labels[line.position] if line.position else "Sits out"
+            assert line.sits_out == (line.position is None)
+            assert cell == label
+            assert f"{line.donne_number} 2 / {line.table_number} {label}" in text
