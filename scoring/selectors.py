@@ -40,6 +40,7 @@ from tournaments.models import (
     Position,
     Result,
     Seat,
+    SeatPosition,
     TableRound,
     Tournament,
 )
@@ -48,6 +49,7 @@ logger = logging.getLogger(__name__)
 
 POSITION_LABELS = dict(Position.choices)
 CONTRACT_LABELS = dict(Contract.choices)
+FIFTH_SEAT = SeatPosition.FIFTH
 
 
 def frac(value: Any) -> Fraction | None:
@@ -479,6 +481,7 @@ class ScoreCardLine:
     traveller_visible: bool
     entered: bool = False  # pending, but a result is saved: the ranking is being updated
     hidden: bool = False  # another player's line on a donne not finished everywhere
+    sits_out: bool = False  # a donne to come on which the seating has him sit out
 
     @property
     def unranked(self) -> bool:
@@ -520,6 +523,17 @@ class ScoreCard:
     @property
     def method_label(self) -> str:
         return method_label(self.method)
+
+
+def _hand_to_come(seat: str, sit_outs: str, donne_number: int) -> str | None:
+    """The hand a player seated at `seat` holds on a donne not played yet, as
+    `tournaments.services.preparation.seats_for_donne` deals them: at a table of five the
+    fifth player takes the hand of who sits out; None when he is the one sitting out."""
+    index = (donne_number - 1) % 4  # preparation.donne_index
+    role = sit_outs[index] if index < len(sit_outs) else ""
+    if seat == FIFTH_SEAT:
+        return role if role in POSITIONS else None
+    return None if role == seat else seat
 
 
 _FEW_CARDS = 8
@@ -614,7 +628,8 @@ def score_cards_from_snapshot(
     if few:
         seats = seats.filter(player_id__in=[p.pk for p in players or ()])
     set_rounds: dict[int, dict[int, tuple[int, int, int]]] = defaultdict(dict)
-    for player_id, round_number, table_id, table_number, etui_set in seats.order_by(
+    seated: dict[tuple[int, int], tuple[str, str]] = {}  # (player, étui set): seat, sit-outs
+    for player_id, round_number, table_id, table_number, etui_set, seat, sit_outs in seats.order_by(
         "round__number"
     ).values_list(
         "player_id",
@@ -622,8 +637,11 @@ def score_cards_from_snapshot(
         "table_round__table_id",
         "table_round__table__number",
         "table_round__etui_set_id",
+        "position",
+        "table_round__sit_outs",
     ):
         set_rounds[player_id][etui_set] = (round_number, table_id, table_number)
+        seated[(player_id, etui_set)] = (seat, sit_outs)
     if players is None:
         ids = set(set_rounds) | {int(key[1:]) for key in rows}
         players = list(
@@ -683,6 +701,9 @@ def score_cards_from_snapshot(
                 position = next(
                     (p for p, pid in result.holders.items() if int(pid) == player.pk), None
                 )
+            elif line is None:  # to come: the hand the seating gives him
+                position = _hand_to_come(*seated[(player.pk, etui_set)], number)
+            sits_out = line is None and result is None and position is None
             traveller_visible = can_manage or donne_id in visible
             hidden = result is not None and not traveller_visible and not owner
             scores: list[CardScore] = []
@@ -725,6 +746,7 @@ def score_cards_from_snapshot(
                     traveller_visible=traveller_visible,
                     entered=result is not None,
                     hidden=hidden,
+                    sits_out=sits_out,
                 )
             )
         row = ranking_line(player, row_values, tied=False) if row_values is not None else None

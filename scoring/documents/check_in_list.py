@@ -35,7 +35,10 @@ class CheckInListRenderer(Renderer):
             Spacer(1, 3 * mm),
         ]
         head = ["#", _("Licence"), _("Name"), _("Club"), _("Here"), _("Signature")]
-        rows: list[list[object]] = [[Paragraph(esc(h), styles.head_cell) for h in head]]
+        # Headers shrink rather than break a word ("Présent" in a narrow column).
+        rows: list[list[object]] = [
+            [FitText(h, font=self.fonts.condensed_bold, size=8, align="c") for h in head]
+        ]
         for index, registration in enumerate(self.steps(entries), start=1):
             player = registration.player
             rows.append(
@@ -55,12 +58,13 @@ class CheckInListRenderer(Renderer):
         if not entries:
             story.append(Paragraph(esc(_("Nobody is registered yet.")), styles.body))
             return story
-        widths = [9 * mm, 18 * mm, 58 * mm, 45 * mm, 11 * mm]
+        widths = [9 * mm, 18 * mm, 58 * mm, 43 * mm, 14 * mm]
         widths.append(self.frame_w - sum(widths))
         table = Table(rows, colWidths=widths, repeatRows=1)
         # Tall rows: room to sign (a long name wraps and the row grows with it).
         table.setStyle(
             styles.grid(
+                ("ALIGN", (0, 0), (-1, 0), "CENTER"),
                 ("ALIGN", (0, 1), (1, -1), "CENTER"),
                 ("TOPPADDING", (0, 1), (-1, -1), 8),
                 ("BOTTOMPADDING", (0, 1), (-1, -1), 8),

@@ -24,6 +24,7 @@ from tournaments.models import (
     TableRound,
     Tournament,
 )
+from tournaments.search import fold
 
 if TYPE_CHECKING:
     from scoring.selectors import RankingView, ScoreCard
@@ -132,14 +133,19 @@ def ranking_up_to_date(tournament: Tournament) -> RankingView:
     return view
 
 
+def by_name(player: Player) -> tuple[str, str, int]:
+    """Alphabetical order as a reader expects it, on any database: accents and case ignored
+    ("Étienne" between "Dupont" and "Fabre", "de La Tour" under D), where a binary collation
+    files "É" and "d'" after "Z"."""
+    return (fold(player.last_name), fold(player.first_name), player.pk)
+
+
 def tournament_players(tournament: Tournament) -> list[Player]:
     """Everyone seated in the tournament, by name (one query)."""
-    return list(
-        Player.objects.filter(seats__round__tournament=tournament)
-        .select_related("club")
-        .distinct()
-        .order_by("last_name", "first_name", "pk")
+    players = (
+        Player.objects.filter(seats__round__tournament=tournament).select_related("club").distinct()
     )
+    return sorted(players, key=by_name)
 
 
 def score_cards_bulk(
@@ -206,7 +212,8 @@ def donne_averages(tournament: Tournament) -> dict[tuple[int, str], Fraction]:
     ones left out): the average the differentials are measured from (RULES §6). One query."""
     sums: dict[tuple[int, str], list[int]] = defaultdict(list)
     for donne_id, status, scores, holders in (
-        Result.objects.filter(tournament=tournament)
+        Result.objects.counted()
+        .filter(tournament=tournament)
         .exclude(status=Result.Status.ANNULLED)
         .order_by()
         .values_list("donne_id", "status", "scores", "holders")
@@ -224,7 +231,8 @@ def result_details(tournament: Tournament) -> dict[tuple[int, int], Result]:
     holders in JSON that a score card does not print from here)."""
     return {
         (r.donne_id, r.table.number): r
-        for r in Result.objects.filter(tournament=tournament)
+        for r in Result.objects.counted()
+        .filter(tournament=tournament)
         .select_related("table")
         .only(
             "donne",
@@ -253,11 +261,10 @@ def penalties_of(tournament: Tournament) -> dict[int, list[Penalty]]:
 
 def registrations(tournament: Tournament) -> list[Registration]:
     """Everyone registered, by name, with their club (one query): the check-in list."""
-    return list(
-        Registration.objects.filter(tournament=tournament)
-        .select_related("player", "player__club")
-        .order_by("player__last_name", "player__first_name", "player__pk")
+    entries = Registration.objects.filter(tournament=tournament).select_related(
+        "player", "player__club"
     )
+    return sorted(entries, key=lambda registration: by_name(registration.player))
 
 
 def ledger(tournament: Tournament) -> list[LedgerEntry]:

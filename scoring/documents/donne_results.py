@@ -108,7 +108,16 @@ class DonneResultsRenderer(Renderer):
         for k, position in enumerate(POSITIONS):
             col = first + 3 * k
             head1 += [position_label(position), "", ""]
-            head2 += [_("Player"), _("Score"), "%" if mp else _("Diff.")]
+            # Fitted: "Marque" is wider than its column at the nominal size and a plain
+            # string would run over the rule before it.
+            head2 += [
+                FitText(h, font=self.fonts.condensed_bold, size=8.5, align=a)
+                for h, a in (
+                    (_("Player"), "l"),
+                    (_("Score"), "r"),
+                    ("%" if mp else _("Diff."), "r"),
+                )
+            ]
             commands.append(("SPAN", (col, 0), (col + 2, 0)))
             commands.append(("ALIGN", (col + 1, 1), (col + 2, -1), "RIGHT"))
             commands.append(("LINEBEFORE", (col, 0), (col, -1), 1, "#5b6475"))

@@ -39,7 +39,8 @@ def rounds_complete(tournament: Tournament) -> tuple[int, int]:
         expected[number] = expected.get(number, 0) + row["donnes"]
     entered = {
         row["table_round__round__number"]: row["n"]
-        for row in Result.objects.filter(tournament=tournament)
+        for row in Result.objects.counted()
+        .filter(tournament=tournament)
         .values("table_round__round__number")
         .annotate(n=Count("id"))
     }

@@ -30,7 +30,8 @@ class ResultsSummaryRenderer(Renderer):
         t = self.tournament
         donnes = Donne.objects.filter(tournament=t).count()
         played = (
-            Result.objects.filter(tournament=t)
+            Result.objects.counted()
+            .filter(tournament=t)
             .exclude(status=Result.Status.ANNULLED)
             .values("donne_id")
             .annotate(n=Count("id"))

@@ -16,7 +16,7 @@ from reportlab.platypus import Flowable, Paragraph, Spacer, Table
 from tournaments.models import Player
 
 from .base import LINE, MUTED, FitText, Renderer, esc, position_label
-from .data import FIFTH, Sitting, donne_range, load_seating
+from .data import FIFTH, Sitting, by_name, donne_range, load_seating
 
 GUTTER = 10 * mm  # between two cards: room for the crop marks and the scissors
 MARK = 3 * mm  # length of a crop mark
@@ -169,9 +169,7 @@ class RouteCardsRenderer(Renderer):
         players = {
             player.pk: player for sitting in seating.sittings for player in sitting.seats.values()
         }
-        ordered = sorted(
-            players.values(), key=lambda p: (p.last_name.lower(), p.first_name.lower(), p.pk)
-        )
+        ordered = sorted(players.values(), key=by_name)
         # Two cards a row, a gutter between them and room for the crop marks on the outer
         # edges.
         width = (self.frame_w - GUTTER - 2 * (MARK + MARK_GAP)) / 2

@@ -18,6 +18,7 @@ from fractions import Fraction
 from functools import partial
 from typing import Any
 
+from django.utils.text import capfirst
 from django.utils.translation import get_language, pgettext
 from django.utils.translation import gettext as _
 from reportlab.lib.units import mm
@@ -382,7 +383,11 @@ class ScoreCardsRenderer(Renderer):
                 [
                     str(line.donne_number),
                     f"{line.round_number} / {line.table_number or '—'}",
-                    words["sat_out"] if line.status == "sat_out" else seat,
+                    words["sat_out"]
+                    if line.status == "sat_out"
+                    else words["sits_out"]
+                    if line.sits_out
+                    else seat,
                     self.contract_text(line),
                     *told,
                     *cells,
@@ -484,6 +489,7 @@ class ScoreCardsRenderer(Renderer):
             "all_passed": _("All passed"),
             "contract_by": _("%(contract)s, taker %(taker)s"),
             "sat_out": _("Sat out"),
+            "sits_out": _("Sits out"),
             "bouts": _("Bouts"),
             "points": _("Points"),
             "bonuses": _("Bonuses"),
@@ -517,7 +523,7 @@ class ScoreCardsRenderer(Renderer):
                 "what the differential is measured from. %(word)s: played at one table only so "
                 "far, not yet compared."
             )
-            % {"word": self.words["not_compared"]}
+            % {"word": capfirst(self.words["not_compared"])}  # it starts a sentence
         )
         view = ranking_up_to_date(self.tournament)
         self.results_version = view.version or 0

@@ -22,8 +22,66 @@ from tournaments.services.table_entry import TablePageLinks, table_page_links
 
 from .base import LIGHT, LINE, MUTED, FitText, Renderer, esc, position_label
 from .data import FIFTH, Seating, Sitting, donne_range, load_seating
+from .textfit import text_width
 
 QR_SIZE = 30 * mm
+ADDRESS_SIZE = 7.5  # pt: the address under the QR code, typed by hand (never under 7)
+ADDRESS_FLOOR = 7.0
+
+
+def address_pieces(address: str, *, dots: bool = False) -> list[str]:
+    """The parts of a web address between the places it may go to the next line: after "//"
+    and before a single slash ("http://", "127.0.0.1:8000", "/table/"), and with `dots` after
+    each dot as well ("club.", "example.org"); the final slash stays with what precedes it.
+    Nothing is added: the parts put together are the address as it must be typed."""
+    pieces: list[str] = []
+    start = 0
+    for i in range(1, len(address)):
+        before, here = address[i - 1], address[i]
+        after_scheme = address[max(0, i - 3) : i] == "://"
+        after_dot = dots and before == "." and here not in "./"
+        before_slash = (
+            here == "/" and before not in ":/" and i + 1 < len(address) and address[i + 1] != "/"
+        )
+        if after_scheme or after_dot or before_slash:
+            pieces.append(address[start:i])
+            start = i
+    pieces.append(address[start:])
+    return [p for p in pieces if p]
+
+
+def pack_sentence(
+    before: str, address: str, after: str, font: str, size: float, width: float
+) -> list[str]:
+    """The sentence around an address, wrapped at its spaces and at the address's own break
+    points (`address_pieces`: at its dots only where a part is wider than the line), never
+    inside a word nor inside a part of the address."""
+    pieces = [
+        fine
+        for piece in address_pieces(address)
+        for fine in (
+            address_pieces(piece, dots=True) if text_width(piece, font, size) > width else [piece]
+        )
+    ]
+    tokens = [(word, True) for word in before.split()]
+    tokens += [(piece, index == 0) for index, piece in enumerate(pieces)]
+    for word in after.split():
+        if tokens and not any(c.isalnum() for c in word):  # French " :" stays on its line
+            tokens[-1] = (f"{tokens[-1][0]} {word}", tokens[-1][1])
+        else:
+            tokens.append((word, True))
+    lines: list[str] = []
+    current = ""
+    for token, spaced in tokens:
+        candidate = f"{current}{' ' if spaced else ''}{token}" if current else token
+        if current and text_width(candidate, font, size) > width:
+            lines.append(current)
+            current = token
+        else:
+            current = candidate
+    if current:
+        lines.append(current)
+    return lines
 
 
 class QrCode(Flowable):
@@ -279,14 +337,20 @@ class ScoreSheetsRenderer(Renderer):
             ),
             Paragraph(esc(note), styles.small),
         ]
+        # The address is typed by hand: it wraps at its slashes and dots rather than shrink.
+        mark = "\x00"
+        before, _mark, after = (
+            _("or type %(address)s and the code:") % {"address": mark}
+        ).partition(mark)
+        typed = [
+            FitText(line, font=f.condensed, size=ADDRESS_SIZE, floor=ADDRESS_FLOOR, prefer_lines=1)
+            for line in pack_sentence(
+                before, links.short_url, after, f.condensed, ADDRESS_SIZE, QR_SIZE
+            )
+        ]
         caption = [
             Paragraph(esc(_("Scan to enter this table's results")), styles.muted),
-            FitText(
-                _("or type %(address)s and the code:") % {"address": links.short_url},
-                font=f.condensed,
-                size=7,
-                floor=5,
-            ),
+            *typed,
             FitText(links.code, font=f.bold, size=14, floor=10),
         ]
         players = self.players_table(sitting)
@@ -301,6 +365,7 @@ class ScoreSheetsRenderer(Renderer):
                 ("LEFTPADDING", (0, 0), (-1, -1), 0),
                 ("RIGHTPADDING", (0, 0), (0, 0), 4 * mm),
                 ("LEFTPADDING", (2, 0), (2, 0), 6 * mm),
+                ("RIGHTPADDING", (2, 0), (2, 0), 0),  # the caption is packed to QR_SIZE
             ]
         )
         story: list[Flowable] = [

@@ -199,10 +199,50 @@ def missing_words(pages: list[Page], text: str) -> list[str]:
     return problems
 
 
-def layout_problems(content: bytes, *, texts: list[str], on_every_page: list[str]) -> list[str]:
+_LETTERS = re.compile(r"[^\W\d_]+")
+
+
+def vocabulary(texts: list[str], language: str) -> set[str]:
+    """Every run of letters a document may print: those of `texts` (what the club typed, the
+    codes it was given) and of the interface's messages in `language` (the catalogues of the
+    other languages give their English sources)."""
+    from django.conf import settings
+    from django.utils.translation import trans_real
+
+    found: set[str] = set()
+    sources = list(texts)
+    for lang in {code for code, _name in settings.LANGUAGES} | {language}:
+        for key, value in trans_real.translation(lang)._catalog.items():
+            sources.append(key if isinstance(key, str) else key[0])
+            sources.append(value)
+    for text in sources:
+        found.update(run.lower() for run in _LETTERS.findall(text))
+    return found
+
+
+def foreign_words(pages: list[Page], known: set[str]) -> list[str]:
+    """Printed runs of letters that are in no input and no message: a fixed label broken in
+    the middle ("Prése" / "nt" for "Présent") reads this way, whatever the text was."""
+    problems = []
+    for page in pages:
+        for word in page.words:
+            for run in _LETTERS.findall(word.text):
+                if len(run) > 1 and run.lower() not in known:
+                    problems.append(f"page {page.number}: {word} is in no input and no message")
+    return problems
+
+
+def layout_problems(
+    content: bytes,
+    *,
+    texts: list[str],
+    on_every_page: list[str],
+    known: set[str] | None = None,
+) -> list[str]:
     """Everything wrong with a PDF's layout: overprinting words, words out of the page or
     margins, words of `texts` split in the middle or cut, words of `on_every_page` (the
-    header's title and venue) missing from a page."""
+    header's title and venue) missing from a page, and with `known` (see `vocabulary`)
+    words that are none of those a document may print."""
     pages = pdf_words(content)
     problems = []
     for page in pages:
@@ -213,4 +253,6 @@ def layout_problems(content: bytes, *, texts: list[str], on_every_page: list[str
     problems += split_words(pages, texts)
     for text in on_every_page:
         problems += missing_words(pages, text)
+    if known is not None:
+        problems += foreign_words(pages, known)
     return problems

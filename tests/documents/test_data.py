@@ -8,11 +8,14 @@ from __future__ import annotations
 import pytest
 
 from scoring.documents.data import ranking_up_to_date, score_cards_bulk, tournament_players
+from scoring.documents.models import Document
+from scoring.documents.services import document_render
 from scoring.selectors import score_card, score_cards
 from tests.fixtures.tournaments import stage_tournament
-from tournaments.models import Result
+from tournaments.models import Player, Result
 from tournaments.services.results import result_annul
 
+from .pdf import pdf_text
 from .play import play_results
 
 pytestmark = pytest.mark.django_db
@@ -85,3 +88,21 @@ def test_bulk_score_cards_equal_the_pages_cards_under_match_points(personas):
 def test_bulk_score_cards_before_any_result(personas):
     tournament = stage_tournament(players=8, rounds=1, personas=personas)
     assert_same_cards(tournament)
+
+
+@pytest.mark.parametrize(
+    "kind", [Document.Kind.CHECK_IN_LIST, Document.Kind.ROUTE_CARDS, Document.Kind.SCORE_CARDS]
+)
+def test_lists_by_name_file_accents_and_particles_where_a_reader_looks(personas, kind):
+    """By name as a reader looks: "Étienne" between "Dupont" and "Fabre", "de La Tour" under
+    D; a binary collation (SQLite, PostgreSQL's C locale) would put both after "Zola"."""
+    tournament = stage_tournament(players=8, rounds=1, personas=personas)
+    names = ["Zola", "Étienne", "de La Tour", "Fabre", "Dupont", "Abel", "Martin", "Ubu"]
+    players = list(Player.objects.filter(registrations__tournament=tournament).order_by("pk"))
+    for player, name in zip(players, names, strict=True):
+        player.last_name = name
+    Player.objects.bulk_update(players, ["last_name"])
+    document = Document(tournament=tournament, kind=kind, language="fr")
+    text = pdf_text(document_render(document)[0][2])
+    found = sorted(names, key=text.index)
+    assert found == ["Abel", "de La Tour", "Dupont", "Étienne", "Fabre", "Martin", "Ubu", "Zola"]

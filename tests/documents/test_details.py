@@ -9,16 +9,20 @@ from decimal import Decimal
 from fractions import Fraction
 
 import pytest
+from django.urls import reverse
 
 from scoring.cards import DECK, format_hand, parse_hand
 from scoring.documents.models import Document
 from scoring.documents.services import document_render
+from scoring.selectors import score_card
 from tests.fixtures.tournaments import stage_tournament
-from tournaments.models import Donne, Player, Result, Table, Tournament
+from tournaments.models import Donne, Player, Result, Table, TableRound, Tournament
 from tournaments.services.penalties import penalty_give
+from tournaments.services.preparation import donne_index, seats_for_donne
 from tournaments.services.results import ResultInput, ResultNeedsConfirmation, result_save
 
 from .pdf import page_texts, pdf_text
+from .play import play_results
 
 pytestmark = pytest.mark.django_db
 
@@ -157,6 +161,8 @@ def test_score_cards_show_details_penalties_positions_and_not_compared(detailed)
     french = render(detailed, Kind.SCORE_CARDS, part=north.pk, language="fr")
     assert " N E S O " in french and " W " not in french
     assert "à comparer" in french
+    # The legend's sentence about it starts with a capital, as the others do.
+    assert "À comparer : jouée à une seule table" in " ".join(french.split())
 
 
 def test_a_tie_reads_1_equals_as_on_the_ranking(personas):
@@ -170,3 +176,55 @@ def test_a_tie_reads_1_equals_as_on_the_ranking(personas):
     )
     assert len(pages) == 8
     assert all("1= of 8" in page for page in pages)
+
+
+def test_donne_results_score_headers_stay_inside_their_columns(detailed):
+    """The header "Marque" is wider than the 11 mm score column at the nominal size: it is
+    set smaller instead of running over the rule before it (a plain string is not fitted)."""
+    from reportlab.lib.units import mm
+
+    from .layout import pdf_words
+
+    document = Document(tournament=detailed, kind=Kind.DONNE_RESULTS, language="fr")
+    pages = pdf_words(document_render(document)[0][2])
+    headers = [w for page in pages for w in page.words if w.text == "Marque"]
+    assert len(headers) >= 4
+    padding = 3  # pt each side, the grid's
+    for word in headers:
+        assert word.x1 - word.x0 <= 11 * mm - 2 * padding, word
+
+
+def test_a_donne_to_come_shows_the_position_the_seating_gives(personas, client):
+    """Before a donne is played, its line says which hand the player will hold, on the page
+    and in the PDF; at a table of five the one the seating has sit out is said to."""
+    tournament = stage_tournament(players=9, rounds=2, personas=personas)
+    play_results(tournament, personas.arbiter, rounds={1})
+    tournament.refresh_from_db()
+    expected: dict[tuple[int, int], str | None] = {}  # (player, donne number): hand
+    for tr in TableRound.objects.filter(round__tournament=tournament, round__number=2):
+        for donne in tr.etui_set.donnes.all():
+            seats = seats_for_donne(tr, donne_index(tr, donne))
+            for position, player in seats.hands.items():
+                expected[(player.pk, donne.number)] = position
+            if seats.sitter is not None:
+                expected[(seats.sitter.pk, donne.number)] = None
+    assert None in expected.values()  # someone sits out a donne of round 2
+    client.force_login(personas.arbiter)
+    labels = {"N": "North", "E": "East", "S": "South", "W": "West"}
+    for player in Player.objects.filter(registrations__tournament=tournament):
+        card = score_card(tournament, player, can_manage=True)
+        to_come = [line for line in card.lines if line.round_number == 2]
+        assert to_come and all(line.status == "pending" for line in to_come)
+        for line in to_come:
+            assert line.position == expected[(player.pk, line.donne_number)], line
+        html = client.get(
+            reverse("score_card", args=[tournament.pk, player.pk]), HTTP_ACCEPT_LANGUAGE="en"
+        ).content.decode()
+        text = render(tournament, Kind.SCORE_CARDS, part=player.pk)
+        for line in to_come:
+            row = html.split(f'<tr data-donne="{line.donne_number}"')[1].split("</tr>")[0]
+            cell = row.split('<td class="hide-phone">')[1].split("</td>")[0].strip()
+            label = labels[line.position] if line.position else "Sits out"
+            assert line.sits_out == (line.position is None)
+            assert cell == label
+            assert f"{line.donne_number} 2 / {line.table_number} {label}" in text

@@ -17,10 +17,10 @@ from django.db.models import Q
 
 from scoring.documents.models import Document
 from tests.fixtures.tournaments import stage_tournament
-from tournaments.models import Club, Donne, Player, Tournament
+from tournaments.models import Club, Donne, Penalty, Player, TableAccess, Tournament
 from tournaments.services.penalties import penalty_give
 
-from .layout import layout_problems, pdf_words, split_words
+from .layout import layout_problems, pdf_words, split_words, vocabulary
 from .play import play_results
 from .test_renderers import render
 
@@ -85,6 +85,22 @@ def all_texts() -> list[str]:
     return [TITLE, VENUE, *CLUBS, *(f"{f} {last}" for f, last in PLAYERS), *REASONS]
 
 
+def printable(tournament: Tournament, language: str) -> set[str]:
+    """What a document of the tournament may print: what was typed for it (names, clubs,
+    reasons), the codes it was given, and the interface's messages."""
+    typed = [
+        *all_texts(),
+        *(f"{p.first_name} {p.last_name}" for p in Player.objects.all()),
+        *Club.objects.values_list("name", flat=True),
+        *Penalty.objects.filter(tournament=tournament).values_list("reason", flat=True),
+        *TableAccess.objects.values_list("short_code", flat=True),
+        tournament.name,
+        tournament.venue,
+        "tarot_club",
+    ]
+    return vocabulary(typed, language)
+
+
 def test_the_names_are_as_long_as_the_check_claims():
     for first, last in PLAYERS:
         assert 60 <= len(f"{first} {last}") <= 90
@@ -115,7 +131,12 @@ def test_every_kind_lays_long_names_out_without_overprinting(personas, kind, lan
     content = render(tournament, kind, language=language)
     if os.environ.get("LAYOUT_DUMP_DIR"):  # to look at the pages by eye
         Path(os.environ["LAYOUT_DUMP_DIR"], f"{kind}-{language}.pdf").write_bytes(content)
-    problems = layout_problems(content, texts=all_texts(), on_every_page=[TITLE, VENUE])
+    problems = layout_problems(
+        content,
+        texts=all_texts(),
+        on_every_page=[TITLE, VENUE],
+        known=printable(tournament, language),
+    )
     assert not problems, "\n".join(problems[:40])
 
 
@@ -167,3 +188,27 @@ def test_an_emoji_in_a_name_is_printed_visibly_in_every_kind(personas):
         content = render(tournament, kind)
         words = [w.text for page in pdf_words(content) for w in page.words]
         assert "\ufffd" in words, kind
+
+
+def test_the_check_sees_a_label_broken_in_the_middle():
+    """A fixed label ("Présent") split over two lines prints two runs that are in no input
+    and no message; the whole label, and the club's own words, are known."""
+    import io
+
+    from reportlab.lib.pagesizes import A4
+    from reportlab.pdfgen.canvas import Canvas
+
+    def pdf(*lines: str) -> bytes:
+        buffer = io.BytesIO()
+        canvas = Canvas(buffer, pagesize=A4)
+        canvas.setFont("Helvetica", 10)
+        for index, line in enumerate(lines):
+            canvas.drawString(100, 700 - 12 * index, line)
+        canvas.save()
+        return buffer.getvalue()
+
+    known = vocabulary(["Châteaubriand"], "fr")
+    broken = layout_problems(pdf("Prése", "nt"), texts=[], on_every_page=[], known=known)
+    assert any("'Prése'" in p for p in broken) and any("'nt'" in p for p in broken), broken
+    whole = pdf("Présent", "Signature", "Châteaubriand 12")
+    assert not layout_problems(whole, texts=[], on_every_page=[], known=known)

@@ -23,7 +23,7 @@ from scoring.documents.fonts import register_fonts
 from scoring.documents.models import Document
 from scoring.documents.route_cards import CutMarks, RouteCardsRenderer
 from tests.fixtures.tournaments import stage_tournament
-from tournaments.models import Donne, Player, TableRound, Tournament
+from tournaments.models import Donne, Player, TableAccess, TableRound, Tournament
 
 from .layout import pdf_words
 from .pdf import page_texts, pdf_text, render_pages
@@ -261,3 +261,37 @@ def test_a_tournament_of_one_round_sends_every_etui_set_back_to_the_arbiter(pers
     tournament = stage_tournament(players=8, rounds=1)
     text = pdf_text(render(tournament, Document.Kind.SCORE_SHEETS))
     assert text.count("to the arbiter.") == 2
+
+
+# The height of a word's box in poppler over the size it is set at, for the condensed face
+# of the caption (measured: a line set at 7.5 pt gives boxes 7.5 pt high).
+BOX_EM = 1.0
+
+
+@pytest.mark.parametrize(
+    ("site", "language", "lead"),
+    [
+        ("http://127.0.0.1:8000", "fr", "tapez"),
+        ("https://tarot.club-de-saint-germain-en-laye.example.org", "en", "type"),
+    ],
+)
+def test_the_address_to_type_under_the_qr_code_is_readable(
+    played_tournament, settings, site, language, lead
+):
+    """ "or type http://…/table/ and the code:" is typed by hand: at least 7 pt, wrapped at
+    the address's slashes and dots if need be, and the short code stays large."""
+    settings.SITE_URL = site
+    pages = pdf_words(render(played_tournament, Document.Kind.SCORE_SHEETS, language=language))
+    codes = {
+        a.table_round_id: a.short_code
+        for a in TableAccess.objects.filter(tournament=played_tournament, revoked_at=None)
+    }
+    for page in pages:
+        words = page.words
+        start = next(i for i, w in enumerate(words) if w.text == lead)
+        code = next(i for i, w in enumerate(words) if i > start and w.text in codes.values())
+        caption = words[start - 1 : code]  # "or" / "ou" … "code:" / ":"
+        assert site + "/table/" in "".join(w.text for w in caption)  # whole, in order
+        for word in caption:
+            assert (word.y1 - word.y0) / BOX_EM >= 7 - 0.05, word
+        assert (words[code].y1 - words[code].y0) / BOX_EM >= 10, words[code]
