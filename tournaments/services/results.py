@@ -13,14 +13,15 @@ tournaments.services.table_entry, with an ``EntrySource``) all call these functi
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
 from django.core.exceptions import PermissionDenied
-from django.db import IntegrityError, transaction
-from django.db.models import F
+from django.db import IntegrityError, connection, transaction
+from django.db.models import Count, F, OuterRef, Subquery
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -35,6 +36,7 @@ from ..models import (
     Player,
     Result,
     Round,
+    Seat,
     Table,
     TableRound,
     Tournament,
@@ -54,6 +56,7 @@ __all__ = [
     "ResultNeedsConfirmation",
     "ResultPreview",
     "result_annul",
+    "result_cell",
     "result_context",
     "result_input_from_result",
     "result_preview",
@@ -92,18 +95,34 @@ class ResultNeedsConfirmation(ValueError):
 
 
 class ResultConflict(Exception):
-    """Someone saved this result since the form was loaded; ``current`` is their version."""
+    """Someone saved this result since the form was loaded; ``current`` is their version.
 
-    def __init__(self, current: Result) -> None:
-        self.current = current
-        super().__init__(
-            _(
-                "Another arbiter saved this result while you were entering yours (version "
-                "%(version)s). Nothing was saved: compare with their entry, then save again "
-                "if yours is right."
-            )
-            % {"version": current.version}
-        )
+    Met inside a transaction that must be rolled back first (an insert that lost a race, in a
+    block without a savepoint of its own), it names the cell and reads ``current`` when first
+    asked, after the rollback.
+    """
+
+    def __init__(self, current: Result | None = None, *, cell: tuple[Any, Any] | None = None):
+        super().__init__()
+        self._current = current
+        self._cell = cell
+
+    @property
+    def current(self) -> Result:
+        if self._current is None:
+            assert self._cell is not None
+            table, donne = self._cell
+            self._current = Result.objects.filter(table=table, donne=donne).first()
+            if self._current is None:  # the insert failed on another constraint
+                raise IntegrityError(f"no result at table {table.pk} for donne {donne.pk}")
+        return self._current
+
+    def __str__(self) -> str:
+        return _(
+            "Another arbiter saved this result while you were entering yours (version "
+            "%(version)s). Nothing was saved: compare with their entry, then save again "
+            "if yours is right."
+        ) % {"version": self.current.version}
 
 
 @dataclass(frozen=True)
@@ -132,6 +151,9 @@ class ResultContext:
     index: int  # 0-based place of the donne in its étui set
     seats: dict[str, Player]  # who holds each hand on this donne
     sitter: Player | None  # at a table of five, who sits out this donne
+    # The saved result of this cell, when it was read with the context (result_cell).
+    current: Result | None = None
+    current_loaded: bool = False
 
 
 @dataclass(frozen=True)
@@ -218,6 +240,93 @@ def result_context(*, tournament: Tournament, table: Table, donne: Donne) -> Res
         seats=seats,
         sitter=sitter,
     )
+
+
+def _place_in_set(prefix: str = "") -> Any:
+    """The donne's 0-based place in its étui set, computed by the database."""
+    before = (
+        Donne.objects.filter(
+            etui_set_id=OuterRef(f"{prefix}etui_set_id"), number__lt=OuterRef(f"{prefix}number")
+        )
+        .order_by()
+        .values("etui_set_id")
+        .annotate(n=Count("pk"))
+        .values("n")
+    )
+    return Coalesce(Subquery(before), 0)
+
+
+def result_cell(
+    *, tournament: Tournament, table_number: int, donne_number: int, correcting: bool
+) -> ResultContext | None:
+    """The context of a write named by its table and donne numbers, in two queries: the
+    donne (or, for a correction, the saved result with its table, donne and round), then the
+    seats with their table round. Same answer as `result_context`, with the saved result read
+    too (``current``).
+
+    Returns None when this short way finds nothing to write on (an unknown table or donne, a
+    table that does not play the donne, a result where none is expected or none where one
+    is): the caller then loads the table and the donne and calls `result_save` without a
+    context, which says precisely what is wrong.
+    """
+    if correcting:
+        current = (
+            Result.objects.filter(
+                tournament=tournament, table__number=table_number, donne__number=donne_number
+            )
+            .select_related("table", "donne", "table_round__round")
+            .annotate(place=_place_in_set("donne__"))
+            .first()
+        )
+        if current is None or current.table_round.etui_set_id != current.donne.etui_set_id:
+            return None
+        table, donne, table_round = current.table, current.donne, current.table_round
+        place = current.place
+        seats = list(Seat.objects.filter(table_round=table_round).select_related("player"))
+    else:
+        existing = Result.objects.filter(donne=OuterRef("pk"), table__number=table_number)
+        donne = (
+            Donne.objects.filter(tournament=tournament, number=donne_number)
+            .annotate(place=_place_in_set(), existing=Subquery(existing.values("pk")[:1]))
+            .first()
+        )
+        if donne is None or donne.existing is not None:
+            return None
+        current, place = None, donne.place
+        seats = list(
+            Seat.objects.filter(
+                table_round__table__tournament=tournament,
+                table_round__table__number=table_number,
+                table_round__etui_set_id=donne.etui_set_id,
+            ).select_related("player", "table_round__table", "table_round__round")
+        )
+        if not seats:
+            return None
+        table_round = seats[0].table_round
+        table = table_round.table
+    from .preparation import seats_for_donne
+
+    holding = seats_for_donne(table_round, place, seats)
+    return ResultContext(
+        tournament=tournament,
+        table=table,
+        donne=donne,
+        table_round=table_round,
+        round=table_round.round,
+        index=place,
+        seats=dict(holding.hands),
+        sitter=holding.sitter,
+        current=current,
+        current_loaded=True,
+    )
+
+
+def _with_current(ctx: ResultContext) -> ResultContext:
+    """The context with the cell's saved result read (once)."""
+    if ctx.current_loaded:
+        return ctx
+    current = Result.objects.filter(table=ctx.table, donne=ctx.donne).first()
+    return replace(ctx, current=current, current_loaded=True)
 
 
 # --- validation -----------------------------------------------------------------------------
@@ -520,13 +629,21 @@ def _write(
     Creation relies on the unique (table, donne) constraint: a concurrent creation makes the
     insert fail and becomes a conflict. An update only happens if the version is still the
     one the form was loaded with (``UPDATE ... WHERE version = expected``).
+
+    Everything is checked before the transaction starts; it holds the writes alone, without a
+    savepoint of its own (one round trip less each way inside an outer transaction, such as
+    the API's idempotent writes): a failure in it rolls the whole outer transaction back.
+    The returned result carries its table, donne, round and author, read with the context,
+    so that answering with it needs no query.
     """
     tournament, table, donne = ctx.tournament, ctx.table, ctx.donne
     if expected_version is None:
         if reason_required_message is not None:
             reason = _require_reason(reason, reason_required_message)
+        if ctx.current_loaded and ctx.current is not None:
+            raise ResultConflict(ctx.current)
         try:
-            with transaction.atomic():
+            with transaction.atomic(savepoint=False):
                 result = Result.objects.create(
                     tournament=tournament,
                     table_round=ctx.table_round,
@@ -537,51 +654,63 @@ def _write(
                     version=1,
                     **values,
                 )
+                LedgerEntry.objects.create(
+                    tournament=tournament,
+                    round=ctx.round,
+                    result=result,
+                    action=action_created,
+                    actor=user,
+                    reason=(reason or "").strip()[:300],
+                    before=None,
+                    after=result_snapshot(result),
+                    **(ledger or {}),
+                )
+                _changed(ctx)
         except IntegrityError:
-            current = Result.objects.filter(table=table, donne=donne).first()
-            if current is None:  # another constraint failed: not a concurrency matter
-                raise
-            raise ResultConflict(current) from None
-        LedgerEntry.objects.create(
-            tournament=tournament,
-            round=ctx.round,
-            result=result,
-            action=action_created,
-            actor=user,
-            reason=(reason or "").strip()[:300],
-            before=None,
-            after=result_snapshot(result),
-            **(ledger or {}),
+            # Another creation won the race. Inside an outer transaction nothing can be read
+            # until it is rolled back: the conflict reads the winner when asked.
+            conflict = ResultConflict(cell=(table, donne))
+            if not connection.in_atomic_block:
+                conflict.current  # noqa: B018 — re-raises the error if it was not the race
+            raise conflict from None
+        return result
+    existing = _with_current(ctx).current
+    if existing is None:
+        raise ResultInvalid(
+            {
+                NON_FIELD: [
+                    _(
+                        "There is no saved result to correct at this table for this donne. "
+                        "Reload the page and enter it."
+                    )
+                ]
+            }
         )
-    else:
-        existing = Result.objects.filter(table=table, donne=donne).first()
-        if existing is None:
-            raise ResultInvalid(
-                {
-                    NON_FIELD: [
-                        _(
-                            "There is no saved result to correct at this table for this donne. "
-                            "Reload the page and enter it."
-                        )
-                    ]
-                }
-            )
-        if existing.version != expected_version:
-            raise ResultConflict(existing)
-        if _same(existing, values):
-            return existing  # nothing changed: no new version, no ledger line
-        reason = _require_reason(
-            reason,
-            reason_required_message
-            or _("Give a reason for the correction (for example: score sheet misread)."),
-        )
-        before = result_snapshot(existing)
+    if existing.version != expected_version:
+        raise ResultConflict(existing)
+    if _same(existing, values):
+        return existing  # nothing changed: no new version, no ledger line
+    reason = _require_reason(
+        reason,
+        reason_required_message
+        or _("Give a reason for the correction (for example: score sheet misread)."),
+    )
+    existing.table, existing.donne = table, donne  # named by the snapshots, without a query
+    if existing.table_round_id == ctx.table_round.pk:
+        existing.table_round = ctx.table_round
+    before = result_snapshot(existing)
+    now = timezone.now()
+    with transaction.atomic(savepoint=False):
         updated = Result.objects.filter(pk=existing.pk, version=expected_version).update(
-            version=F("version") + 1, updated_by=user, updated_at=timezone.now(), **values
+            version=F("version") + 1, updated_by=user, updated_at=now, **values
         )
         if updated == 0:
-            raise ResultConflict(Result.objects.get(pk=existing.pk))
-        result = Result.objects.select_related("table", "donne").get(pk=existing.pk)
+            raise ResultConflict(cell=(table, donne))
+        # The row as the UPDATE left it, without reading it back.
+        result = existing
+        for name, value in values.items():
+            setattr(result, name, value)
+        result.version, result.updated_by, result.updated_at = expected_version + 1, user, now
         LedgerEntry.objects.create(
             tournament=tournament,
             round=ctx.round,
@@ -593,9 +722,18 @@ def _write(
             after=result_snapshot(result),
             **(ledger or {}),
         )
-    Round.objects.filter(pk=ctx.round.pk, state=Round.State.PENDING).update(state=Round.State.OPEN)
-    results_changed(tournament_id=tournament.pk)
+        _changed(ctx)
     return result
+
+
+def _changed(ctx: ResultContext) -> None:
+    """A result of the round was saved: the round is open (its first result opens it), and
+    the tournament's results version moves (the ranking follows on commit)."""
+    if ctx.round.state == Round.State.PENDING:
+        Round.objects.filter(pk=ctx.round.pk, state=Round.State.PENDING).update(
+            state=Round.State.OPEN
+        )
+    results_changed(tournament_id=ctx.tournament.pk)
 
 
 def result_save(
@@ -609,6 +747,7 @@ def result_save(
     reason: str = "",
     confirmed: Collection[str] = (),
     source: EntrySource | None = None,
+    context: ResultContext | None = None,
 ) -> Result:
     """Record (or correct) what ``table`` scored on ``donne``.
 
@@ -617,34 +756,38 @@ def result_save(
     PermissionDenied, ResultInvalid, ResultNeedsConfirmation or ResultConflict; nothing is
     written unless all is valid. With a ``source`` (a table's page) the entry does not count
     until confirmed (``Result.entry_status``); a warning makes it "needs the arbiter" instead
-    of a refusal.
+    of a refusal. ``context``: the cell as `result_cell` read it (the API), instead of
+    reading it again.
+
+    The checks read before any write; the writes alone form the transaction (see `_write`).
     """
     if source is None:
         _require_write(user, tournament)
-    with transaction.atomic():
-        ctx = result_context(tournament=tournament, table=table, donne=donne)
-        _require_open(tournament, ctx.round)
-        ev = _evaluate(ctx, data)
-        if ev.errors:
-            raise ResultInvalid(ev.errors)
-        unconfirmed = {c: m for c, m in ev.warnings.items() if c not in confirmed}
-        if unconfirmed and source is None:
-            raise ResultNeedsConfirmation(unconfirmed)
-        values = _fields_for(ctx, data, ev, confirmed)
-        values.update(_entry_fields(ctx, values, source, needs_arbiter=bool(unconfirmed)))
-        return _write(
-            ctx=ctx,
-            values=values,
-            user=user,
-            expected_version=expected_version,
-            reason=reason,
-            action_created=LedgerEntry.Action.RESULT_CREATED,
-            action_changed=LedgerEntry.Action.RESULT_CHANGED,
-            reason_required_message=None,
-            ledger=None
-            if source is None
-            else {"by_player": source.entered_by, "table_access": source.table_access},
-        )
+    ctx = context or result_context(tournament=tournament, table=table, donne=donne)
+    _require_open(tournament, ctx.round)
+    ev = _evaluate(ctx, data)
+    if ev.errors:
+        raise ResultInvalid(ev.errors)
+    unconfirmed = {c: m for c, m in ev.warnings.items() if c not in confirmed}
+    if unconfirmed and source is None:
+        raise ResultNeedsConfirmation(unconfirmed)
+    if source is None or expected_version is not None:
+        ctx = _with_current(ctx)
+    values = _fields_for(ctx, data, ev, confirmed)
+    values.update(_entry_fields(ctx, values, source, needs_arbiter=bool(unconfirmed)))
+    return _write(
+        ctx=ctx,
+        values=values,
+        user=user,
+        expected_version=expected_version,
+        reason=reason,
+        action_created=LedgerEntry.Action.RESULT_CREATED,
+        action_changed=LedgerEntry.Action.RESULT_CHANGED,
+        reason_required_message=None,
+        ledger=None
+        if source is None
+        else {"by_player": source.entered_by, "table_access": source.table_access},
+    )
 
 
 def _entry_fields(
@@ -665,7 +808,7 @@ def _entry_fields(
             "confirmed_at": None,
             "contest_note": "",
         }
-    existing = Result.objects.filter(table=ctx.table, donne=ctx.donne).first()
+    existing = _with_current(ctx).current
     if existing is not None and existing.entry_status in (EntryStatus.ARBITER,):
         return {}
     if (
@@ -685,50 +828,53 @@ def result_annul(
     user: Any,
     reason: str,
     expected_version: int | None,
+    context: ResultContext | None = None,
 ) -> Result:
     """Annul ``donne`` at ``table`` (fouled étui, mixed hands: RULES.md §6), with a reason.
 
     The four players get no score and a differential of 0 for it; the table leaves the
-    comparison. The holders stay recorded so the ranking knows who was there.
+    comparison. The holders stay recorded so the ranking knows who was there. ``context``:
+    the cell as `result_cell` read it, as for `result_save`.
     """
     _require_write(user, tournament)
     message = _("Give the reason for the annulment (for example: cards of two étuis mixed).")
     reason = _require_reason(reason, message)
-    with transaction.atomic():
-        ctx = result_context(tournament=tournament, table=table, donne=donne)
-        _require_open(tournament, ctx.round)
-        if expected_version is not None:
-            current = Result.objects.filter(table=table, donne=donne).first()
-            if current is not None and current.status == ANNULLED:
-                if current.version != expected_version:
-                    raise ResultConflict(current)
-                raise ResultInvalid({NON_FIELD: [_("This donne is already annulled here.")]})
-        values = {
-            "status": ANNULLED,
-            "taker": "",
-            "contract": "",
-            "bouts": None,
-            "points": None,
-            "petit_au_bout": "",
-            "poignees": {},
-            "chelem": "",
-            "scores": {},
-            "holders": {p: player.pk for p, player in sorted(ctx.seats.items())},
-            "sitter": ctx.sitter,
-            "confirmed_warnings": [],
-            "annul_reason": reason,
-            "entry_status": EntryStatus.ARBITER,
-        }
-        return _write(
-            ctx=ctx,
-            values=values,
-            user=user,
-            expected_version=expected_version,
-            reason=reason,
-            action_created=LedgerEntry.Action.RESULT_ANNULLED,
-            action_changed=LedgerEntry.Action.RESULT_ANNULLED,
-            reason_required_message=message,
-        )
+    # The checks, then the writes alone in a transaction (see _write).
+    ctx = context or result_context(tournament=tournament, table=table, donne=donne)
+    _require_open(tournament, ctx.round)
+    ctx = _with_current(ctx)  # a creation meets an existing row here, not in the insert
+    if expected_version is not None:
+        current = ctx.current
+        if current is not None and current.status == ANNULLED:
+            if current.version != expected_version:
+                raise ResultConflict(current)
+            raise ResultInvalid({NON_FIELD: [_("This donne is already annulled here.")]})
+    values = {
+        "status": ANNULLED,
+        "taker": "",
+        "contract": "",
+        "bouts": None,
+        "points": None,
+        "petit_au_bout": "",
+        "poignees": {},
+        "chelem": "",
+        "scores": {},
+        "holders": {p: player.pk for p, player in sorted(ctx.seats.items())},
+        "sitter": ctx.sitter,
+        "confirmed_warnings": [],
+        "annul_reason": reason,
+        "entry_status": EntryStatus.ARBITER,
+    }
+    return _write(
+        ctx=ctx,
+        values=values,
+        user=user,
+        expected_version=expected_version,
+        reason=reason,
+        action_created=LedgerEntry.Action.RESULT_ANNULLED,
+        action_changed=LedgerEntry.Action.RESULT_ANNULLED,
+        reason_required_message=message,
+    )
 
 
 # --- rounds ---------------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from rest_framework.response import Response
 
 from tournaments.models import Tournament
 from tournaments.params import id_param
+from tournaments.permissions import with_roles
 
 from .. import permissions as api_permissions
 from ..exceptions import ApiError, server_error_response
@@ -151,8 +152,11 @@ class TournamentView(ApiView):
 
     @cached_property
     def tournament(self) -> Tournament:
+        # The caller's roles come with the row: the access rule (and the service's own check
+        # of a write) then cost no further query.
         tournament = get_object_or_404(
-            Tournament.objects.select_related("club"), pk=self.kwargs["tournament"]
+            with_roles(Tournament.objects.select_related("club"), self.request.user),
+            pk=self.kwargs["tournament"],
         )
         safe = self.request.method in ("GET", "HEAD", "OPTIONS")
         api_permissions.require(
