@@ -300,8 +300,8 @@ def result_cell(
                 table_round__etui_set_id=donne.etui_set_id,
             ).select_related("player", "table_round__table", "table_round__round")
         )
-        if not seats:
-            return None
+        if not seats or len({seat.table_round_id for seat in seats}) > 1:
+            return None  # no such table or round; or one set twice: result_context decides
         table_round = seats[0].table_round
         table = table_round.table
     from .preparation import seats_for_donne
