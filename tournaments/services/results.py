@@ -1,10 +1,13 @@
 """Entering, correcting and annulling a table's result on a donne (RULES.md §3-§6).
 
-This module is the only writer of Result rows. Every change, in one transaction:
-checks the permission, validates against the rules (scoring.engine) and the cards
-(tournaments.services.checks), writes the row with optimistic concurrency enforced by the
+This module is the only writer of Result rows. Every change checks the permission,
+validates against the rules (scoring.engine) and the cards (tournaments.services.checks),
+then, in one transaction, writes the row with optimistic concurrency enforced by the
 database (unique (table, donne) on creation, ``UPDATE ... WHERE version = expected`` on
-change), appends a LedgerEntry and calls ``results_changed`` so the ranking follows.
+change), appends a LedgerEntry and calls ``results_changed`` so the ranking follows. The
+checks read before the transaction: a concurrent change of the same result is still caught
+by the constraint and the version, in the database; a round closed in between is not, as it
+was not inside the transaction either under PostgreSQL's READ COMMITTED.
 
 The REST API, the arbiter's screens and the tables' pages (through
 tournaments.services.table_entry, with an ``EntrySource``) all call these functions.
