@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from tests.fixtures.tournaments import stage_tournament
-from tournaments.models import Donne, Result, TableRound
+from tournaments.models import Donne, Player, Result, Round, TableRound
 from tournaments.services.checks import WARNING_CODES
 from tournaments.services.results import (
     ResultInput,
@@ -86,3 +86,48 @@ def test_unknown_numbers(running_tournament) -> None:
                 correcting=correcting,
             )
             assert cell is None
+
+
+def fields(instance) -> dict:
+    return {f.attname: getattr(instance, f.attname) for f in type(instance)._meta.concrete_fields}
+
+
+def test_rows_read_as_the_orm_reads_them(personas) -> None:
+    """Every field of what the plain SQL loads (JSON, dates, decimals...) equals the ORM's."""
+    t = stage_tournament(players=9, personas=personas)
+    table_round = TableRound.objects.filter(table__tournament=t, table__size=5).first()
+    donne = Donne.objects.filter(etui_set=table_round.etui_set).order_by("number")[1]
+    table = table_round.table
+    fresh = result_cell(
+        tournament=t, table_number=table.number, donne_number=donne.number, correcting=False
+    )
+    assert fresh is not None
+    rounds = [fields(Round.objects.get(pk=table_round.round_id))]  # pending, then opened
+    result_save(
+        tournament=t,
+        table=table,
+        donne=donne,
+        data=ResultInput(status="played", taker="N", contract="garde", bouts=2, points=50),
+        user=personas.arbiter,
+        expected_version=None,
+        confirmed=WARNING_CODES,
+        context=fresh,
+    )
+    fixed = result_cell(
+        tournament=t, table_number=table.number, donne_number=donne.number, correcting=True
+    )
+    assert fixed is not None
+    rounds.append(fields(Round.objects.get(pk=table_round.round_id)))
+    for ctx, round_ in zip((fresh, fixed), rounds, strict=True):
+        assert fields(ctx.table) == fields(table)
+        assert fields(ctx.donne) == fields(donne)
+        assert fields(ctx.table_round) == fields(table_round)
+        assert fields(ctx.round) == round_
+        assert ctx.table_round.round is ctx.round
+        for position, player in ctx.seats.items():
+            assert fields(player) == fields(Player.objects.get(pk=player.pk)), position
+    saved = Result.objects.get(table=table, donne=donne)
+    assert fields(fixed.current) == fields(saved)
+    assert fixed.current.scores and fixed.current.holders  # JSON read as JSON
+    assert fixed.current.updated_at == saved.updated_at  # dates read as dates
+    assert fixed.current.table is fixed.table and fixed.current.donne is fixed.donne

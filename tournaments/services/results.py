@@ -4,10 +4,11 @@ This module is the only writer of Result rows. Every change checks the permissio
 validates against the rules (scoring.engine) and the cards (tournaments.services.checks),
 then, in one transaction, writes the row with optimistic concurrency enforced by the
 database (unique (table, donne) on creation, ``UPDATE ... WHERE version = expected`` on
-change), appends a LedgerEntry and calls ``results_changed`` so the ranking follows. The
-checks read before the transaction: a concurrent change of the same result is still caught
-by the constraint and the version, in the database; a round closed in between is not, as it
-was not inside the transaction either under PostgreSQL's READ COMMITTED.
+change), appends a LedgerEntry and bumps the tournament's results version so the ranking
+follows. The checks read before the transaction; what may change since is caught by the
+database in the writes themselves: a concurrent change of the same result by the constraint
+and the version, a round closed (or a tournament set back before its start) by the version's
+bump, which is refused then (``results_changed_in_open_round``) and the write rolled back.
 
 The REST API, the arbiter's screens and the tables' pages (through
 tournaments.services.table_entry, with an ``EntrySource``) all call these functions.
@@ -23,8 +24,7 @@ from typing import Any
 
 from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Count, F, OuterRef, Subquery
-from django.db.models.functions import Coalesce
+from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -47,7 +47,7 @@ from ..models import (
 from ..permissions import can_write_results
 from . import checks
 from .errors import translate_error
-from .events import results_changed
+from .events import results_changed_in_open_round
 
 __all__ = [
     "PLAYERS_PER_DONNE",
@@ -245,18 +245,69 @@ def result_context(*, tournament: Tournament, table: Table, donne: Donne) -> Res
     )
 
 
-def _place_in_set(prefix: str = "") -> Any:
-    """The donne's 0-based place in its étui set, computed by the database."""
-    before = (
-        Donne.objects.filter(
-            etui_set_id=OuterRef(f"{prefix}etui_set_id"), number__lt=OuterRef(f"{prefix}number")
-        )
-        .order_by()
-        .values("etui_set_id")
-        .annotate(n=Count("pk"))
-        .values("n")
+def _cell_sql(vendor: str) -> dict[str, str]:
+    """The three statements of `result_cell`, in plain SQL (written once per database: the
+    ORM's building and compiling of them cost more than running them)."""
+    from .rows import columns
+
+    q = connection.ops.quote_name
+    d, r, t, tr, rd, s, p = (
+        columns(m) for m in (Donne, Result, Table, TableRound, Round, Seat, Player)
     )
-    return Coalesce(Subquery(before), 0)
+
+    def place(alias: str) -> str:  # the donne's 0-based place in its étui set
+        return (
+            f"(SELECT COUNT(*) FROM {d.table} d2 WHERE d2.{q('etui_set_id')} = {alias}."
+            f"{q('etui_set_id')} AND d2.{q('number')} < {alias}.{q('number')})"
+        )
+
+    correcting = (
+        f"SELECT {r.select('r')}, {t.select('t')}, {d.select('d')}, {tr.select('tr')},"
+        f" {rd.select('rd')}, {place('d')}"
+        f" FROM {r.table} r"
+        f" INNER JOIN {t.table} t ON t.{q('id')} = r.{q('table_id')}"
+        f" INNER JOIN {d.table} d ON d.{q('id')} = r.{q('donne_id')}"
+        f" INNER JOIN {tr.table} tr ON tr.{q('id')} = r.{q('table_round_id')}"
+        f" INNER JOIN {rd.table} rd ON rd.{q('id')} = tr.{q('round_id')}"
+        f" WHERE r.{q('tournament_id')} = %s AND t.{q('number')} = %s"
+        f" AND d.{q('number')} = %s"
+    )
+    donne = (
+        f"SELECT {d.select('d')}, {place('d')},"
+        f" (SELECT r.{q('id')} FROM {r.table} r INNER JOIN {t.table} t"
+        f" ON t.{q('id')} = r.{q('table_id')} WHERE r.{q('donne_id')} = d.{q('id')}"
+        f" AND t.{q('number')} = %s LIMIT 1)"
+        f" FROM {d.table} d WHERE d.{q('tournament_id')} = %s AND d.{q('number')} = %s"
+    )
+    seats_of_round = (
+        f"SELECT {s.select('s')}, {p.select('p')} FROM {s.table} s"
+        f" INNER JOIN {p.table} p ON p.{q('id')} = s.{q('player_id')}"
+        f" WHERE s.{q('table_round_id')} = %s"
+    )
+    seats_of_cell = (
+        f"SELECT {s.select('s')}, {p.select('p')}, {tr.select('tr')}, {t.select('t')},"
+        f" {rd.select('rd')} FROM {s.table} s"
+        f" INNER JOIN {p.table} p ON p.{q('id')} = s.{q('player_id')}"
+        f" INNER JOIN {tr.table} tr ON tr.{q('id')} = s.{q('table_round_id')}"
+        f" INNER JOIN {t.table} t ON t.{q('id')} = tr.{q('table_id')}"
+        f" INNER JOIN {rd.table} rd ON rd.{q('id')} = tr.{q('round_id')}"
+        f" WHERE t.{q('tournament_id')} = %s AND t.{q('number')} = %s"
+        f" AND tr.{q('etui_set_id')} = %s"
+    )
+    return {
+        "correcting": correcting,
+        "donne": donne,
+        "seats_of_round": seats_of_round,
+        "seats_of_cell": seats_of_cell,
+    }
+
+
+_CELL_SQL: dict[str, dict[str, str]] = {}
+
+
+def _cached(instance: Any, name: str, value: Any) -> None:
+    """``instance.name = value`` as select_related leaves it (the relation's cache set)."""
+    type(instance)._meta.get_field(name).set_cached_value(instance, value)
 
 
 def result_cell(
@@ -265,48 +316,74 @@ def result_cell(
     """The context of a write named by its table and donne numbers, in two queries: the
     donne (or, for a correction, the saved result with its table, donne and round), then the
     seats with their table round. Same answer as `result_context`, with the saved result read
-    too (``current``).
+    too (``current``). Plain SQL (tournaments.services.rows): this is an API write's path.
 
     Returns None when this short way finds nothing to write on (an unknown table or donne, a
     table that does not play the donne, a result where none is expected or none where one
     is): the caller then loads the table and the donne and calls `result_save` without a
     context, which says precisely what is wrong.
     """
-    if correcting:
-        current = (
-            Result.objects.filter(
-                tournament=tournament, table__number=table_number, donne__number=donne_number
-            )
-            .select_related("table", "donne", "table_round__round")
-            .annotate(place=_place_in_set("donne__"))
-            .first()
-        )
-        if current is None or current.table_round.etui_set_id != current.donne.etui_set_id:
-            return None
-        table, donne, table_round = current.table, current.donne, current.table_round
-        place = current.place
-        seats = list(Seat.objects.filter(table_round=table_round).select_related("player"))
-    else:
-        existing = Result.objects.filter(donne=OuterRef("pk"), table__number=table_number)
-        donne = (
-            Donne.objects.filter(tournament=tournament, number=donne_number)
-            .annotate(place=_place_in_set(), existing=Subquery(existing.values("pk")[:1]))
-            .first()
-        )
-        if donne is None or donne.existing is not None:
-            return None
-        current, place = None, donne.place
-        seats = list(
-            Seat.objects.filter(
-                table_round__table__tournament=tournament,
-                table_round__table__number=table_number,
-                table_round__etui_set_id=donne.etui_set_id,
-            ).select_related("player", "table_round__table", "table_round__round")
-        )
-        if not seats or len({seat.table_round_id for seat in seats}) > 1:
-            return None  # no such table or round; or one set twice: result_context decides
-        table_round = seats[0].table_round
-        table = table_round.table
+    from .rows import columns
+
+    vendor = connection.vendor
+    sql = _CELL_SQL.get(vendor)
+    if sql is None:
+        sql = _CELL_SQL[vendor] = _cell_sql(vendor)
+    d, r, t, tr, rd, s, p = (
+        columns(m) for m in (Donne, Result, Table, TableRound, Round, Seat, Player)
+    )
+    with connection.cursor() as cursor:
+        if correcting:
+            cursor.execute(sql["correcting"], [tournament.pk, table_number, donne_number])
+            row = cursor.fetchone()
+            if row is None:
+                return None
+            at = 0
+            current, at = r.load(row, at), at + r.width
+            table, at = t.load(row, at), at + t.width
+            donne, at = d.load(row, at), at + d.width
+            table_round, at = tr.load(row, at), at + tr.width
+            round_, at = rd.load(row, at), at + rd.width
+            place = row[at]
+            if table_round.etui_set_id != donne.etui_set_id:
+                return None
+            _cached(table_round, "round", round_)
+            if table_round.table_id == table.pk:
+                _cached(table_round, "table", table)
+            _cached(current, "table", table)
+            _cached(current, "donne", donne)
+            _cached(current, "table_round", table_round)
+            cursor.execute(sql["seats_of_round"], [table_round.pk])
+            seats = []
+            for row in cursor.fetchall():
+                seat = s.load(row)
+                _cached(seat, "player", p.load(row, s.width))
+                _cached(seat, "table_round", table_round)
+                seats.append(seat)
+        else:
+            cursor.execute(sql["donne"], [table_number, tournament.pk, donne_number])
+            row = cursor.fetchone()
+            if row is None or row[d.width + 1] is not None:
+                return None
+            donne, place = d.load(row), row[d.width]
+            current = None
+            cursor.execute(sql["seats_of_cell"], [tournament.pk, table_number, donne.etui_set_id])
+            rows = cursor.fetchall()
+            of_round = s.attnames.index("table_round_id")
+            if not rows or len({row[of_round] for row in rows}) > 1:
+                return None  # no such table or round; or one set twice: result_context decides
+            at = s.width + p.width
+            table_round = tr.load(rows[0], at)
+            table = t.load(rows[0], at + tr.width)
+            round_ = rd.load(rows[0], at + tr.width + t.width)
+            _cached(table_round, "table", table)
+            _cached(table_round, "round", round_)
+            seats = []
+            for row in rows:
+                seat = s.load(row)
+                _cached(seat, "player", p.load(row, s.width))
+                _cached(seat, "table_round", table_round)
+                seats.append(seat)
     from .preparation import seats_for_donne
 
     holding = seats_for_donne(table_round, place, seats)
@@ -515,17 +592,21 @@ def _require_open(tournament: Tournament, round_: Round) -> None:
             }
         )
     if round_.state == Round.State.CLOSED:
-        raise ResultInvalid(
-            {
-                NON_FIELD: [
-                    _(
-                        "Round %(number)s is closed. Reopen it from the arbiter's dashboard to "
-                        "change its results."
-                    )
-                    % {"number": round_.number}
-                ]
-            }
-        )
+        raise _round_closed(round_)
+
+
+def _round_closed(round_: Round) -> ResultInvalid:
+    return ResultInvalid(
+        {
+            NON_FIELD: [
+                _(
+                    "Round %(number)s is closed. Reopen it from the arbiter's dashboard to "
+                    "change its results."
+                )
+                % {"number": round_.number}
+            ]
+        }
+    )
 
 
 def _require_reason(reason: str, message: str) -> str:
@@ -731,12 +812,29 @@ def _write(
 
 def _changed(ctx: ResultContext) -> None:
     """A result of the round was saved: the round is open (its first result opens it), and
-    the tournament's results version moves (the ranking follows on commit)."""
+    the tournament's results version moves (the ranking follows on commit).
+
+    The version's bump is also the write's last check: it is refused by the database when
+    the round was closed (or the tournament set back before its start) since the checks
+    read them, and the whole write is then rolled back with the checks' own refusal.
+    """
     if ctx.round.state == Round.State.PENDING:
         Round.objects.filter(pk=ctx.round.pk, state=Round.State.PENDING).update(
             state=Round.State.OPEN
         )
-    results_changed(tournament_id=ctx.tournament.pk)
+    if not results_changed_in_open_round(tournament_id=ctx.tournament.pk, round_id=ctx.round.pk):
+        _refuse_closed(ctx)
+
+
+def _refuse_closed(ctx: ResultContext) -> None:
+    """Raise the refusal `_require_open` gives for the tournament and round as they are now
+    (read again: the ones of the checks said they were open)."""
+    tournament = Tournament.objects.filter(pk=ctx.tournament.pk).first()
+    round_ = Round.objects.filter(pk=ctx.round.pk).first()
+    if tournament is not None and round_ is not None:
+        _require_open(tournament, round_)
+    # Reopened (or gone) since the refused statement: it was closed when it mattered.
+    raise _round_closed(ctx.round)
 
 
 def result_save(
