@@ -42,6 +42,72 @@ def with_roles(queryset: QuerySet[Tournament], user: AnyUser) -> QuerySet[Any]:
     )
 
 
+_ROLES_SQL: dict[tuple[str, bool], str] = {}
+
+
+def _roles_sql(vendor: str, with_user: bool) -> str:
+    """The tournament, its club and (for a signed-in user) his two roles, in plain SQL."""
+    from django.db import connection
+
+    from .models import Club, Tournament
+    from .services.rows import columns
+
+    q = connection.ops.quote_name
+    t, c = columns(Tournament), columns(Club)
+    sql = f"SELECT {t.select('t')}, {c.select('c')}"
+    if with_user:
+        arbiters = Tournament.arbiters.through._meta
+        organisers = Club.organisers.through._meta
+
+        def col(meta: Any, name: str) -> str:
+            return q(meta.get_field(name).column)
+
+        sql += (
+            f", EXISTS (SELECT 1 FROM {q(arbiters.db_table)} a"
+            f" WHERE a.{col(arbiters, 'tournament')} = t.{q('id')}"
+            f" AND a.{col(arbiters, 'user')} = %s)"
+            f", EXISTS (SELECT 1 FROM {q(organisers.db_table)} o"
+            f" WHERE o.{col(organisers, 'club')} = t.{col(Tournament._meta, 'club')}"
+            f" AND o.{col(organisers, 'user')} = %s)"
+        )
+    return (
+        f"{sql} FROM {t.table} t INNER JOIN {c.table} c"
+        f" ON c.{q('id')} = t.{q(Tournament._meta.get_field('club').column)}"
+        f" WHERE t.{q('id')} = %s"
+    )
+
+
+def tournament_with_roles(pk: int, user: AnyUser) -> Tournament | None:
+    """The tournament (with its club) and ``user``'s roles in it, as `with_roles` reads them,
+    in one plain query: the API reads it on every request, where building the queryset cost
+    more than running it. None when there is no such tournament."""
+    from django.db import connection
+
+    from .models import Club, Tournament
+    from .services.rows import columns
+
+    signed_in = bool(user.is_authenticated)
+    key = (connection.vendor, signed_in)
+    sql = _ROLES_SQL.get(key)
+    if sql is None:
+        sql = _ROLES_SQL[key] = _roles_sql(connection.vendor, signed_in)
+    params = [user.pk, user.pk, pk] if signed_in else [pk]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    t, c = columns(Tournament), columns(Club)
+    tournament = t.load(row)
+    Tournament._meta.get_field("club").set_cached_value(tournament, c.load(row, t.width))
+    if signed_in:
+        at = t.width + c.width
+        tournament.roles_user_id = user.pk
+        tournament.roles_arbiter = bool(row[at])
+        tournament.roles_organiser = bool(row[at + 1])
+    return tournament
+
+
 def _known_role(tournament: Tournament, user: AnyUser, role: str) -> bool | None:
     """The role read by `with_roles` for this user, or None when it was not read."""
     if getattr(tournament, "roles_user_id", None) != user.pk:

@@ -9,7 +9,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db.models import QuerySet
-from django.shortcuts import get_object_or_404
+from django.http import Http404
 from django.utils.functional import cached_property
 from django.utils.translation import gettext as _
 from rest_framework import authentication, generics
@@ -20,7 +20,7 @@ from rest_framework.response import Response
 
 from tournaments.models import Tournament
 from tournaments.params import id_param
-from tournaments.permissions import with_roles
+from tournaments.permissions import tournament_with_roles
 
 from .. import permissions as api_permissions
 from ..exceptions import ApiError, server_error_response
@@ -154,10 +154,13 @@ class TournamentView(ApiView):
     def tournament(self) -> Tournament:
         # The caller's roles come with the row: the access rule (and the service's own check
         # of a write) then cost no further query.
-        tournament = get_object_or_404(
-            with_roles(Tournament.objects.select_related("club"), self.request.user),
-            pk=self.kwargs["tournament"],
-        )
+        try:
+            pk = int(self.kwargs["tournament"])
+        except (TypeError, ValueError):
+            raise Http404 from None
+        tournament = tournament_with_roles(pk, self.request.user)
+        if tournament is None:
+            raise Http404
         safe = self.request.method in ("GET", "HEAD", "OPTIONS")
         api_permissions.require(
             self.request.user, tournament, self.read_rule if safe else self.write_rule
