@@ -37,6 +37,7 @@ from ..serializers import (
     ResultSerializer,
     ResultWriteSerializer,
     WithdrawSerializer,
+    result_data,
 )
 from .base import TournamentView, filter_by_params
 
@@ -128,7 +129,7 @@ def _result_response(result: Result, status: int = 200) -> Response:
         result = Result.objects.select_related(
             "table", "donne", "table_round__round", "updated_by"
         ).get(pk=result.pk)
-    response = Response(ResultSerializer(result).data, status=status)
+    response = Response(result_data(result), status=status)
     response["ETag"] = f'"{result.version}"'
     return response
 
