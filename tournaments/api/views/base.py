@@ -26,6 +26,7 @@ from .. import permissions as api_permissions
 from ..exceptions import ApiError, server_error_response
 from ..idempotency import request_key, run_idempotent
 from ..throttling import WriteRateThrottle
+from ..tokens import TokenAuthentication
 
 MAX_OFFSET = 10**9
 _ETAG = re.compile(r'^\s*(?:W/)?"?(\d{1,9})"?\s*$')
@@ -57,7 +58,7 @@ class ApiView(generics.GenericAPIView):
     """Base of every API view."""
 
     authentication_classes = [
-        authentication.TokenAuthentication,
+        TokenAuthentication,
         authentication.SessionAuthentication,
     ]
     permission_classes: list[Any] = []
