@@ -327,15 +327,15 @@ def report(args: argparse.Namespace, rates: dict[str, dict[int, list[float]]], e
     if not met:
         lines += [
             "",
-            "Where a write's time goes (`--profile`, cProfile on CPU time): building and "
-            "compiling the ORM's queries takes the largest share (the cell's two queries, the "
-            "tournament with the caller's roles, the inserts), then DRF (request and response "
-            "serializers, rendering the answer, stored again as the idempotency record), the "
-            "checks against the cards and the engine (a few percent), the Redis round trips "
-            "of the throttle and the task's publication. No single hot spot: the gap to the "
-            "bare endpoint is the framework's cost per query and per serializer, paid about "
-            "ten times over; halving it would take hand-written SQL and serialisation on "
-            "this path, not fewer queries.",
+            "Where a write's time goes (`--profile`, cProfile on CPU time; the reads of the "
+            "token, the tournament with the caller's roles and the cell are plain SQL, the "
+            "answer is built from serializer fields made once): the ORM's three inserts (the "
+            "result, its ledger line, the idempotency record) about a fifth, the request's "
+            "serializer and the ranking's dispatch (its UPDATE and the task's publication) "
+            "about an eighth each, the throttle's Redis round trips a tenth, the cell's "
+            "queries and the checks against the rules and the cards under a tenth each, the "
+            "token and the tournament a few percent each; the rest is Django's and DRF's "
+            "request handling. No single hot spot is left.",
         ]
     return "\n".join(lines) + "\n"
 
