@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import logging
 import socket
+from typing import Any
 
 import kombu.exceptions
 import redis.exceptions
@@ -96,21 +97,26 @@ def schedule_ranking(tournament_id: int) -> None:
 def _schedule(tournament_id: int) -> None:
     from scoring.services.ranking import (
         min_interval,
-        ranking_claim_queue,
         ranking_mark_stale,
+        ranking_mark_stale_and_claim,
         ranking_release_queue,
     )
 
-    started_at, queued, now = ranking_mark_stale(tournament_id=tournament_id)
-    wait = 0.0
-    if started_at is not None:
-        wait = max(0.0, min_interval() - (now - started_at).total_seconds())
+    def wait_after(started_at: Any, now: Any) -> float:
+        if started_at is None:
+            return 0.0
+        return max(0.0, min_interval() - (now - started_at).total_seconds())
+
     if not broker_in_use():
-        if wait == 0.0:
+        started_at, _queued, now = ranking_mark_stale(tournament_id=tournament_id)
+        if wait_after(started_at, now) == 0.0:
             recompute_ranking.apply(args=(tournament_id,), throw=False)
         return  # computed too recently: the next page read computes it (scoring.selectors)
-    if queued or not ranking_claim_queue(tournament_id=tournament_id, now=now):
+    # The stale mark and the claim in one statement (two round trips for the whole dispatch).
+    started_at, claimed, now = ranking_mark_stale_and_claim(tournament_id=tournament_id)
+    if not claimed:
         return  # a queued task will read this change when it starts
+    wait = wait_after(started_at, now)
     try:
         recompute_ranking.apply_async(
             (tournament_id,),

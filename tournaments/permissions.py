@@ -7,14 +7,112 @@ while it runs (everyone, when it is public during play); strangers see only what
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+from django.db.models import Exists, OuterRef, Value
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+    from django.db.models import QuerySet
 
     from .models import Club, Tournament
 
     AnyUser = AbstractBaseUser | AnonymousUser
+
+
+def with_roles(queryset: QuerySet[Tournament], user: AnyUser) -> QuerySet[Any]:
+    """The tournaments with ``user``'s roles in them (arbiter, organiser of the club) read in
+    the same query, so the checks below ask the database nothing more for these rows: an API
+    write checks them twice (the view, then the service) and must stay within a few queries.
+    """
+    if not user.is_authenticated:
+        return queryset
+    from .models import Club, Tournament
+
+    arbiters = Tournament.arbiters.through.objects.filter(
+        tournament_id=OuterRef("pk"), user_id=user.pk
+    )
+    organisers = Club.organisers.through.objects.filter(
+        club_id=OuterRef("club_id"), user_id=user.pk
+    )
+    return queryset.annotate(
+        roles_user_id=Value(user.pk),
+        roles_arbiter=Exists(arbiters),
+        roles_organiser=Exists(organisers),
+    )
+
+
+_ROLES_SQL: dict[tuple[str, bool], str] = {}
+
+
+def _roles_sql(vendor: str, with_user: bool) -> str:
+    """The tournament, its club and (for a signed-in user) his two roles, in plain SQL."""
+    from django.db import connection
+
+    from .models import Club, Tournament
+    from .services.rows import columns
+
+    q = connection.ops.quote_name
+    t, c = columns(Tournament), columns(Club)
+    sql = f"SELECT {t.select('t')}, {c.select('c')}"
+    if with_user:
+        arbiters = Tournament.arbiters.through._meta
+        organisers = Club.organisers.through._meta
+
+        def col(meta: Any, name: str) -> str:
+            return q(meta.get_field(name).column)
+
+        sql += (
+            f", EXISTS (SELECT 1 FROM {q(arbiters.db_table)} a"
+            f" WHERE a.{col(arbiters, 'tournament')} = t.{q('id')}"
+            f" AND a.{col(arbiters, 'user')} = %s)"
+            f", EXISTS (SELECT 1 FROM {q(organisers.db_table)} o"
+            f" WHERE o.{col(organisers, 'club')} = t.{col(Tournament._meta, 'club')}"
+            f" AND o.{col(organisers, 'user')} = %s)"
+        )
+    return (
+        f"{sql} FROM {t.table} t INNER JOIN {c.table} c"
+        f" ON c.{q('id')} = t.{q(Tournament._meta.get_field('club').column)}"
+        f" WHERE t.{q('id')} = %s"
+    )
+
+
+def tournament_with_roles(pk: int, user: AnyUser) -> Tournament | None:
+    """The tournament (with its club) and ``user``'s roles in it, as `with_roles` reads them,
+    in one plain query: the API reads it on every request, where building the queryset cost
+    more than running it. None when there is no such tournament."""
+    from django.db import connection
+
+    from .models import Club, Tournament
+    from .services.rows import columns
+
+    signed_in = bool(user.is_authenticated)
+    key = (connection.vendor, signed_in)
+    sql = _ROLES_SQL.get(key)
+    if sql is None:
+        sql = _ROLES_SQL[key] = _roles_sql(connection.vendor, signed_in)
+    params = [user.pk, user.pk, pk] if signed_in else [pk]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    t, c = columns(Tournament), columns(Club)
+    tournament = t.load(row)
+    Tournament._meta.get_field("club").set_cached_value(tournament, c.load(row, t.width))
+    if signed_in:
+        at = t.width + c.width
+        tournament.roles_user_id = user.pk
+        tournament.roles_arbiter = bool(row[at])
+        tournament.roles_organiser = bool(row[at + 1])
+    return tournament
+
+
+def _known_role(tournament: Tournament, user: AnyUser, role: str) -> bool | None:
+    """The role read by `with_roles` for this user, or None when it was not read."""
+    if getattr(tournament, "roles_user_id", None) != user.pk:
+        return None
+    return bool(getattr(tournament, role))
 
 
 def is_club_organiser(user: AnyUser, club: Club) -> bool:
@@ -28,12 +126,21 @@ def is_club_organiser(user: AnyUser, club: Club) -> bool:
 def is_arbiter(user: AnyUser, tournament: Tournament) -> bool:
     if not user.is_authenticated:
         return False
+    known = _known_role(tournament, user, "roles_arbiter")
+    if known is not None:
+        return known
     return tournament.arbiters.filter(pk=user.pk).exists()
 
 
 def can_manage_tournament(user: AnyUser, tournament: Tournament) -> bool:
     """Organisers of the club and the tournament's arbiters prepare and run it."""
-    return is_arbiter(user, tournament) or is_club_organiser(user, tournament.club)
+    if is_arbiter(user, tournament):
+        return True
+    if user.is_authenticated and not user.is_superuser:
+        known = _known_role(tournament, user, "roles_organiser")
+        if known is not None:
+            return known
+    return is_club_organiser(user, tournament.club)
 
 
 def can_write_results(user: AnyUser, tournament: Tournament) -> bool:

@@ -42,7 +42,7 @@ from django.db.models import (
     When,
 )
 from django.db.models.constants import OnConflict
-from django.db.models.functions import Cast, Now
+from django.db.models.functions import Cast, Coalesce, Now
 from django.db.models.sql import InsertQuery
 
 from scoring.models import RankingSnapshot, RankingState
@@ -465,6 +465,35 @@ def ranking_claim_queue(*, tournament_id: int, now: datetime) -> bool:
     """Claim the right to queue a task (one queued task per tournament at a time)."""
     free = Q(queued_at__isnull=True) | Q(queued_at__lt=now - QUEUE_CLAIM_TIMEOUT)
     return RankingState.objects.filter(free, pk=tournament_id).update(queued_at=now) == 1
+
+
+def ranking_mark_stale_and_claim(*, tournament_id: int) -> tuple[datetime | None, bool, datetime]:
+    """`ranking_mark_stale` then `ranking_claim_queue`, for the scheduler with a broker: the
+    stale mark and the claim go in one UPDATE when both are to do (every change after a
+    computation started). Returns (started_at, whether this call holds the claim, now)."""
+    row = (
+        RankingState.objects.filter(pk=tournament_id)
+        .annotate(db_now=Now())
+        .values_list("started_at", "queued_at", "stale_since", "db_now")
+        .first()
+    )
+    if row is None:
+        _state_ensure(tournament_id)
+        return ranking_mark_stale_and_claim(tournament_id=tournament_id)
+    started_at, queued_at, stale_since, now = row
+    claimed = False
+    if queued_at is None or queued_at < now - QUEUE_CLAIM_TIMEOUT:
+        free = Q(queued_at__isnull=True) | Q(queued_at__lt=now - QUEUE_CLAIM_TIMEOUT)
+        changes: dict[str, Any] = {"queued_at": now}
+        if stale_since is None:
+            changes["stale_since"] = Coalesce(F("stale_since"), Value(now))
+        claimed = RankingState.objects.filter(free, pk=tournament_id).update(**changes) == 1
+        stale_since = stale_since if not claimed else now
+    if stale_since is None:
+        RankingState.objects.filter(pk=tournament_id, stale_since__isnull=True).update(
+            stale_since=now
+        )
+    return started_at, claimed, now
 
 
 def ranking_release_queue(*, tournament_id: int, claimed_at: datetime) -> None:

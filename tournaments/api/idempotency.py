@@ -8,8 +8,16 @@ cannot both write: the second one's record insert hits the unique (user, key) co
 its whole transaction is rolled back and it answers with the first one's stored response.
 Server errors (5xx) are not stored, so they can be retried. Records expire after
 ``API_IDEMPOTENCY_TTL`` seconds (24 hours by default). An expired record is deleted when its key
-comes back, when its user stores a new record (after that write commits) and by the
-``purge_idempotency`` management command (daily, from cron).
+comes back, after a write of its user commits (at most every
+``API_IDEMPOTENCY_PURGE_EVERY`` seconds per user and web process, 5 minutes by default) and by
+the ``purge_idempotency`` management command (daily, from cron).
+
+The record is not looked up before the write: the write runs and its record is inserted in
+its transaction (one statement, no savepoint), and it is the unique constraint that finds a
+key already used; the write is then rolled back and the stored answer replayed. A write that
+fails looks the key up before answering (its first attempt may have caused the failure: a
+retried creation meets the result it created). Retries are rare; every first attempt saves
+a query.
 """
 
 from __future__ import annotations
@@ -18,6 +26,7 @@ import datetime
 import functools
 import hashlib
 import json
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -118,6 +127,21 @@ def _replay(record: IdempotencyRecord, print_: str) -> Response:
     return response
 
 
+#: When each user's expired records were last purged by this process (monotonic seconds).
+_purged_at: dict[Any, float] = {}
+
+
+def _purge_now_and_then(user: Any) -> None:
+    """Purge the user's expired records, unless this process did it lately."""
+    every = float(getattr(settings, "API_IDEMPOTENCY_PURGE_EVERY", 300))
+    now = time.monotonic()
+    last = _purged_at.get(user.pk)
+    if last is not None and now - last < every:
+        return
+    _purged_at[user.pk] = now
+    purge_expired(user=user)
+
+
 def _json(data: Any) -> Any:
     return json.loads(JSONRenderer().render(data) or b"null")
 
@@ -135,7 +159,7 @@ def _store(request: Request, key: str, print_: str, response: Response) -> None:
     )
     # Tidy the user's expired records once the write is committed: outside its transaction (no
     # extra locks held by the write), never undoing it (robust: a failure is only logged).
-    transaction.on_commit(functools.partial(purge_expired, user=request.user), robust=True)
+    transaction.on_commit(functools.partial(_purge_now_and_then, request.user), robust=True)
 
 
 class _Failed(Exception):
@@ -158,11 +182,9 @@ def run_idempotent(
     handler: Callable[[], Response],
     handle_exception: Callable[[BaseException], Response],
 ) -> Response:
-    """Run a write once per (user, key): replay a stored answer, or run it and store it."""
+    """Run a write once per (user, key): run it and store its answer with it, or, when the
+    key is stored already, roll it back and replay the stored answer."""
     print_ = fingerprint(request)
-    record = _lookup(request.user, key)
-    if record is not None:
-        return _replay(record, print_)
     try:
         with transaction.atomic():
             try:
@@ -172,17 +194,20 @@ def run_idempotent(
             if response.status_code >= 500:
                 raise _Failed(response=response)
             try:
-                with transaction.atomic():
-                    _store(request, key, print_, response)
+                _store(request, key, print_, response)
             except IntegrityError:
+                # No savepoint: the transaction is broken, leave it (rolled back) at once.
                 raise _Taken from None
             return response
     except _Taken:
         record = _lookup(request.user, key)
-        if record is None:  # expired in between: the write was rolled back, run it again
+        if record is None:  # expired: _lookup deleted it; the write was rolled back, run it again
             return run_idempotent(request, key, handler, handle_exception)
         return _replay(record, print_)
     except _Failed as failed:
+        record = _lookup(request.user, key)
+        if record is not None:  # a retry: its first attempt's answer is stored
+            return _replay(record, print_)
         if failed.response is not None:
             return failed.response
         assert failed.exc is not None

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from functools import partial
+from typing import Any
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import F
 
-from ..models import Tournament
+from ..models import Round, Tournament
 
 
 def results_changed(*, tournament_id: int) -> None:
@@ -21,3 +22,49 @@ def results_changed(*, tournament_id: int) -> None:
     from scoring.tasks import schedule_ranking
 
     transaction.on_commit(partial(schedule_ranking, tournament_id))
+
+
+def _guarded_bump_sql(vendor: str) -> str:
+    """The results version's bump, made only while the tournament takes results (it has
+    started) and the round is not closed. On PostgreSQL the round's row is share-locked by
+    the same statement: a closing that has not committed yet makes it wait, then see the
+    closed state; a closing that comes later waits for this transaction. SQLite has one
+    writer at a time, so its statement sees any committed closing anyway."""
+    t, r = Tournament._meta, Round._meta
+    lock = " FOR SHARE" if vendor == "postgresql" else ""
+    return (
+        f"UPDATE {t.db_table} SET {_col(t, 'results_version')} = {_col(t, 'results_version')} + 1"
+        f" WHERE {_col(t, 'id')} = %s AND {_col(t, 'status')} NOT IN (%s, %s)"
+        f" AND EXISTS (SELECT 1 FROM {r.db_table} WHERE {_col(r, 'id')} = %s"
+        f" AND {_col(r, 'state')} <> %s{lock})"
+    )
+
+
+def _col(meta: Any, name: str) -> str:
+    return meta.get_field(name).column
+
+
+_GUARDED_BUMP: dict[str, str] = {}
+
+
+def results_changed_in_open_round(*, tournament_id: int, round_id: int) -> bool:
+    """`results_changed` for a result of ``round_id``, refused by the database itself when
+    the tournament has not started or the round is closed (checked before the transaction,
+    either may have changed since). Returns False, having changed nothing, when refused: the
+    caller then rolls its transaction back. No query more than `results_changed`."""
+    vendor = connection.vendor
+    sql = _GUARDED_BUMP.get(vendor)
+    if sql is None:
+        sql = _GUARDED_BUMP[vendor] = _guarded_bump_sql(vendor)
+    status = Tournament.Status
+    with connection.cursor() as cursor:
+        cursor.execute(
+            sql,
+            [tournament_id, status.DRAFT, status.REGISTRATION, round_id, Round.State.CLOSED],
+        )
+        if cursor.rowcount != 1:
+            return False
+    from scoring.tasks import schedule_ranking
+
+    transaction.on_commit(partial(schedule_ranking, tournament_id))
+    return True

@@ -1,10 +1,14 @@
 """Entering, correcting and annulling a table's result on a donne (RULES.md §3-§6).
 
-This module is the only writer of Result rows. Every change, in one transaction:
-checks the permission, validates against the rules (scoring.engine) and the cards
-(tournaments.services.checks), writes the row with optimistic concurrency enforced by the
+This module is the only writer of Result rows. Every change checks the permission,
+validates against the rules (scoring.engine) and the cards (tournaments.services.checks),
+then, in one transaction, writes the row with optimistic concurrency enforced by the
 database (unique (table, donne) on creation, ``UPDATE ... WHERE version = expected`` on
-change), appends a LedgerEntry and calls ``results_changed`` so the ranking follows.
+change), appends a LedgerEntry and bumps the tournament's results version so the ranking
+follows. The checks read before the transaction; what may change since is caught by the
+database in the writes themselves: a concurrent change of the same result by the constraint
+and the version, a round closed (or a tournament set back before its start) by the version's
+bump, which is refused then (``results_changed_in_open_round``) and the write rolled back.
 
 The REST API, the arbiter's screens and the tables' pages (through
 tournaments.services.table_entry, with an ``EntrySource``) all call these functions.
@@ -13,13 +17,13 @@ tournaments.services.table_entry, with an ``EntrySource``) all call these functi
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
 from django.core.exceptions import PermissionDenied
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -35,6 +39,7 @@ from ..models import (
     Player,
     Result,
     Round,
+    Seat,
     Table,
     TableRound,
     Tournament,
@@ -42,7 +47,7 @@ from ..models import (
 from ..permissions import can_write_results
 from . import checks
 from .errors import translate_error
-from .events import results_changed
+from .events import results_changed_in_open_round
 
 __all__ = [
     "PLAYERS_PER_DONNE",
@@ -54,6 +59,7 @@ __all__ = [
     "ResultNeedsConfirmation",
     "ResultPreview",
     "result_annul",
+    "result_cell",
     "result_context",
     "result_input_from_result",
     "result_preview",
@@ -92,18 +98,34 @@ class ResultNeedsConfirmation(ValueError):
 
 
 class ResultConflict(Exception):
-    """Someone saved this result since the form was loaded; ``current`` is their version."""
+    """Someone saved this result since the form was loaded; ``current`` is their version.
 
-    def __init__(self, current: Result) -> None:
-        self.current = current
-        super().__init__(
-            _(
-                "Another arbiter saved this result while you were entering yours (version "
-                "%(version)s). Nothing was saved: compare with their entry, then save again "
-                "if yours is right."
-            )
-            % {"version": current.version}
-        )
+    Met inside a transaction that must be rolled back first (an insert that lost a race, in a
+    block without a savepoint of its own), it names the cell and reads ``current`` when first
+    asked, after the rollback.
+    """
+
+    def __init__(self, current: Result | None = None, *, cell: tuple[Any, Any] | None = None):
+        super().__init__()
+        self._current = current
+        self._cell = cell
+
+    @property
+    def current(self) -> Result:
+        if self._current is None:
+            assert self._cell is not None
+            table, donne = self._cell
+            self._current = Result.objects.filter(table=table, donne=donne).first()
+            if self._current is None:  # the insert failed on another constraint
+                raise IntegrityError(f"no result at table {table.pk} for donne {donne.pk}")
+        return self._current
+
+    def __str__(self) -> str:
+        return _(
+            "Another arbiter saved this result while you were entering yours (version "
+            "%(version)s). Nothing was saved: compare with their entry, then save again "
+            "if yours is right."
+        ) % {"version": self.current.version}
 
 
 @dataclass(frozen=True)
@@ -132,6 +154,9 @@ class ResultContext:
     index: int  # 0-based place of the donne in its étui set
     seats: dict[str, Player]  # who holds each hand on this donne
     sitter: Player | None  # at a table of five, who sits out this donne
+    # The saved result of this cell, when it was read with the context (result_cell).
+    current: Result | None = None
+    current_loaded: bool = False
 
 
 @dataclass(frozen=True)
@@ -218,6 +243,170 @@ def result_context(*, tournament: Tournament, table: Table, donne: Donne) -> Res
         seats=seats,
         sitter=sitter,
     )
+
+
+def _cell_sql(vendor: str) -> dict[str, str]:
+    """The three statements of `result_cell`, in plain SQL (written once per database: the
+    ORM's building and compiling of them cost more than running them)."""
+    from .rows import columns
+
+    q = connection.ops.quote_name
+    d, r, t, tr, rd, s, p = (
+        columns(m) for m in (Donne, Result, Table, TableRound, Round, Seat, Player)
+    )
+
+    def place(alias: str) -> str:  # the donne's 0-based place in its étui set
+        return (
+            f"(SELECT COUNT(*) FROM {d.table} d2 WHERE d2.{q('etui_set_id')} = {alias}."
+            f"{q('etui_set_id')} AND d2.{q('number')} < {alias}.{q('number')})"
+        )
+
+    correcting = (
+        f"SELECT {r.select('r')}, {t.select('t')}, {d.select('d')}, {tr.select('tr')},"
+        f" {rd.select('rd')}, {place('d')}"
+        f" FROM {r.table} r"
+        f" INNER JOIN {t.table} t ON t.{q('id')} = r.{q('table_id')}"
+        f" INNER JOIN {d.table} d ON d.{q('id')} = r.{q('donne_id')}"
+        f" INNER JOIN {tr.table} tr ON tr.{q('id')} = r.{q('table_round_id')}"
+        f" INNER JOIN {rd.table} rd ON rd.{q('id')} = tr.{q('round_id')}"
+        f" WHERE r.{q('tournament_id')} = %s AND t.{q('number')} = %s"
+        f" AND d.{q('number')} = %s"
+    )
+    donne = (
+        f"SELECT {d.select('d')}, {place('d')},"
+        f" (SELECT r.{q('id')} FROM {r.table} r INNER JOIN {t.table} t"
+        f" ON t.{q('id')} = r.{q('table_id')} WHERE r.{q('donne_id')} = d.{q('id')}"
+        f" AND t.{q('number')} = %s LIMIT 1)"
+        f" FROM {d.table} d WHERE d.{q('tournament_id')} = %s AND d.{q('number')} = %s"
+    )
+    seats_of_round = (
+        f"SELECT {s.select('s')}, {p.select('p')} FROM {s.table} s"
+        f" INNER JOIN {p.table} p ON p.{q('id')} = s.{q('player_id')}"
+        f" WHERE s.{q('table_round_id')} = %s"
+    )
+    seats_of_cell = (
+        f"SELECT {s.select('s')}, {p.select('p')}, {tr.select('tr')}, {t.select('t')},"
+        f" {rd.select('rd')} FROM {s.table} s"
+        f" INNER JOIN {p.table} p ON p.{q('id')} = s.{q('player_id')}"
+        f" INNER JOIN {tr.table} tr ON tr.{q('id')} = s.{q('table_round_id')}"
+        f" INNER JOIN {t.table} t ON t.{q('id')} = tr.{q('table_id')}"
+        f" INNER JOIN {rd.table} rd ON rd.{q('id')} = tr.{q('round_id')}"
+        f" WHERE t.{q('tournament_id')} = %s AND t.{q('number')} = %s"
+        f" AND tr.{q('etui_set_id')} = %s"
+    )
+    return {
+        "correcting": correcting,
+        "donne": donne,
+        "seats_of_round": seats_of_round,
+        "seats_of_cell": seats_of_cell,
+    }
+
+
+_CELL_SQL: dict[str, dict[str, str]] = {}
+
+
+def _cached(instance: Any, name: str, value: Any) -> None:
+    """``instance.name = value`` as select_related leaves it (the relation's cache set)."""
+    type(instance)._meta.get_field(name).set_cached_value(instance, value)
+
+
+def result_cell(
+    *, tournament: Tournament, table_number: int, donne_number: int, correcting: bool
+) -> ResultContext | None:
+    """The context of a write named by its table and donne numbers, in two queries: the
+    donne (or, for a correction, the saved result with its table, donne and round), then the
+    seats with their table round. Same answer as `result_context`, with the saved result read
+    too (``current``). Plain SQL (tournaments.services.rows): this is an API write's path.
+
+    Returns None when this short way finds nothing to write on (an unknown table or donne, a
+    table that does not play the donne, a result where none is expected or none where one
+    is): the caller then loads the table and the donne and calls `result_save` without a
+    context, which says precisely what is wrong.
+    """
+    from .rows import columns
+
+    vendor = connection.vendor
+    sql = _CELL_SQL.get(vendor)
+    if sql is None:
+        sql = _CELL_SQL[vendor] = _cell_sql(vendor)
+    d, r, t, tr, rd, s, p = (
+        columns(m) for m in (Donne, Result, Table, TableRound, Round, Seat, Player)
+    )
+    with connection.cursor() as cursor:
+        if correcting:
+            cursor.execute(sql["correcting"], [tournament.pk, table_number, donne_number])
+            row = cursor.fetchone()
+            if row is None:
+                return None
+            at = 0
+            current, at = r.load(row, at), at + r.width
+            table, at = t.load(row, at), at + t.width
+            donne, at = d.load(row, at), at + d.width
+            table_round, at = tr.load(row, at), at + tr.width
+            round_, at = rd.load(row, at), at + rd.width
+            place = row[at]
+            if table_round.etui_set_id != donne.etui_set_id:
+                return None
+            _cached(table_round, "round", round_)
+            if table_round.table_id == table.pk:
+                _cached(table_round, "table", table)
+            _cached(current, "table", table)
+            _cached(current, "donne", donne)
+            _cached(current, "table_round", table_round)
+            cursor.execute(sql["seats_of_round"], [table_round.pk])
+            seats = []
+            for row in cursor.fetchall():
+                seat = s.load(row)
+                _cached(seat, "player", p.load(row, s.width))
+                _cached(seat, "table_round", table_round)
+                seats.append(seat)
+        else:
+            cursor.execute(sql["donne"], [table_number, tournament.pk, donne_number])
+            row = cursor.fetchone()
+            if row is None or row[d.width + 1] is not None:
+                return None
+            donne, place = d.load(row), row[d.width]
+            current = None
+            cursor.execute(sql["seats_of_cell"], [tournament.pk, table_number, donne.etui_set_id])
+            rows = cursor.fetchall()
+            of_round = s.attnames.index("table_round_id")
+            if not rows or len({row[of_round] for row in rows}) > 1:
+                return None  # no such table or round; or one set twice: result_context decides
+            at = s.width + p.width
+            table_round = tr.load(rows[0], at)
+            table = t.load(rows[0], at + tr.width)
+            round_ = rd.load(rows[0], at + tr.width + t.width)
+            _cached(table_round, "table", table)
+            _cached(table_round, "round", round_)
+            seats = []
+            for row in rows:
+                seat = s.load(row)
+                _cached(seat, "player", p.load(row, s.width))
+                _cached(seat, "table_round", table_round)
+                seats.append(seat)
+    from .preparation import seats_for_donne
+
+    holding = seats_for_donne(table_round, place, seats)
+    return ResultContext(
+        tournament=tournament,
+        table=table,
+        donne=donne,
+        table_round=table_round,
+        round=table_round.round,
+        index=place,
+        seats=dict(holding.hands),
+        sitter=holding.sitter,
+        current=current,
+        current_loaded=True,
+    )
+
+
+def _with_current(ctx: ResultContext) -> ResultContext:
+    """The context with the cell's saved result read (once)."""
+    if ctx.current_loaded:
+        return ctx
+    current = Result.objects.filter(table=ctx.table, donne=ctx.donne).first()
+    return replace(ctx, current=current, current_loaded=True)
 
 
 # --- validation -----------------------------------------------------------------------------
@@ -406,17 +595,21 @@ def _require_open(tournament: Tournament, round_: Round) -> None:
             }
         )
     if round_.state == Round.State.CLOSED:
-        raise ResultInvalid(
-            {
-                NON_FIELD: [
-                    _(
-                        "Round %(number)s is closed. Reopen it from the arbiter's dashboard to "
-                        "change its results."
-                    )
-                    % {"number": round_.number}
-                ]
-            }
-        )
+        raise _round_closed(round_)
+
+
+def _round_closed(round_: Round) -> ResultInvalid:
+    return ResultInvalid(
+        {
+            NON_FIELD: [
+                _(
+                    "Round %(number)s is closed. Reopen it from the arbiter's dashboard to "
+                    "change its results."
+                )
+                % {"number": round_.number}
+            ]
+        }
+    )
 
 
 def _require_reason(reason: str, message: str) -> str:
@@ -523,13 +716,21 @@ def _write(
     Creation relies on the unique (table, donne) constraint: a concurrent creation makes the
     insert fail and becomes a conflict. An update only happens if the version is still the
     one the form was loaded with (``UPDATE ... WHERE version = expected``).
+
+    Everything is checked before the transaction starts; it holds the writes alone, without a
+    savepoint of its own (one round trip less each way inside an outer transaction, such as
+    the API's idempotent writes): a failure in it rolls the whole outer transaction back.
+    The returned result carries its table, donne, round and author, read with the context,
+    so that answering with it needs no query.
     """
     tournament, table, donne = ctx.tournament, ctx.table, ctx.donne
     if expected_version is None:
         if reason_required_message is not None:
             reason = _require_reason(reason, reason_required_message)
+        if ctx.current_loaded and ctx.current is not None:
+            raise ResultConflict(ctx.current)
         try:
-            with transaction.atomic():
+            with transaction.atomic(savepoint=False):
                 result = Result.objects.create(
                     tournament=tournament,
                     table_round=ctx.table_round,
@@ -540,51 +741,63 @@ def _write(
                     version=1,
                     **values,
                 )
+                LedgerEntry.objects.create(
+                    tournament=tournament,
+                    round=ctx.round,
+                    result=result,
+                    action=action_created,
+                    actor=user,
+                    reason=(reason or "").strip()[:300],
+                    before=None,
+                    after=result_snapshot(result),
+                    **(ledger or {}),
+                )
+                _changed(ctx)
         except IntegrityError:
-            current = Result.objects.filter(table=table, donne=donne).first()
-            if current is None:  # another constraint failed: not a concurrency matter
-                raise
-            raise ResultConflict(current) from None
-        LedgerEntry.objects.create(
-            tournament=tournament,
-            round=ctx.round,
-            result=result,
-            action=action_created,
-            actor=user,
-            reason=(reason or "").strip()[:300],
-            before=None,
-            after=result_snapshot(result),
-            **(ledger or {}),
+            # Another creation won the race. Inside an outer transaction nothing can be read
+            # until it is rolled back: the conflict reads the winner when asked.
+            conflict = ResultConflict(cell=(table, donne))
+            if not connection.in_atomic_block:
+                conflict.current  # noqa: B018 — re-raises the error if it was not the race
+            raise conflict from None
+        return result
+    existing = _with_current(ctx).current
+    if existing is None:
+        raise ResultInvalid(
+            {
+                NON_FIELD: [
+                    _(
+                        "There is no saved result to correct at this table for this donne. "
+                        "Reload the page and enter it."
+                    )
+                ]
+            }
         )
-    else:
-        existing = Result.objects.filter(table=table, donne=donne).first()
-        if existing is None:
-            raise ResultInvalid(
-                {
-                    NON_FIELD: [
-                        _(
-                            "There is no saved result to correct at this table for this donne. "
-                            "Reload the page and enter it."
-                        )
-                    ]
-                }
-            )
-        if existing.version != expected_version:
-            raise ResultConflict(existing)
-        if _same(existing, values):
-            return existing  # nothing changed: no new version, no ledger line
-        reason = _require_reason(
-            reason,
-            reason_required_message
-            or _("Give a reason for the correction (for example: score sheet misread)."),
-        )
-        before = result_snapshot(existing)
+    if existing.version != expected_version:
+        raise ResultConflict(existing)
+    if _same(existing, values):
+        return existing  # nothing changed: no new version, no ledger line
+    reason = _require_reason(
+        reason,
+        reason_required_message
+        or _("Give a reason for the correction (for example: score sheet misread)."),
+    )
+    existing.table, existing.donne = table, donne  # named by the snapshots, without a query
+    if existing.table_round_id == ctx.table_round.pk:
+        existing.table_round = ctx.table_round
+    before = result_snapshot(existing)
+    now = timezone.now()
+    with transaction.atomic(savepoint=False):
         updated = Result.objects.filter(pk=existing.pk, version=expected_version).update(
-            version=F("version") + 1, updated_by=user, updated_at=timezone.now(), **values
+            version=F("version") + 1, updated_by=user, updated_at=now, **values
         )
         if updated == 0:
-            raise ResultConflict(Result.objects.get(pk=existing.pk))
-        result = Result.objects.select_related("table", "donne").get(pk=existing.pk)
+            raise ResultConflict(cell=(table, donne))
+        # The row as the UPDATE left it, without reading it back.
+        result = existing
+        for name, value in values.items():
+            setattr(result, name, value)
+        result.version, result.updated_by, result.updated_at = expected_version + 1, user, now
         LedgerEntry.objects.create(
             tournament=tournament,
             round=ctx.round,
@@ -596,9 +809,35 @@ def _write(
             after=result_snapshot(result),
             **(ledger or {}),
         )
-    Round.objects.filter(pk=ctx.round.pk, state=Round.State.PENDING).update(state=Round.State.OPEN)
-    results_changed(tournament_id=tournament.pk)
+        _changed(ctx)
     return result
+
+
+def _changed(ctx: ResultContext) -> None:
+    """A result of the round was saved: the round is open (its first result opens it), and
+    the tournament's results version moves (the ranking follows on commit).
+
+    The version's bump is also the write's last check: it is refused by the database when
+    the round was closed (or the tournament set back before its start) since the checks
+    read them, and the whole write is then rolled back with the checks' own refusal.
+    """
+    if ctx.round.state == Round.State.PENDING:
+        Round.objects.filter(pk=ctx.round.pk, state=Round.State.PENDING).update(
+            state=Round.State.OPEN
+        )
+    if not results_changed_in_open_round(tournament_id=ctx.tournament.pk, round_id=ctx.round.pk):
+        _refuse_closed(ctx)
+
+
+def _refuse_closed(ctx: ResultContext) -> None:
+    """Raise the refusal `_require_open` gives for the tournament and round as they are now
+    (read again: the ones of the checks said they were open)."""
+    tournament = Tournament.objects.filter(pk=ctx.tournament.pk).first()
+    round_ = Round.objects.filter(pk=ctx.round.pk).first()
+    if tournament is not None and round_ is not None:
+        _require_open(tournament, round_)
+    # Reopened (or gone) since the refused statement: it was closed when it mattered.
+    raise _round_closed(ctx.round)
 
 
 def result_save(
@@ -612,6 +851,7 @@ def result_save(
     reason: str = "",
     confirmed: Collection[str] = (),
     source: EntrySource | None = None,
+    context: ResultContext | None = None,
 ) -> Result:
     """Record (or correct) what ``table`` scored on ``donne``.
 
@@ -620,34 +860,38 @@ def result_save(
     PermissionDenied, ResultInvalid, ResultNeedsConfirmation or ResultConflict; nothing is
     written unless all is valid. With a ``source`` (a table's page) the entry does not count
     until confirmed (``Result.entry_status``); a warning makes it "needs the arbiter" instead
-    of a refusal.
+    of a refusal. ``context``: the cell as `result_cell` read it (the API), instead of
+    reading it again.
+
+    The checks read before any write; the writes alone form the transaction (see `_write`).
     """
     if source is None:
         _require_write(user, tournament)
-    with transaction.atomic():
-        ctx = result_context(tournament=tournament, table=table, donne=donne)
-        _require_open(tournament, ctx.round)
-        ev = _evaluate(ctx, data)
-        if ev.errors:
-            raise ResultInvalid(ev.errors)
-        unconfirmed = {c: m for c, m in ev.warnings.items() if c not in confirmed}
-        if unconfirmed and source is None:
-            raise ResultNeedsConfirmation(unconfirmed)
-        values = _fields_for(ctx, data, ev, confirmed)
-        values.update(_entry_fields(ctx, values, source, needs_arbiter=bool(unconfirmed)))
-        return _write(
-            ctx=ctx,
-            values=values,
-            user=user,
-            expected_version=expected_version,
-            reason=reason,
-            action_created=LedgerEntry.Action.RESULT_CREATED,
-            action_changed=LedgerEntry.Action.RESULT_CHANGED,
-            reason_required_message=None,
-            ledger=None
-            if source is None
-            else {"by_player": source.entered_by, "table_access": source.table_access},
-        )
+    ctx = context or result_context(tournament=tournament, table=table, donne=donne)
+    _require_open(tournament, ctx.round)
+    ev = _evaluate(ctx, data)
+    if ev.errors:
+        raise ResultInvalid(ev.errors)
+    unconfirmed = {c: m for c, m in ev.warnings.items() if c not in confirmed}
+    if unconfirmed and source is None:
+        raise ResultNeedsConfirmation(unconfirmed)
+    if source is None or expected_version is not None:
+        ctx = _with_current(ctx)
+    values = _fields_for(ctx, data, ev, confirmed)
+    values.update(_entry_fields(ctx, values, source, needs_arbiter=bool(unconfirmed)))
+    return _write(
+        ctx=ctx,
+        values=values,
+        user=user,
+        expected_version=expected_version,
+        reason=reason,
+        action_created=LedgerEntry.Action.RESULT_CREATED,
+        action_changed=LedgerEntry.Action.RESULT_CHANGED,
+        reason_required_message=None,
+        ledger=None
+        if source is None
+        else {"by_player": source.entered_by, "table_access": source.table_access},
+    )
 
 
 def _entry_fields(
@@ -668,7 +912,7 @@ def _entry_fields(
             "confirmed_at": None,
             "contest_note": "",
         }
-    existing = Result.objects.filter(table=ctx.table, donne=ctx.donne).first()
+    existing = _with_current(ctx).current
     if existing is not None and existing.entry_status in (EntryStatus.ARBITER,):
         return {}
     if (
@@ -688,50 +932,53 @@ def result_annul(
     user: Any,
     reason: str,
     expected_version: int | None,
+    context: ResultContext | None = None,
 ) -> Result:
     """Annul ``donne`` at ``table`` (fouled étui, mixed hands: RULES.md §6), with a reason.
 
     The four players get no score and a differential of 0 for it; the table leaves the
-    comparison. The holders stay recorded so the ranking knows who was there.
+    comparison. The holders stay recorded so the ranking knows who was there. ``context``:
+    the cell as `result_cell` read it, as for `result_save`.
     """
     _require_write(user, tournament)
     message = _("Give the reason for the annulment (for example: cards of two étuis mixed).")
     reason = _require_reason(reason, message)
-    with transaction.atomic():
-        ctx = result_context(tournament=tournament, table=table, donne=donne)
-        _require_open(tournament, ctx.round)
-        if expected_version is not None:
-            current = Result.objects.filter(table=table, donne=donne).first()
-            if current is not None and current.status == ANNULLED:
-                if current.version != expected_version:
-                    raise ResultConflict(current)
-                raise ResultInvalid({NON_FIELD: [_("This donne is already annulled here.")]})
-        values = {
-            "status": ANNULLED,
-            "taker": "",
-            "contract": "",
-            "bouts": None,
-            "points": None,
-            "petit_au_bout": "",
-            "poignees": {},
-            "chelem": "",
-            "scores": {},
-            "holders": {p: player.pk for p, player in sorted(ctx.seats.items())},
-            "sitter": ctx.sitter,
-            "confirmed_warnings": [],
-            "annul_reason": reason,
-            "entry_status": EntryStatus.ARBITER,
-        }
-        return _write(
-            ctx=ctx,
-            values=values,
-            user=user,
-            expected_version=expected_version,
-            reason=reason,
-            action_created=LedgerEntry.Action.RESULT_ANNULLED,
-            action_changed=LedgerEntry.Action.RESULT_ANNULLED,
-            reason_required_message=message,
-        )
+    # The checks, then the writes alone in a transaction (see _write).
+    ctx = context or result_context(tournament=tournament, table=table, donne=donne)
+    _require_open(tournament, ctx.round)
+    ctx = _with_current(ctx)  # a creation meets an existing row here, not in the insert
+    if expected_version is not None:
+        current = ctx.current
+        if current is not None and current.status == ANNULLED:
+            if current.version != expected_version:
+                raise ResultConflict(current)
+            raise ResultInvalid({NON_FIELD: [_("This donne is already annulled here.")]})
+    values = {
+        "status": ANNULLED,
+        "taker": "",
+        "contract": "",
+        "bouts": None,
+        "points": None,
+        "petit_au_bout": "",
+        "poignees": {},
+        "chelem": "",
+        "scores": {},
+        "holders": {p: player.pk for p, player in sorted(ctx.seats.items())},
+        "sitter": ctx.sitter,
+        "confirmed_warnings": [],
+        "annul_reason": reason,
+        "entry_status": EntryStatus.ARBITER,
+    }
+    return _write(
+        ctx=ctx,
+        values=values,
+        user=user,
+        expected_version=expected_version,
+        reason=reason,
+        action_created=LedgerEntry.Action.RESULT_ANNULLED,
+        action_changed=LedgerEntry.Action.RESULT_ANNULLED,
+        reason_required_message=message,
+    )
 
 
 # --- rounds ---------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db.models import QuerySet
-from django.shortcuts import get_object_or_404
+from django.http import Http404
 from django.utils.functional import cached_property
 from django.utils.translation import gettext as _
 from rest_framework import authentication, generics
@@ -20,11 +20,13 @@ from rest_framework.response import Response
 
 from tournaments.models import Tournament
 from tournaments.params import id_param
+from tournaments.permissions import tournament_with_roles
 
 from .. import permissions as api_permissions
 from ..exceptions import ApiError, server_error_response
 from ..idempotency import request_key, run_idempotent
 from ..throttling import WriteRateThrottle
+from ..tokens import TokenAuthentication
 
 MAX_OFFSET = 10**9
 _ETAG = re.compile(r'^\s*(?:W/)?"?(\d{1,9})"?\s*$')
@@ -56,7 +58,7 @@ class ApiView(generics.GenericAPIView):
     """Base of every API view."""
 
     authentication_classes = [
-        authentication.TokenAuthentication,
+        TokenAuthentication,
         authentication.SessionAuthentication,
     ]
     permission_classes: list[Any] = []
@@ -151,9 +153,15 @@ class TournamentView(ApiView):
 
     @cached_property
     def tournament(self) -> Tournament:
-        tournament = get_object_or_404(
-            Tournament.objects.select_related("club"), pk=self.kwargs["tournament"]
-        )
+        # The caller's roles come with the row: the access rule (and the service's own check
+        # of a write) then cost no further query.
+        try:
+            pk = int(self.kwargs["tournament"])
+        except (TypeError, ValueError):
+            raise Http404 from None
+        tournament = tournament_with_roles(pk, self.request.user)
+        if tournament is None:
+            raise Http404
         safe = self.request.method in ("GET", "HEAD", "OPTIONS")
         api_permissions.require(
             self.request.user, tournament, self.read_rule if safe else self.write_rule

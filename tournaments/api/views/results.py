@@ -13,9 +13,15 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from scoring.selectors import complete_donnes
-from tournaments.models import Donne, LedgerEntry, Penalty, Player, Result, Table
+from tournaments.models import Donne, LedgerEntry, Penalty, Player, Result, Table, TableRound
 from tournaments.services.penalties import penalty_record, penalty_withdraw
-from tournaments.services.results import result_annul, result_preview, result_save
+from tournaments.services.results import (
+    ResultContext,
+    result_annul,
+    result_cell,
+    result_preview,
+    result_save,
+)
 
 from .. import permissions as rules
 from ..exceptions import ApiError
@@ -31,6 +37,7 @@ from ..serializers import (
     ResultSerializer,
     ResultWriteSerializer,
     WithdrawSerializer,
+    result_data,
 )
 from .base import TournamentView, filter_by_params
 
@@ -106,11 +113,23 @@ def _version(view: TournamentView, body_version: int | None) -> int | None:
     return header if header is not None else body_version
 
 
+def _loaded(result: Result) -> bool:
+    """Whether the result carries what its serializer reads (a result just written does)."""
+    fields = Result._meta
+    return all(fields.get_field(name).is_cached(result) for name in _RELATED) and (
+        TableRound._meta.get_field("round").is_cached(result.table_round)
+    )
+
+
+_RELATED = ("table", "donne", "table_round", "updated_by")
+
+
 def _result_response(result: Result, status: int = 200) -> Response:
-    result = Result.objects.select_related(
-        "table", "donne", "table_round__round", "updated_by"
-    ).get(pk=result.pk)
-    response = Response(ResultSerializer(result).data, status=status)
+    if not _loaded(result):
+        result = Result.objects.select_related(
+            "table", "donne", "table_round__round", "updated_by"
+        ).get(pk=result.pk)
+    response = Response(result_data(result), status=status)
     response["ETag"] = f'"{result.version}"'
     return response
 
@@ -125,17 +144,31 @@ class ResultsView(TournamentView):
             get_object_or_404(Donne, tournament=self.tournament, number=donne),
         )
 
-    def save(self, table: Table, donne: Donne, serializer: Any, status: int) -> Response:
+    def context(self, table: int, donne: int, version: int | None) -> ResultContext | None:
+        """The cell with its seats (and the result being corrected) in two queries, or None:
+        then `cell` and the service find out what is wrong and say it."""
+        return result_cell(
+            tournament=self.tournament,
+            table_number=table,
+            donne_number=donne,
+            correcting=version is not None,
+        )
+
+    def save(self, table: int, donne: int, serializer: Any, status: int) -> Response:
         data = serializer.validated_data
+        version = _version(self, data.get("version"))
+        ctx = self.context(table, donne, version)
+        table_obj, donne_obj = (ctx.table, ctx.donne) if ctx else self.cell(table, donne)
         result = result_save(
             tournament=self.tournament,
-            table=table,
-            donne=donne,
+            table=table_obj,
+            donne=donne_obj,
             data=serializer.to_input(),
             user=self.request.user,
-            expected_version=_version(self, data.get("version")),
+            expected_version=version,
             reason=data.get("reason") or "",
             confirmed=data.get("confirm") or (),
+            context=ctx,
         )
         return _result_response(result, status)
 
@@ -204,10 +237,8 @@ class ResultListView(ResultsView):
     )
     def post(self, request: Request, tournament: int) -> Response:
         serializer = self.valid(ResultCreateSerializer)
-        table, donne = self.cell(
-            serializer.validated_data["table"], serializer.validated_data["donne"]
-        )
-        return self.save(table, donne, serializer, status=201)
+        data = serializer.validated_data
+        return self.save(data["table"], data["donne"], serializer, status=201)
 
 
 class ResultPreviewView(ResultsView):
@@ -326,8 +357,7 @@ class ResultDetailView(ResultsView):
     )
     def put(self, request: Request, tournament: int, table: int, donne: int) -> Response:
         serializer = self.valid(ResultWriteSerializer)
-        table_obj, donne_obj = self.cell(table, donne)
-        return self.save(table_obj, donne_obj, serializer, status=200)
+        return self.save(table, donne, serializer, status=200)
 
 
 class ResultAnnulView(ResultsView):
@@ -369,14 +399,17 @@ class ResultAnnulView(ResultsView):
     )
     def post(self, request: Request, tournament: int, table: int, donne: int) -> Response:
         data = self.valid(AnnulSerializer).validated_data
-        table_obj, donne_obj = self.cell(table, donne)
+        version = _version(self, data.get("version"))
+        ctx = self.context(table, donne, version)
+        table_obj, donne_obj = (ctx.table, ctx.donne) if ctx else self.cell(table, donne)
         result = result_annul(
             tournament=self.tournament,
             table=table_obj,
             donne=donne_obj,
             user=request.user,
             reason=data.get("reason") or "",
-            expected_version=_version(self, data.get("version")),
+            expected_version=version,
+            context=ctx,
         )
         return _result_response(result)
 
