@@ -1,6 +1,6 @@
 """Table score sheets: one page per table and round, with the players by position, a grid to
 fill by hand for each donne of the relais, and a QR code that opens the table's page
-(`tournaments.services.table_entry.table_page_links`: the table's page for that round).
+(`tournaments.services.table_entry.table_page_links_of`: the table's page for that round).
 
 The cells offer the choices to circle (N E S W, P G GS GC, 0 1 2 3…) so that what the arbiter
 reads back is unambiguous; the poignée and chelem columns say what to write, a box is ticked
@@ -17,8 +17,7 @@ from reportlab.lib import colors
 from reportlab.lib.units import mm
 from reportlab.platypus import Flowable, KeepInFrame, PageBreak, Paragraph, Spacer, Table
 
-from tournaments.models import TableRound
-from tournaments.services.table_entry import TablePageLinks, table_page_links
+from tournaments.services.table_entry import TablePageLinks, table_page_links_of
 
 from .base import LIGHT, LINE, MUTED, FitText, Renderer, esc, position_label
 from .data import FIFTH, Seating, Sitting, donne_range, load_seating
@@ -135,13 +134,12 @@ class ScoreSheetsRenderer(Renderer):
 
     def table_links(self, sitting: Sitting) -> TablePageLinks:
         """The page where the players of this table enter this round's results (its QR code),
-        and the short address and code for those who type (one table round per sheet)."""
-        table_round = TableRound.objects.select_related("round", "table").get(
-            round__tournament=self.tournament,
-            round__number=sitting.round_number,
-            table__number=sitting.table_number,
-        )
-        return table_page_links(table_round=table_round)
+        and the short address and code for those who type (one table round per sheet); every
+        table round's links read at once, on the first sheet."""
+        links = getattr(self, "_table_links", None)
+        if links is None:
+            links = self._table_links = table_page_links_of(tournament=self.tournament)
+        return links[(sitting.round_number, sitting.table_number)]
 
     def players_table(self, sitting: Sitting) -> Table:
         styles = self.styles

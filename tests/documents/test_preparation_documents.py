@@ -295,3 +295,22 @@ def test_the_address_to_type_under_the_qr_code_is_readable(
         for word in caption:
             assert (word.y1 - word.y0) / BOX_EM >= 7 - 0.05, word
         assert (words[code].y1 - words[code].y0) / BOX_EM >= 10, words[code]
+
+
+@pytest.mark.django_db
+def test_score_sheets_read_every_table_page_at_once():
+    """The QR codes' table pages are read in one query for the whole tournament, not two a
+    sheet: a second build of 16 tables × 2 rounds costs what one of 2 tables × 2 rounds does."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    def queries_of_a_second_build(tournament: Tournament) -> int:
+        render(tournament, "score_sheets")  # the first build creates the table pages
+        with CaptureQueriesContext(connection) as ctx:
+            render(tournament, "score_sheets")
+        return len(ctx.captured_queries)
+
+    small = queries_of_a_second_build(stage_tournament(players=8, rounds=2))
+    large = queries_of_a_second_build(stage_tournament(players=64, rounds=2, name="Grand"))
+    assert large == small
+    assert TableAccess.objects.filter(revoked_at=None).count() == (2 + 16) * 2

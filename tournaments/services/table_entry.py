@@ -298,6 +298,29 @@ def table_page_links(*, table_round: TableRound) -> TablePageLinks:
     )
 
 
+def table_page_links_of(*, tournament: Tournament) -> dict[tuple[int, int], TablePageLinks]:
+    """`table_page_links` of every table round, keyed by (round number, table number): the
+    score sheets of a whole tournament read the live accesses in one query and create only
+    the missing ones, instead of two queries a sheet."""
+    table_rounds = TableRound.objects.filter(round__tournament=tournament).select_related(
+        "round", "table"
+    )
+    live = {
+        access.table_round_id: access
+        for access in TableAccess.objects.filter(tournament=tournament, revoked_at=None)
+    }
+    site, short_url = _site(), _site() + reverse("table_code")
+    links: dict[tuple[int, int], TablePageLinks] = {}
+    for table_round in table_rounds:
+        access = live.get(table_round.pk) or _create_access(table_round)
+        links[(table_round.round.number, table_round.table.number)] = TablePageLinks(
+            url=site + reverse("table_page", args=[access.secret]),
+            short_url=short_url,
+            code=access.short_code,
+        )
+    return links
+
+
 # --- the table card: one link per table that follows the open round ---------------------------
 
 
