@@ -2,8 +2,9 @@
 
 Points are exact: internally the attack's points are held as a whole number of half points,
 which is the same as a Fraction with denominator 2 but much faster. Every plain deal (no
-announcement) is scored once, at import, so that scoring one costs a few lookups in small
-tables whether it is seen for the first time or not; announcements are checked against a table
+announcement), and every deal with a petit au bout, one poignée or both, is scored once, at
+import, so that scoring one costs a few lookups in small tables whether it is seen for the
+first time or not; other announcements (a chelem, several poignées) are checked against a table
 of the possible ones and their parts added. Anything that misses the tables goes through the
 slow, thorough validation, which raises a ScoringError saying what is wrong. The tables are
 built by that validation's own checks and builder, and the tests hold both paths to one answer.
@@ -297,11 +298,12 @@ def _build(
 # The fast path's tables, filled at the end of the module from the rules above and below.
 #
 # Every plain deal (no petit au bout, poignée nor chelem) is scored once, at import:
-# _PLAIN[players][contract][bouts][half points], 9,984 immutable DealScores (about 2 MB; the
-# module's tables hold about 4 MB in all), so that a plain deal costs a few lookups in small
-# tables on its first sight as on every other. The last level is a tuple indexed by the half points (None where impossible), found through
-# _HALVES, which knows 50, 50.0, Fraction(50) and the usual spellings alike; the caller checks
-# the types, since True == 1 and 4.0 == 4. A taker who called himself at five has his own table.
+# _PLAIN[players][contract][bouts][half points], 9,984 immutable DealScores (about 2 MB; with
+# the deals of _SINGLE below, about 30 MB in all), so that a plain deal costs a few lookups in
+# small tables on its first sight as on every other. The last level is a tuple indexed by the
+# half points (None where impossible), found through _HALVES, which knows 50, 50.0,
+# Fraction(50) and the usual spellings alike; the caller checks the types, since True == 1 and
+# 4.0 == 4. A taker who called himself at five has his own table.
 _Row = tuple["DealScore | None", ...]
 _Plain = dict[int, dict[str, dict[int, _Row]]]
 _PLAIN: _Plain = {}
@@ -316,6 +318,16 @@ _Announcement = tuple[frozenset[int], PetitAuBout | None, Chelem | None, int, in
 _ANNOUNCEMENTS: dict[Any, dict[Any, dict[str, dict[int, _Announcement]]]] = {}
 # Poignées as entered (up to five, in any order) -> the sizes and their total bonus.
 _POIGNEE_SETS: dict[tuple[str, ...], tuple[tuple[PoigneeSize, ...], int]] = {}
+# Deals with a petit au bout, one poignée or both, and no chelem (nearly every deal with an
+# announcement) are scored at import too: _SINGLE[petit au bout][poignée] (_SINGLE_ALONE for a
+# taker who called himself) is a table like _PLAIN (a DealScore, or None where that petit au bout is impossible), where the
+# poignée is its size or _NO_POIGNEE. Building a DealScore (a tuple subclass) costs more than
+# finding it, even cold in memory; the tables hold about 90,000 of them (about 25 MB).
+_NO_POIGNEE = object()  # the key of "no poignée": no entry can be this object
+_Single = dict[Any, dict[Any, _Plain]]
+_SINGLE: _Single = {}
+_SINGLE_ALONE: _Single = {}
+_SINGLE_NOT_A_BOOL: _Single = {}  # for a called_self that is neither True nor False
 
 
 def score_deal(
@@ -329,27 +341,43 @@ def score_deal(
     called_self: bool = False,
 ) -> DealScore:
     """Score one deal (RULES §5); raise a ScoringError subclass for an impossible entry."""
-    # Fast path: the deal without its announcements is looked up among every valid plain deal
-    # (a hit is a valid players, contract, bouts and points entry once the types are checked),
-    # then its announcements, if any, among the possible ones. Anything unusual or invalid
-    # falls through to the thorough validation, which raises the precise error.
+    # Fast path: a plain deal is looked up among every valid plain deal, a deal with a petit
+    # au bout and at most one poignée among every valid one of those (a hit is a valid entry
+    # once the types are checked); any other deal's plain part is looked up likewise, then its
+    # announcements among the possible ones. Anything unusual or invalid falls through to the
+    # thorough validation, which raises the precise error.
     try:
         if called_self is False:
-            table = _PLAIN
+            table, single = _PLAIN, _SINGLE
         elif called_self is True:
-            table = _PLAIN_ALONE
+            table, single = _PLAIN_ALONE, _SINGLE_ALONE
         else:
-            table = _NOT_A_BOOL
+            table, single = _NOT_A_BOOL, _SINGLE_NOT_A_BOOL
         h = _HALVES[points]
+        if chelem is None:
+            if petit_au_bout is None and poignees is _NO_POIGNEES:
+                score = table[players][contract][bouts][h]
+            else:
+                kind = type(poignees)
+                if (kind is list or kind is tuple) and len(poignees) < 2:
+                    size = poignees[0] if poignees else _NO_POIGNEE
+                    score = single[petit_au_bout][size][players][contract][bouts][h]
+                else:
+                    score = None
+            if (
+                score is not None
+                and type(players) is int  # not 4.0, which equals 4
+                and type(bouts) is int  # not True nor 2.0
+                and type(points) in _POINT_TYPES  # not True (== 1), nor a complex
+            ):
+                return score
         plain = table[players][contract][bouts][h]
         if (
             plain is not None
-            and type(players) is int  # not 4.0, which equals 4
-            and type(bouts) is int  # not True nor 2.0
-            and type(points) in _POINT_TYPES  # not True (== 1), nor a complex
+            and type(players) is int
+            and type(bouts) is int
+            and type(points) in _POINT_TYPES
         ):
-            if petit_au_bout is None and chelem is None and poignees is _NO_POIGNEES:
-                return plain
             possible, pab, ch, pab_sign, chelem_part = _ANNOUNCEMENTS[petit_au_bout][chelem][
                 contract
             ][bouts]
@@ -710,5 +738,61 @@ def _fill_announcements() -> None:
             _POIGNEE_SETS[hand] = (sizes, sum(POIGNEE_BONUS[size] for size in sizes))
 
 
+def _fill_single() -> None:
+    """Score every deal with a petit au bout, one poignée or both (no chelem) once: the plain
+    deal's score with the parts of the announcements' tables added, where they are possible."""
+    for plain_table, single in [(_PLAIN, _SINGLE), (_PLAIN_ALONE, _SINGLE_ALONE)]:
+        for petit, pab in _PETITS.items():
+            for size in [_NO_POIGNEE, *PoigneeSize]:
+                by_players: _Plain = single.setdefault(petit, {}).setdefault(size, {})
+                if pab is None and size is _NO_POIGNEE:
+                    by_players.update(plain_table)  # the plain deals themselves
+                    continue
+                sizes = _NO_POIGNEES if size is _NO_POIGNEE else (size,)
+                bonus = 0 if size is _NO_POIGNEE else POIGNEE_BONUS[size]
+                for players, by_contract in plain_table.items():
+                    for contract, by_bouts in by_contract.items():
+                        out = by_players.setdefault(players, {}).setdefault(contract, {})
+                        for bouts, row in by_bouts.items():
+                            announced = _ANNOUNCEMENTS[petit][None][contract].get(bouts)
+                            possible = announced[0] if announced else frozenset()
+                            out[bouts] = tuple(
+                                _with_announcements(plain, pab, sizes, bonus)
+                                if plain is not None and h in possible
+                                else None
+                                for h, plain in enumerate(row)
+                            )
+    _SINGLE_NOT_A_BOOL.update({petit: {} for petit in _PETITS})
+
+
+def _with_announcements(
+    plain: DealScore, pab: PetitAuBout | None, sizes: tuple[PoigneeSize, ...], bonus: int
+) -> DealScore:
+    """The plain deal's score with a petit au bout and poignées (no chelem) added (RULES §4)."""
+    pab_part = _PETIT_SIGN[pab] * plain.coefficient
+    poignees_part = bonus if plain.won else -bonus
+    unit = plain.contract_part + pab_part + poignees_part
+    if plain.partner is None:
+        taker, partner = (plain.players - 1) * unit, None
+    else:
+        taker, partner = unit + unit, unit
+    fields = (
+        *plain[:4],
+        pab,
+        sizes,
+        None,
+        *plain[7:13],
+        pab_part,
+        poignees_part,
+        0,
+        unit,
+        taker,
+        partner,
+        -unit,
+    )
+    return _tuple_new(DealScore, fields)
+
+
 _fill_plain()
 _fill_announcements()
+_fill_single()

@@ -196,6 +196,42 @@ def test_every_petit_au_bout_and_chelem_at_every_point_as_the_thorough_path() ->
     assert accepted and refused
 
 
+def test_every_deal_with_one_announcement_in_the_tables_is_the_thorough_score() -> None:
+    """The deals scored at import with a petit au bout, one poignée or both (no chelem), at
+    every half point, as the thorough path scores or refuses them, the poignée given as a list,
+    a tuple and an enum."""
+    checked = refused = 0
+    for players, called_self in [(3, False), (4, False), (5, False), (5, True)]:
+        for contract in COEFFICIENTS:
+            for bouts in THRESHOLDS:
+                for half in range(2 * CARD_TOTAL + 1):
+                    for petit in (None, "attack", "defence"):
+                        for size in (None, *PoigneeSize):
+                            if petit is None and size is None:
+                                continue
+                            poignees: Any = [] if size is None else [size.value]
+                            if half % 3 == 1:
+                                poignees = tuple(poignees)
+                            elif half % 3 == 2 and size is not None:
+                                poignees = [size]
+                            deal = {
+                                "players": players,
+                                "contract": contract.value,
+                                "bouts": bouts,
+                                "points": half / 2 if half % 2 else half // 2,
+                                "petit_au_bout": petit,
+                                "poignees": poignees,
+                                "chelem": None,
+                                "called_self": called_self,
+                            }
+                            fast = outcome(deal, score_deal)
+                            assert fast == outcome(deal, thorough), deal
+                            checked += fast[0] == "score"
+                            refused += fast[0] == "error"
+    assert checked == 9984 * 11 - 2 * 2496 * 4  # a petit au bout needs a bout for the attack,
+    assert refused  # at most two for the defence
+
+
 def test_a_plain_deal_is_one_shared_score_whatever_form_its_points_take() -> None:
     deal = {"players": 5, "contract": "garde", "bouts": 2, "points": 50, "called_self": True}
     first = score_deal(**deal)
