@@ -19,7 +19,6 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
-from fractions import Fraction
 from typing import Any
 
 from django.core.exceptions import PermissionDenied
@@ -539,7 +538,7 @@ def _evaluate(ctx: ResultContext, data: ResultInput) -> _Evaluation:
         PLAYERS_PER_DONNE,
         data.contract,
         data.bouts,
-        Fraction(data.points),
+        data.points,  # the Decimal itself: converting it to a Fraction costs ten times the scoring
         data.petit_au_bout or None,
         tuple(sizes),
         data.chelem or None,
