@@ -225,6 +225,17 @@ for _h in range(2 * CARD_TOTAL + 1):
     for _text in _texts:
         _HALVES[_text] = _h
 del _h, _whole, _half, _number, _texts, _text
+# The same, by the type of the entry: only the types the engine accepts have a table (not
+# bool, whose True == 1, nor complex), and a Decimal or a Fraction is looked up among its own
+# kind, since comparing one with a float (a key of _HALVES of equal hash) costs far more than
+# the lookup.
+_HALVES_BY_TYPE: dict[type, dict[Any, int]] = {
+    int: _HALVES,
+    float: _HALVES,
+    str: _HALVES,
+    Decimal: {Decimal(h) / 2: h for h in range(2 * CARD_TOTAL + 1)},
+    Fraction: {Fraction(h, 2): h for h in range(2 * CARD_TOTAL + 1)},
+}
 
 # (contract, bouts, half points) -> precomputed contract part. Only valid combinations are
 # present (bouts 0-3, points possible for those bouts): a miss means invalid input.
@@ -301,16 +312,16 @@ def _build(
 # _PLAIN[players][contract][bouts][half points], 9,984 immutable DealScores (about 2 MB; with
 # the deals of _SINGLE below, about 30 MB in all), so that a plain deal costs a few lookups in
 # small tables on its first sight as on every other. The last level is a tuple indexed by the
-# half points (None where impossible), found through _HALVES, which knows 50, 50.0,
-# Fraction(50) and the usual spellings alike; the caller checks the types, since True == 1 and
-# 4.0 == 4. A taker who called himself at five has his own table.
+# half points (None where impossible), found through _HALVES_BY_TYPE, which knows 50, 50.0,
+# Fraction(50), Decimal(50) and the usual spellings alike and no other type; the caller checks
+# the types of the players and bouts, since True == 1 and 4.0 == 4. A taker who called himself
+# at five has his own table.
 _Row = tuple["DealScore | None", ...]
 _Plain = dict[int, dict[str, dict[int, _Row]]]
 _PLAIN: _Plain = {}
 _PLAIN_ALONE: _Plain = {}
 _NOT_A_BOOL: _Plain = {}  # the table for a called_self that is neither True nor False
 _NO_POIGNEES: tuple[PoigneeSize, ...] = ()
-_POINT_TYPES = frozenset({int, float, str, Fraction, Decimal})
 # _ANNOUNCEMENTS[petit au bout][chelem][contract][bouts]: the half points with which that petit
 # au bout and chelem are possible (RULES §4, §5.1), the normalised petit au bout and chelem, the
 # petit au bout's part per unit of coefficient and the chelem's part. Possible ones only.
@@ -353,7 +364,7 @@ def score_deal(
             table, single = _PLAIN_ALONE, _SINGLE_ALONE
         else:
             table, single = _NOT_A_BOOL, _SINGLE_NOT_A_BOOL
-        h = _HALVES[points]
+        h = _HALVES_BY_TYPE[type(points)][points]  # not True (== 1), nor a complex
         if chelem is None:
             if petit_au_bout is None and poignees is _NO_POIGNEES:
                 score = table[players][contract][bouts][h]
@@ -368,16 +379,10 @@ def score_deal(
                 score is not None
                 and type(players) is int  # not 4.0, which equals 4
                 and type(bouts) is int  # not True nor 2.0
-                and type(points) in _POINT_TYPES  # not True (== 1), nor a complex
             ):
                 return score
         plain = table[players][contract][bouts][h]
-        if (
-            plain is not None
-            and type(players) is int
-            and type(bouts) is int
-            and type(points) in _POINT_TYPES
-        ):
+        if plain is not None and type(players) is int and type(bouts) is int:
             possible, pab, ch, pab_sign, chelem_part = _ANNOUNCEMENTS[petit_au_bout][chelem][
                 contract
             ][bouts]
