@@ -1,0 +1,302 @@
+"""PDF operators written straight into a canvas' page stream, cached per document: for
+documents of a thousand pages that repeat the same few thousand strings in the same places
+(the score cards), where ReportLab's text objects and paths cost microseconds per call.
+
+`RawText` turns a string in a font into its text operators once (its fallback-font runs, its
+TrueType subsets, its escaping); `RawTable` draws a ruled table of fixed columns whose cells'
+operators are cached too, relative to their row, so that a row is a handful of string joins.
+Everything is drawn between `q` and `Q`, so the canvas' own idea of its state stays true.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from reportlab.lib.colors import Color
+from reportlab.lib.rl_accel import fp_str
+from reportlab.pdfbase import pdfmetrics
+from reportlab.pdfgen.canvas import Canvas
+
+from .fonts import Fonts, font_runs
+from .textfit import FLOOR, Fitted, fit_text, one_line, text_width
+
+# A text piece: the font-selection operator it needs ("/F1+0 8.5 Tf") and its "(...) Tj".
+Piece = tuple[str, str]
+
+
+def colour_op(colour: Color, stroke: bool = False) -> str:
+    """The operator setting an RGB fill (or stroke) colour, as the canvas writes it."""
+    r, g, b = colour.red, colour.green, colour.blue
+    return f"{fp_str(r, g, b)} {'RG' if stroke else 'rg'}"
+
+
+class RawText:
+    """A document's strings as text operators, each worked out once."""
+
+    def __init__(self, canvas: Canvas) -> None:
+        self.canvas = canvas
+        self.doc = canvas._doc
+        self._pieces: dict[tuple[str, str, float], tuple[Piece, ...]] = {}
+
+    def pieces(self, value: str, font: str, size: float) -> tuple[Piece, ...]:
+        """`value` in `font` at `size`: its pieces by font run and subset (a character the
+        font lacks in a fallback font, or replaced visibly, as `font_runs` decides)."""
+        key = (value, font, size)
+        known = self._pieces.get(key)
+        if known is None:
+            out = []
+            size_s = fp_str(size)
+            for name, part in font_runs(value, font):
+                face = pdfmetrics.getFont(name)
+                for subset, chunk in face.splitString(part, self.doc):
+                    tf = f"{face.getSubsetInternalName(subset, self.doc)} {size_s} Tf"
+                    out.append((tf, f"({self.canvas._escape(chunk)}) Tj"))
+            known = self._pieces[key] = tuple(out)
+        return known
+
+    def placed(self, value: str, font: str, size: float, x: float, y: float) -> str:
+        """One line of text at (x, y), inside a text block (BT … ET), its fonts selected."""
+        parts = [f"1 0 0 1 {fp_str(x)} {fp_str(y)} Tm"]
+        for tf, tj in self.pieces(value, font, size):
+            parts.append(tf)
+            parts.append(tj)
+        return "\n".join(parts)
+
+    def line(self, value: str, font: str, size: float, x: float, y: float) -> str:
+        """One line of text at (x, y) as a whole text block (fill colour: the caller's)."""
+        return f"BT\n{self.placed(value, font, size, x, y)}\nET"
+
+    def moved(self, value: str, font: str, size: float, dx: float, dy: float, home: str) -> str:
+        """`value` drawn `dx`, `dy` from the current line's start, which is left where it was:
+        inside a text block whose font is `home` between pieces (the font is switched and
+        switched back when it differs)."""
+        pieces = self.pieces(value, font, size)
+        if not pieces:
+            return ""
+        move = f"{fp_str(dx)} {fp_str(dy)} Td"
+        parts = [move]
+        current = home
+        for tf, tj in pieces:
+            if tf != current:
+                parts.append(tf)
+                current = tf
+            parts.append(tj)
+        if current != home:
+            parts.append(home)
+        parts.append(f"{fp_str(-dx)} {fp_str(-dy)} Td")
+        return "\n".join(parts)
+
+
+class RawTable:
+    """A ruled table of fixed columns drawn with cached operators: a shaded header (fitted
+    once, repeated on each part), rows at least `row_height` high, each column aligned left,
+    centre or right, a cell bold with a shaded background or in a colour when asked.
+
+    Cells are fitted like FastTable's (`fit_text`: shrink to the floor, then wrap; nothing
+    runs into the next column); the table is drawn in its own coordinates (its top-left
+    corner at 0, 0), so that a cell's operators, relative to its row, and a whole set of
+    rules are the same wherever the table stands and are written once per document.
+    """
+
+    padding = 3.0
+
+    def __init__(
+        self,
+        raw: RawText,
+        header: Sequence[str],
+        *,
+        widths: Sequence[float],
+        align: str,
+        fonts: Fonts,
+        ink: Color,
+        rule: Color,
+        shade: Color,
+        size: float = 8.5,
+        row_height: float = 13,
+        floor: float = FLOOR,
+    ) -> None:
+        assert len(header) == len(widths) == len(align)
+        self.raw = raw
+        self.header = list(header)
+        self.widths = list(widths)
+        self.align = align
+        self.size = size
+        self.row_height = row_height
+        self.floor = floor
+        self.regular, self.bold = fonts.condensed, fonts.condensed_bold
+        self.edges = [0.0]
+        for w in self.widths:
+            self.edges.append(self.edges[-1] + w)
+        self.width = self.edges[-1]
+        self.inner = [max(1.0, w - 2 * self.padding) for w in self.widths]
+        self.ink_op = colour_op(ink)
+        self.rule_op = f"{colour_op(rule, stroke=True)} .4 w"
+        self.shade_op = colour_op(shade)
+        # The font between cells: the regular face, first subset, at the table's size.
+        self.home = raw.pieces("0", self.regular, size)[0][0]
+        head = size - 0.5
+        self._head_fit = [
+            fit_text(text, self.bold, head, w, floor=min(5.5, head), prefer_lines=3)
+            for text, w in zip(self.header, self.inner, strict=True)
+        ]
+        self.header_height = max(f.height for f in self._head_fit) + 5
+        self._header_ops = self._head_text()
+        self._fits: dict[tuple[int, str, str], tuple[Fitted, float]] = {}
+        self._cells: dict[tuple[Any, ...], str] = {}
+        self._rules: dict[tuple[float, ...], str] = {}
+        self._row_at: dict[float, str] = {}
+        self._colours: dict[Any, str] = {}
+        self._x = [fp_str(x) for x in self.edges]
+
+    # fitting ---------------------------------------------------------------------------
+
+    def fit(self, column: int, value: str, font: str) -> tuple[Fitted, float]:
+        """A cell's fitted text and the height its row needs for it (cached)."""
+        key = (column, value, font)
+        known = self._fits.get(key)
+        if known is None:
+            w = self.inner[column]
+            quick = one_line(value, font, self.size)
+            if quick.width > w or "\n" in value or "  " in value:
+                quick = fit_text(value, font, self.size, w, floor=self.floor, prefer_lines=1)
+                height = quick.height
+            else:
+                height = quick.leading if value else 0.0
+            known = self._fits[key] = (quick, max(self.row_height, height + 4))
+        return known
+
+    def row_height_of(self, row: Sequence[Any]) -> float:
+        """The height of a row of cells (str, or (text, bold, colour) tuples)."""
+        tallest = self.row_height
+        regular, bold = self.regular, self.bold
+        for c, cell in enumerate(row):
+            if cell.__class__ is str:
+                h = self.fit(c, cell, regular)[1]
+            else:
+                h = self.fit(c, cell[0], bold if cell[1] else regular)[1]
+            if h > tallest:
+                tallest = h
+        return tallest
+
+    # drawing ---------------------------------------------------------------------------
+
+    def _head_text(self) -> str:
+        """The header's backgrounds and text, in table coordinates (top at 0)."""
+        h = self.header_height
+        parts = [self.shade_op, f"0 {fp_str(-h)} {fp_str(self.width)} {fp_str(h)} re f"]
+        parts += [self.ink_op, "BT"]
+        for c, fitted in enumerate(self._head_fit):
+            top = -(h - fitted.height) / 2
+            for k, line in enumerate(fitted.lines):
+                size = fitted.size
+                base = top - (k + 1) * fitted.leading + (fitted.leading - size) / 2 + size * 0.22
+                x = self._left(c, line, self.bold, size, "c")
+                parts.append(self.raw.placed(line, self.bold, size, x, base))
+        parts.append("ET")
+        return "\n".join(parts)
+
+    def _left(self, column: int, value: str, font: str, size: float, align: str) -> float:
+        pad = self.padding
+        if align == "l":
+            return self.edges[column] + pad
+        width = text_width(value, font, size)
+        if align == "r":
+            return self.edges[column + 1] - pad - width
+        return (self.edges[column] + self.edges[column + 1] - width) / 2
+
+    def _cell(self, column: int, value: str, font: str, colour: Any, height: float) -> str:
+        """A cell's operators relative to its row's bottom-left corner (cached)."""
+        key = (column, value, font, colour, height)
+        known = self._cells.get(key)
+        if known is None:
+            fitted, _h = self.fit(column, value, font)
+            parts = []
+            size, lead, lines = fitted.size, fitted.leading, fitted.lines
+            top = (height + fitted.height) / 2
+            for k, line in enumerate(lines):
+                if len(lines) == 1:  # nearly every cell: centred in its row
+                    base = (height - size) / 2 + size * 0.22
+                else:
+                    base = top - (k + 1) * lead + (lead - size) / 2 + size * 0.22
+                x = self._left(column, line, font, size, self.align[column])
+                parts.append(self.raw.moved(line, font, size, x, base, self.home))
+            text = "\n".join(p for p in parts if p)
+            if text and colour is not None:
+                text = f"{self._colour(colour)}\n{text}\n{self.ink_op}"
+            known = self._cells[key] = text
+        return known
+
+    def _colour(self, colour: Any) -> str:
+        op = self._colours.get(colour)
+        if op is None:
+            op = self._colours[colour] = colour_op(colour)
+        return op
+
+    def draw(
+        self,
+        canvas: Canvas,
+        x: float,
+        top: float,
+        rows: Sequence[Sequence[Any]],
+        heights: list[float],
+    ) -> float:
+        """Draw the header and `rows` (of the given heights) with the table's top-left corner
+        at (x, top); returns the bottom. A cell is a str, or (text, bold, colour) where a
+        bold cell is shaded."""
+        code = canvas._code
+        code.append(f"q 1 0 0 1 {fp_str(x)} {fp_str(top)} cm")
+        code.append(self._header_ops)
+        # Rows' bottoms, in table coordinates.
+        y = -self.header_height
+        bottoms = []
+        for h in heights:
+            y -= h
+            bottoms.append(y)
+        shaded = []
+        text = [self.ink_op, "BT", self.home]
+        regular, bold = self.regular, self.bold
+        row_at = self._row_at
+        cell_op = self._cell
+        for row, h, bottom in zip(rows, heights, bottoms, strict=True):
+            at = row_at.get(bottom)
+            if at is None:
+                at = row_at[bottom] = f"1 0 0 1 0 {fp_str(bottom)} Tm"
+            text.append(at)
+            for c, cell in enumerate(row):
+                if cell.__class__ is str:
+                    if cell:
+                        text.append(cell_op(c, cell, regular, None, h))
+                    continue
+                value, strong, colour = cell
+                if strong:
+                    shaded.append(
+                        f"{self._x[c]} {fp_str(bottom)} {fp_str(self.widths[c])} {fp_str(h)} re"
+                    )
+                if value:
+                    text.append(cell_op(c, value, bold if strong else regular, colour, h))
+        text.append("ET")
+        if shaded:
+            code.append(self.shade_op)
+            code.append("\n".join(shaded))
+            code.append("f")
+        code.append(self._rules_of(tuple(heights)))
+        code.append("\n".join(text))
+        code.append("Q")
+        return top + y
+
+    def _rules_of(self, heights: tuple[float, ...]) -> str:
+        """The table's rules for rows of these heights: one path, written once per set."""
+        known = self._rules.get(heights)
+        if known is None:
+            ys = [0.0, -self.header_height]
+            for h in heights:
+                ys.append(ys[-1] - h)
+            bottom = fp_str(ys[-1])
+            width = fp_str(self.width)
+            parts = [self.rule_op]
+            parts += [f"{x} 0 m {x} {bottom} l" for x in self._x]
+            parts += [f"0 {fp_str(y)} m {width} {fp_str(y)} l" for y in ys]
+            parts.append("S")
+            known = self._rules[heights] = "\n".join(parts)
+        return known
