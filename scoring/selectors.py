@@ -596,6 +596,23 @@ def _snapshot_cards(
     return {key: value for key, value in zip(keys, values or (), strict=False) if value}
 
 
+_MISSING = object()
+
+
+@dataclass(frozen=True, slots=True)
+class _CardResult:
+    """A result as a score card reads it: status, contract, taker, scores, hands' holders."""
+
+    status: str
+    taker: str
+    contract: str
+    scores: dict[str, Any]
+    holders: dict[str, Any]
+
+    def score_of(self, position: str) -> int:
+        return int(self.scores.get(position, 0))
+
+
 def score_cards_from_snapshot(
     tournament: Tournament,
     players: list[Player] | None,
@@ -665,10 +682,24 @@ def score_cards_from_snapshot(
             table_id__in={t for p in players for _r, t, _n in set_rounds[p.pk].values()},
             donne_id__in=[d[0] for ds in donnes_of.values() for d in ds],
         )
+    # The fields a card reads, as plain values (a thousand cards: thousands of results).
     results = {
-        (r.table_id, r.donne_id): r
-        for r in results_qs.order_by().defer("confirmed_warnings", "annul_reason")
+        (table_id, donne_id): _CardResult(status, taker, contract, scores or {}, holders or {})
+        for table_id, donne_id, status, taker, contract, scores, holders in (
+            results_qs.order_by().values_list(
+                "table_id", "donne_id", "status", "taker", "contract", "scores", "holders"
+            )
+        )
     }
+    # Stored numbers decoded once each (a thousand cards repeat the same few thousand).
+    fracs: dict[Any, Fraction | None] = {None: None}
+
+    def exact(value: Any) -> Fraction | None:
+        known = fracs.get(value, _MISSING)
+        if known is _MISSING:
+            known = fracs[value] = frac(value)
+        return known  # type: ignore[return-value]
+
     visible = set() if can_manage else complete_donnes(tournament)
 
     out: dict[int, ScoreCard] = {}
@@ -696,7 +727,7 @@ def score_cards_from_snapshot(
             group_size = 0
             if line is not None:
                 _d, position, _t, score_v, diff_v, pct_v, status, group_size = line
-                score, differential, percentage = frac(score_v), frac(diff_v), frac(pct_v)
+                score, differential, percentage = exact(score_v), exact(diff_v), exact(pct_v)
             if line is None and result is not None:  # entered, not in the snapshot yet
                 position = next(
                     (p for p, pid in result.holders.items() if int(pid) == player.pk), None

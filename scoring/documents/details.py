@@ -4,12 +4,17 @@ bout, poignées (who showed which) and chelem — what lets a reader check a sco
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.utils.translation import gettext as _
 from django.utils.translation import pgettext
 
 from tournaments.models import Chelem, PetitAuBout, PoigneeSize, Result
 
 from .base import fmt_number, position_label
+
+if TYPE_CHECKING:
+    from .data import ResultDetail
 
 POSITIONS = ("N", "E", "S", "W")
 
@@ -53,7 +58,7 @@ def short_codes() -> dict[str, str]:
     }
 
 
-def bonus_short(result: Result, codes: dict[str, str]) -> str:
+def bonus_short(result: Result | ResultDetail, codes: dict[str, str]) -> str:
     """Petit au bout, poignées and chelem in a few characters (see `legend`)."""
     out = []
     if result.petit_au_bout in PetitAuBout.values:
@@ -86,6 +91,6 @@ def legend(codes: dict[str, str]) -> str:
     }
 
 
-def points_text(result: Result) -> str:
+def points_text(result: Result | ResultDetail) -> str:
     """The attack's points, localised (40,5 in French); empty when not played."""
     return fmt_number(result.points) if result.points is not None else ""

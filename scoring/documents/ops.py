@@ -19,10 +19,14 @@ from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfgen.canvas import Canvas
 
 from .fonts import Fonts, font_runs
-from .textfit import FLOOR, Fitted, fit_text, one_line, text_width
+from .textfit import FLOOR, MIN_SIZE, Fitted, _sizes, fit_text, one_line, text_width
 
 # A text piece: the font-selection operator it needs ("/F1+0 8.5 Tf") and its "(...) Tj".
 Piece = tuple[str, str]
+# Characters a cell may be written with as they are (no "(", ")" or "\\" to escape).
+_PLAIN = "0123456789+-.,%/ =ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+# A measured table row: its height, its cells' operators, the columns of its shaded cells.
+Row = tuple[float, list[str], list[int]]
 
 
 def colour_op(colour: Color, stroke: bool = False) -> str:
@@ -54,6 +58,17 @@ class RawText:
                     out.append((tf, f"({self.canvas._escape(chunk)}) Tj"))
             known = self._pieces[key] = tuple(out)
         return known
+
+    def plain_chars(self, font: str) -> tuple[dict[str, float], str]:
+        """The characters of `font` written as themselves in its first subset (ASCII with
+        ReportLab's readable subsets), registered with the document, and their widths at
+        size 1: a string of them needs no splitting, escaping or fallback font."""
+        face = pdfmetrics.getFont(font)
+        candidates = [c for c in _PLAIN if font_runs(c, font) == ((font, c),)]
+        face.splitString("".join(candidates), self.doc)
+        assignments = face.state[self.doc].assignments
+        chars = "".join(c for c in candidates if assignments.get(ord(c)) == ord(c))
+        return {c: face.stringWidth(c, 1) for c in chars}, chars
 
     def placed(self, value: str, font: str, size: float, x: float, y: float) -> str:
         """One line of text at (x, y), inside a text block (BT … ET), its fonts selected."""
@@ -143,6 +158,14 @@ class RawTable:
         self.header_height = max(f.height for f in self._head_fit) + 5
         self._header_ops = self._head_text()
         self._fits: dict[tuple[int, str, str], tuple[Fitted, float]] = {}
+        # The height of a row of one-line cells, and per column each plain string's height
+        # and operators in such a row; the same for styled cells by (column, cell).
+        self.base_height = max(row_height, one_line("0", self.regular, size).leading + 4)
+        self._plain: list[dict[str, tuple[float, str]]] = [{} for _ in self.widths]
+        self._styled: dict[tuple[int, Any], tuple[float, str]] = {}
+        self._plain_chars: dict[str, tuple[dict[str, float], str]] = {}
+        self._base_y = fp_str((self.base_height - size) / 2 + size * 0.22)
+        self._shrink = [*_sizes(size, min(floor, size)), *_sizes(min(floor, size), MIN_SIZE)[1:]]
         self._cells: dict[tuple[Any, ...], str] = {}
         self._rules: dict[tuple[float, ...], str] = {}
         self._row_at: dict[float, str] = {}
@@ -166,18 +189,55 @@ class RawTable:
             known = self._fits[key] = (quick, max(self.row_height, height + 4))
         return known
 
-    def row_height_of(self, row: Sequence[Any]) -> float:
-        """The height of a row of cells (str, or (text, bold, colour) tuples)."""
-        tallest = self.row_height
-        regular, bold = self.regular, self.bold
-        for c, cell in enumerate(row):
-            if cell.__class__ is str:
-                h = self.fit(c, cell, regular)[1]
-            else:
-                h = self.fit(c, cell[0], bold if cell[1] else regular)[1]
-            if h > tallest:
-                tallest = h
-        return tallest
+    def measure(self, rows: Sequence[Sequence[Any]]) -> list[Row]:
+        """Each row's height and its cells' operators (relative to the row's bottom-left
+        corner), and the columns of its shaded cells. A cell is a str, or (text, bold,
+        colour) where a bold cell is shaded."""
+        plain, styled, base = self._plain, self._styled, self.base_height
+        out: list[Row] = []
+        for row in rows:
+            ops: list[str] = []
+            shaded: list[int] = []
+            tallest = base
+            for c, cell in enumerate(row):
+                if cell.__class__ is str:
+                    known = plain[c].get(cell)
+                    if known is None:
+                        known = plain[c][cell] = self._known(c, cell, self.regular, None)
+                else:
+                    if cell[1]:
+                        shaded.append(c)
+                    key = (c, cell)
+                    known = styled.get(key)
+                    if known is None:
+                        font = self.bold if cell[1] else self.regular
+                        known = styled[key] = self._known(c, cell[0], font, cell[2])
+                height, op = known
+                if height > tallest:
+                    tallest = height
+                if op:
+                    ops.append(op)
+            if tallest != base:  # a cell on several lines: every cell centred again
+                ops = []
+                for c, cell in enumerate(row):
+                    if cell.__class__ is str:
+                        op = self._cell(c, cell, self.regular, None, tallest)
+                    else:
+                        font = self.bold if cell[1] else self.regular
+                        op = self._cell(c, cell[0], font, cell[2], tallest)
+                    if op:
+                        ops.append(op)
+            out.append((tallest, ops, shaded))
+        return out
+
+    def _known(self, column: int, value: str, font: str, colour: Any) -> tuple[float, str]:
+        """A cell's height, and its operators in a row of the usual height."""
+        quick = self._quick(column, value, font, colour)
+        if quick is not None:
+            return self.base_height, quick
+        height = max(self.fit(column, value, font)[1], self.base_height)
+        op = self._cell(column, value, font, colour, self.base_height) if value else ""
+        return height, op
 
     # drawing ---------------------------------------------------------------------------
 
@@ -227,60 +287,84 @@ class RawTable:
             known = self._cells[key] = text
         return known
 
+    def _quick(self, column: int, value: str, font: str, colour: Any) -> str | None:
+        """The operators of a cell of plain characters (digits, signs, ASCII letters the font
+        has) that fits its column on one line, without fitting or splitting it: most of a
+        thousand cards' cells are numbers seen once. None for any other cell."""
+        plain = self._plain_chars.get(font)
+        if plain is None:
+            plain = self._plain_chars[font] = self.raw.plain_chars(font)
+        widths, chars = plain
+        if not value or value.strip(chars) or "  " in value:
+            return None
+        size = self.size
+        unit = sum(map(widths.__getitem__, value))
+        width = unit * size
+        if width > self.inner[column]:
+            # One word (no space, no hyphen to break after) shrinks as fit_text shrinks it:
+            # to the first size of its steps at which it fits.
+            if " " in value or "-" in value[1:]:
+                return None
+            size = next((s for s in self._shrink if unit * s <= self.inner[column]), 0.0)
+            if not size:
+                return None
+            width = unit * size
+        align = self.align[column]
+        if align == "l":
+            x = self.edges[column] + self.padding
+        elif align == "r":
+            x = self.edges[column + 1] - self.padding - width
+        else:
+            x = (self.edges[column] + self.edges[column + 1] - width) / 2
+        base = self._base_y
+        if size != self.size:
+            base = fp_str((self.base_height - size) / 2 + size * 0.22)
+        tf = self.raw.pieces(value[0], font, size)[0][0]
+        parts = [f"{fp_str(x)} {base} Td"]
+        if tf != self.home:
+            parts.append(tf)
+        parts.append(f"({value}) Tj")
+        if tf != self.home:
+            parts.append(self.home)
+        parts.append(f"{fp_str(-x)} -{base} Td")
+        text = "\n".join(parts)
+        if colour is not None:
+            text = f"{self._colour(colour)}\n{text}\n{self.ink_op}"
+        return text
+
     def _colour(self, colour: Any) -> str:
         op = self._colours.get(colour)
         if op is None:
             op = self._colours[colour] = colour_op(colour)
         return op
 
-    def draw(
-        self,
-        canvas: Canvas,
-        x: float,
-        top: float,
-        rows: Sequence[Sequence[Any]],
-        heights: list[float],
-    ) -> float:
-        """Draw the header and `rows` (of the given heights) with the table's top-left corner
-        at (x, top); returns the bottom. A cell is a str, or (text, bold, colour) where a
-        bold cell is shaded."""
+    def draw(self, canvas: Canvas, x: float, top: float, rows: Sequence[Row]) -> float:
+        """Draw the header and the measured `rows` with the table's top-left corner at
+        (x, top); returns the bottom."""
         code = canvas._code
         code.append(f"q 1 0 0 1 {fp_str(x)} {fp_str(top)} cm")
         code.append(self._header_ops)
-        # Rows' bottoms, in table coordinates.
         y = -self.header_height
-        bottoms = []
-        for h in heights:
-            y -= h
-            bottoms.append(y)
         shaded = []
         text = [self.ink_op, "BT", self.home]
-        regular, bold = self.regular, self.bold
         row_at = self._row_at
-        cell_op = self._cell
-        for row, h, bottom in zip(rows, heights, bottoms, strict=True):
-            at = row_at.get(bottom)
+        for height, ops, shades in rows:
+            y -= height
+            at = row_at.get(y)
             if at is None:
-                at = row_at[bottom] = f"1 0 0 1 0 {fp_str(bottom)} Tm"
+                at = row_at[y] = f"1 0 0 1 0 {fp_str(y)} Tm"
             text.append(at)
-            for c, cell in enumerate(row):
-                if cell.__class__ is str:
-                    if cell:
-                        text.append(cell_op(c, cell, regular, None, h))
-                    continue
-                value, strong, colour = cell
-                if strong:
-                    shaded.append(
-                        f"{self._x[c]} {fp_str(bottom)} {fp_str(self.widths[c])} {fp_str(h)} re"
-                    )
-                if value:
-                    text.append(cell_op(c, value, bold if strong else regular, colour, h))
+            text += ops
+            for c in shades:
+                shaded.append(
+                    f"{self._x[c]} {fp_str(y)} {fp_str(self.widths[c])} {fp_str(height)} re"
+                )
         text.append("ET")
         if shaded:
             code.append(self.shade_op)
             code.append("\n".join(shaded))
             code.append("f")
-        code.append(self._rules_of(tuple(heights)))
+        code.append(self._rules_of(tuple(height for height, _ops, _shades in rows)))
         code.append("\n".join(text))
         code.append("Q")
         return top + y

@@ -12,8 +12,7 @@ cards' data is read once for all players: a thousand cards must render in second
 from __future__ import annotations
 
 import math
-import weakref
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import partial
@@ -27,6 +26,7 @@ from reportlab.lib.units import mm
 from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.platypus import Flowable, Paragraph, Spacer, Table
 
+from scoring.display import exact_text
 from scoring.selectors import ScoreCard, ScoreCardLine
 from tournaments.models import Player
 
@@ -52,7 +52,7 @@ from .data import (
     tournament_players,
 )
 from .details import bonus_short, legend, points_text, position_letter, short_codes
-from .ops import RawTable, colour_op
+from .ops import RawTable, RawText, colour_op
 from .pages import CanvasPages
 from .textfit import draw_fitted, fit_text, text_width
 
@@ -60,55 +60,16 @@ POSITIONS = ("N", "E", "S", "W")
 
 
 def _numbers(value: Fraction | int | None, *, language: str | None, sign: bool) -> str:
-    """Like fmt_number / fmt_signed in a known language (a thousand cards format 300,000)."""
-    return "" if value is None else _formatted(value, language, sign)
-
-
-class _Numbers(dict):
-    """Number -> its text, formatted on first sight: a thousand cards look up 170,000 numbers
-    (a dict lookup, where the shared formatting cache also builds a key and a call)."""
-
-    def __init__(self, formatted: Callable[[Any], str]) -> None:
-        super().__init__()
-        self.formatted = formatted
-
-    def __missing__(self, value: Any) -> str:
-        text = self[value] = self.formatted(value)
-        return text
+    """Like fmt_number / fmt_signed in a known language (a thousand cards format 300,000):
+    ints and Fractions in integer arithmetic (`exact_text`), anything else as the pages do."""
+    if value is None:
+        return ""
+    if value.__class__ is int or value.__class__ is Fraction:
+        return exact_text(value, language, sign=sign)
+    return _formatted(value, language, sign)
 
 
 CONTRACT_W = 33 * mm
-
-
-# Operators of the charts' grids and axes per document (their subsets are the document's).
-_CHART_OPS: weakref.WeakKeyDictionary[Any, dict[tuple[Any, ...], Any]] = weakref.WeakKeyDictionary()
-
-
-def _recorded(
-    cache: dict[tuple[Any, ...], Any],
-    key: tuple[Any, ...],
-    text: Any,
-    path: Any,
-    draw: Callable[[], None],
-) -> None:
-    """Run `draw`, which writes to the text object `text` (and the path `path`), the first
-    time `key` is seen; later, append what it wrote then."""
-    known = cache.get(key)
-    if known is None:
-        text_from = len(text._code)
-        path_from = len(path._code) if path is not None else 0
-        draw()
-        known = cache[key] = (
-            text._code[text_from:],
-            path._code[path_from:] if path is not None else [],
-            text._curSubset,
-        )
-        return
-    text_ops, path_ops, subset = known
-    text._code.extend(text_ops)
-    if path is not None:
-        path._code.extend(path_ops)
-    text._curSubset = subset
 
 
 def _nice_step(span: float) -> float:
@@ -120,11 +81,29 @@ def _nice_step(span: float) -> float:
     return next(base * factor for factor in (1, 2, 5, 10) if base * factor >= raw)
 
 
-class RunningTotalChart(Flowable):
-    """Line chart of a running total, drawn straight on the canvas: one point per donne, grid
+class ChartOps:
+    """What the charts of one document share, worked out once: their grids and value labels
+    by range, the x of each donne by count, the donne labels' text operators."""
+
+    def __init__(self, raw: RawText) -> None:
+        self.raw = raw
+        self.grids: dict[tuple[Any, ...], tuple[str, str]] = {}
+        self.xs: dict[tuple[int, float, float], list[str]] = {}
+        self.labels: dict[tuple[Any, ...], str] = {}
+        self.fixed = (
+            colour_op(LIGHT, stroke=True),
+            colour_op(INK, stroke=True),
+            colour_op(LINE, stroke=True),
+            {c: colour_op(c, stroke=True) for c in (GOOD, RED, INK)},
+            colour_op(MUTED),
+        )
+
+
+class RunningTotalChart:
+    """Line chart of a running total, written as PDF operators: one point per donne, grid
     lines with their values, the zero line (50 % under match points), points above it green
-    and below it red. (ReportLab's graphics tree costs several times more per chart, and a
-    thousand score cards each have one.)"""
+    and below it red (round-capped zero-length strokes). ReportLab's graphics tree costs
+    several times more per chart, and a thousand score cards each have one."""
 
     def __init__(
         self,
@@ -135,17 +114,15 @@ class RunningTotalChart(Flowable):
         font: str,
         percent: bool = False,
     ) -> None:
-        super().__init__()
         self.points = list(points)
         self.width, self.height = width, height
         self.font = font
         self.base = 50.0 if percent else 0.0
 
-    def wrap(self, avail_width: float, avail_height: float) -> tuple[float, float]:
-        return self.width, self.height
-
-    def draw(self) -> None:
-        canvas = self.canv
+    def ops(self, shared: ChartOps) -> str:
+        """The chart's operators, its bottom-left corner at (0, 0)."""
+        raw, font = shared.raw, self.font
+        light, ink, line_colour, dot_colours, muted = shared.fixed
         left, right, top, bottom = 14 * mm, 3 * mm, 3 * mm, 7 * mm
         plot_w, plot_h = self.width - left - right, self.height - top - bottom
         values = [float(v) for _, v in self.points]
@@ -156,75 +133,68 @@ class RunningTotalChart(Flowable):
         step = _nice_step(high - low)
         low, high = step * math.floor(low / step), step * math.ceil(high / step)
         count = max(len(values), 1)
-
-        def x(i: int) -> float:
-            return left + plot_w * (i + 0.5) / count
+        scale = plot_h / (high - low)
 
         def y(v: float) -> float:
-            return bottom + plot_h * (v - low) / (high - low)
+            return bottom + (v - low) * scale
 
-        canvas.saveState()
-        labels = canvas.beginText()
-        labels.setFont(self.font, 7)
-        labels.setFillColor(MUTED)
-        grid_lines = canvas.beginPath()
-        cache = _CHART_OPS.setdefault(canvas._doc, {})
-
-        def grid_and_values() -> None:
-            grid = low
-            while grid <= high + step / 1000:
-                if abs(grid - base) >= step / 1000:
-                    grid_lines.moveTo(left, y(grid))
-                    grid_lines.lineTo(self.width - right, y(grid))
-                label = fmt_number(Fraction(grid).limit_denominator(100))
-                width = stringWidth(label, self.font, 7)
-                labels.setTextOrigin(left - 2 - width, y(grid) - 2.5)
-                labels._textOut(label)
-                grid += step
-
-        # Cards whose totals span the same range share their grid (and so on for the donnes
-        # along the bottom): its operators are written once per document, then repeated.
-        key = ("grid", self.font, self.width, self.height, low, high, step, base, get_language())
-        _recorded(cache, key, labels, grid_lines, grid_and_values)
-        canvas.setStrokeColor(LIGHT)
-        canvas.setLineWidth(0.5)
-        canvas.drawPath(grid_lines, stroke=1, fill=0)
-        canvas.setStrokeColor(INK)
-        canvas.setLineWidth(0.8)
-        canvas.line(left, y(base), self.width - right, y(base))
+        # Cards whose totals span the same range share their grid and its labels.
+        key = (font, self.width, self.height, low, high, step, base, get_language())
+        grid = shared.grids.get(key)
+        if grid is None:
+            lines, labels = [], []
+            value = low
+            while value <= high + step / 1000:
+                at = y(value)
+                if abs(value - base) >= step / 1000:
+                    lines.append(
+                        f"{fp_str(left)} {fp_str(at)} m {fp_str(self.width - right)} {fp_str(at)} l"
+                    )
+                label = fmt_number(Fraction(value).limit_denominator(100))
+                x = left - 2 - stringWidth(label, font, 7)
+                labels.append(raw.placed(label, font, 7, x, at - 2.5))
+                value += step
+            zero = fp_str(y(base))
+            axis = f"{fp_str(left)} {zero} m {fp_str(self.width - right)} {zero} l S"
+            grid = shared.grids[key] = (
+                "\n".join([f"{light} .5 w", *lines, "S", f"{ink} .8 w", axis]),
+                "\n".join(labels),
+            )
+        parts = ["q", grid[0]]
+        texts = [grid[1]]
         if values:
-            canvas.setStrokeColor(LINE)
-            canvas.setLineWidth(1.2)
-            path = canvas.beginPath()
-            path.moveTo(x(0), y(values[0]))
-            for i, v in enumerate(values[1:], start=1):
-                path.lineTo(x(i), y(v))
-            canvas.drawPath(path, stroke=1, fill=0)
+            xs = shared.xs.get((count, left, plot_w))
+            if xs is None:
+                xs = shared.xs[(count, left, plot_w)] = [
+                    fp_str(left + plot_w * (i + 0.5) / count) for i in range(count)
+                ]
+            ys = [fp_str(y(v)) for v in values]
+            path = [f"{line_colour} 1.2 w", f"{xs[0]} {ys[0]} m"]
+            path += [f"{x} {y_} l" for x, y_ in zip(xs[1:], ys[1:], strict=False)]
+            path.append("S")
+            parts.append("\n".join(path))
             # Dots: zero-length strokes with round caps, one path per colour.
-            dots = {GOOD: canvas.beginPath(), RED: canvas.beginPath(), INK: canvas.beginPath()}
-            for i, v in enumerate(values):
-                dot = dots[GOOD if v > base else RED if v < base else INK]
-                dot.moveTo(x(i), y(v))
-                dot.lineTo(x(i), y(v))
-            canvas.setLineCap(1)
-            canvas.setLineWidth(3.2)
-            for colour, dot in dots.items():
-                canvas.setStrokeColor(colour)
-                canvas.drawPath(dot, stroke=1, fill=0)
+            dots: dict[Any, list[str]] = {GOOD: [], RED: [], INK: []}
+            for x, y_, v in zip(xs, ys, values, strict=False):
+                dots[GOOD if v > base else RED if v < base else INK].append(
+                    f"{x} {y_} m {x} {y_} l"
+                )
+            parts.append("1 J 3.2 w")
+            for colour, strokes in dots.items():
+                if strokes:
+                    parts.append(f"{dot_colours[colour]}\n" + "\n".join(strokes) + "\nS")
             every = max(1, math.ceil(len(values) / 24))
-            labels.setFont(self.font, 6.5)
-            names = tuple(label for label, _value in self.points)
-
-            def donnes() -> None:
-                for i, label in enumerate(names):
-                    if i % every == 0:
-                        labels.setTextOrigin(x(i) - stringWidth(label, self.font, 6.5) / 2, 1.5)
-                        labels._textOut(label)
-
-            key = ("donnes", self.font, self.width, names)
-            _recorded(cache, key, labels, None, donnes)
-        canvas.drawText(labels)
-        canvas.restoreState()
+            for i, (label, _value) in enumerate(self.points):
+                if i % every:
+                    continue
+                label_key = (font, count, left, plot_w, i, label)
+                known = shared.labels.get(label_key)
+                if known is None:
+                    x = left + plot_w * (i + 0.5) / count - stringWidth(label, font, 6.5) / 2
+                    known = shared.labels[label_key] = raw.placed(label, font, 6.5, x, 1.5)
+                texts.append(known)
+        parts += [muted, "BT", *texts, "ET", "Q"]
+        return "\n".join(parts)
 
 
 @dataclass
@@ -501,8 +471,8 @@ class ScoreCardsRenderer(Renderer):
         self.letters = [position_letter(p) for p in POSITIONS]
         # Numbers formatted in the document's language, looked up once (not per number).
         language = get_language()
-        self.signed = _Numbers(partial(_numbers, language=language, sign=True)).__getitem__
-        self.number = _Numbers(partial(_numbers, language=language, sign=False)).__getitem__
+        self.signed = partial(_numbers, language=language, sign=True)
+        self.number = partial(_numbers, language=language, sign=False)
         self.codes = short_codes()
         # Texts told once per document (per contract and taker, per result, per position).
         self._contract_texts: dict[tuple[str, str], str] = {}
@@ -570,6 +540,7 @@ class _CardDrawer:
         self.fonts = renderer.fonts
         self.width = pages.width
         self.tables: dict[tuple[str, ...], RawTable] = {}
+        self.charts = ChartOps(pages.raw)
         self.forms: dict[str, tuple[str, float]] = {}
         self.summaries: dict[tuple[str, ...], tuple[str, str]] = {}
         self.ink, self.muted = colour_op(INK), colour_op(MUTED)
@@ -653,7 +624,10 @@ class _CardDrawer:
 
     def chart(self, chart: RunningTotalChart) -> None:
         top = self.room_for(chart.height)
-        chart.drawOn(self.canvas, self.pages.left, top - chart.height)
+        code = self.canvas._code
+        code.append(f"q 1 0 0 1 {fp_str(self.pages.left, top - chart.height)} cm")
+        code.append(chart.ops(self.charts))
+        code.append("Q")
         self.pages.y = top - chart.height
 
     def table(self, head: tuple[str, ...], rows: list[list[Any]]) -> None:
@@ -673,25 +647,22 @@ class _CardDrawer:
                 rule=LINE,
                 shade=LIGHT,
             )
-        heights = [table.row_height_of(row) for row in rows]
+        measured = table.measure(rows)
         pages = self.pages
         start = 0
         while True:
             room = pages.room() - table.header_height
             fits, used = 0, 0.0
-            for h in heights[start:]:
-                if used + h > room:
+            for height, _ops, _shades in measured[start:]:
+                if used + height > room:
                     break
-                used += h
+                used += height
                 fits += 1
             if fits == 0 and not pages.at_top():
                 pages.new_page()
                 continue
-            fits = max(fits, 1)
-            end = start + fits
-            pages.y = table.draw(
-                self.canvas, pages.left, pages.y, rows[start:end], heights[start:end]
-            )
+            end = start + max(fits, 1)
+            pages.y = table.draw(self.canvas, pages.left, pages.y, measured[start:end])
             start = end
             if start >= len(rows):
                 return
