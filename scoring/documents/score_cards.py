@@ -12,10 +12,9 @@ cards' data is read once for all players: a thousand cards must render in second
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from functools import partial
 from typing import Any
 
 from django.utils.text import capfirst
@@ -59,14 +58,25 @@ from .textfit import draw_fitted, fit_text, text_width
 POSITIONS = ("N", "E", "S", "W")
 
 
-def _numbers(value: Fraction | int | None, *, language: str | None, sign: bool) -> str:
-    """Like fmt_number / fmt_signed in a known language (a thousand cards format 300,000):
-    ints and Fractions in integer arithmetic (`exact_text`), anything else as the pages do."""
-    if value is None:
-        return ""
-    if value.__class__ is int or value.__class__ is Fraction:
-        return exact_text(value, language, sign=sign)
-    return _formatted(value, language, sign)
+def _numbers(language: str | None, *, sign: bool) -> Callable[[Any], str]:
+    """Like fmt_number / fmt_signed in a known language (a thousand cards format 170,000
+    numbers): ints (told once each) and Fractions in integer arithmetic (`exact_text`),
+    anything else as the pages do."""
+    ints: dict[int, str] = {}
+
+    def formatted(value: Any) -> str:
+        if value.__class__ is int:
+            text = ints.get(value)
+            if text is None:
+                text = ints[value] = exact_text(value, language, sign=sign)
+            return text
+        if value is None:
+            return ""
+        if value.__class__ is Fraction:
+            return exact_text(value, language, sign=sign)
+        return _formatted(value, language, sign)
+
+    return formatted
 
 
 CONTRACT_W = 33 * mm
@@ -471,8 +481,8 @@ class ScoreCardsRenderer(Renderer):
         self.letters = [position_letter(p) for p in POSITIONS]
         # Numbers formatted in the document's language, looked up once (not per number).
         language = get_language()
-        self.signed = partial(_numbers, language=language, sign=True)
-        self.number = partial(_numbers, language=language, sign=False)
+        self.signed = _numbers(language, sign=True)
+        self.number = _numbers(language, sign=False)
         self.codes = short_codes()
         # Texts told once per document (per contract and taker, per result, per position).
         self._contract_texts: dict[tuple[str, str], str] = {}
