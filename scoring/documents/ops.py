@@ -89,6 +89,7 @@ class RawText:
         pieces = self.pieces(value, font, size)
         if not pieces:
             return ""
+        dx, dy = round(dx, 2), round(dy, 2)  # a hundredth of a point: invisible, shorter
         move = f"{fp_str(dx)} {fp_str(dy)} Td"
         parts = [move]
         current = home
@@ -161,10 +162,10 @@ class RawTable:
         # The height of a row of one-line cells, and per column each plain string's height
         # and operators in such a row; the same for styled cells by (column, cell).
         self.base_height = max(row_height, one_line("0", self.regular, size).leading + 4)
-        self._plain: list[dict[str, tuple[float, str]]] = [{} for _ in self.widths]
-        self._styled: dict[tuple[int, Any], tuple[float, str]] = {}
+        self._cells_by_column: list[dict[Any, tuple[float, str, bool]]] = [{} for _ in self.widths]
         self._plain_chars: dict[str, tuple[dict[str, float], str]] = {}
-        self._base_y = fp_str((self.base_height - size) / 2 + size * 0.22)
+        # A row's text starts on the baseline of a one-line cell at the table's size.
+        self._baseline = (self.base_height - size) / 2 + size * 0.22
         self._shrink = [*_sizes(size, min(floor, size)), *_sizes(min(floor, size), MIN_SIZE)[1:]]
         self._cells: dict[tuple[Any, ...], str] = {}
         self._rules: dict[tuple[float, ...], str] = {}
@@ -192,31 +193,25 @@ class RawTable:
     def measure(self, rows: Sequence[Sequence[Any]]) -> list[Row]:
         """Each row's height and its cells' operators (relative to the row's bottom-left
         corner), and the columns of its shaded cells. A cell is a str, or (text, bold,
-        colour) where a bold cell is shaded."""
-        plain, styled, base = self._plain, self._styled, self.base_height
+        colour) where a bold cell is shaded and colour is a fill operator (`colour_op`) or
+        None."""
+        cells, base = self._cells_by_column, self.base_height
         out: list[Row] = []
         for row in rows:
             ops: list[str] = []
             shaded: list[int] = []
             tallest = base
             for c, cell in enumerate(row):
-                if cell.__class__ is str:
-                    known = plain[c].get(cell)
-                    if known is None:
-                        known = plain[c][cell] = self._known(c, cell, self.regular, None)
-                else:
-                    if cell[1]:
-                        shaded.append(c)
-                    key = (c, cell)
-                    known = styled.get(key)
-                    if known is None:
-                        font = self.bold if cell[1] else self.regular
-                        known = styled[key] = self._known(c, cell[0], font, cell[2])
-                height, op = known
+                known = cells[c].get(cell)
+                if known is None:
+                    known = cells[c][cell] = self._known(c, cell)
+                height, op, shade = known
                 if height > tallest:
                     tallest = height
                 if op:
                     ops.append(op)
+                if shade:
+                    shaded.append(c)
             if tallest != base:  # a cell on several lines: every cell centred again
                 ops = []
                 for c, cell in enumerate(row):
@@ -230,14 +225,19 @@ class RawTable:
             out.append((tallest, ops, shaded))
         return out
 
-    def _known(self, column: int, value: str, font: str, colour: Any) -> tuple[float, str]:
-        """A cell's height, and its operators in a row of the usual height."""
+    def _known(self, column: int, cell: Any) -> tuple[float, str, bool]:
+        """A cell's height, its operators in a row of the usual height, whether shaded."""
+        if cell.__class__ is str:
+            value, font, colour, shade = cell, self.regular, None, False
+        else:
+            value, shade, colour = cell
+            font = self.bold if shade else self.regular
         quick = self._quick(column, value, font, colour)
         if quick is not None:
-            return self.base_height, quick
+            return self.base_height, quick, shade
         height = max(self.fit(column, value, font)[1], self.base_height)
         op = self._cell(column, value, font, colour, self.base_height) if value else ""
-        return height, op
+        return height, op, shade
 
     # drawing ---------------------------------------------------------------------------
 
@@ -280,7 +280,8 @@ class RawTable:
                 else:
                     base = top - (k + 1) * lead + (lead - size) / 2 + size * 0.22
                 x = self._left(column, line, font, size, self.align[column])
-                parts.append(self.raw.moved(line, font, size, x, base, self.home))
+                dy = base - self._baseline
+                parts.append(self.raw.moved(line, font, size, x, dy, self.home))
             text = "\n".join(p for p in parts if p)
             if text and colour is not None:
                 text = f"{self._colour(colour)}\n{text}\n{self.ink_op}"
@@ -316,23 +317,28 @@ class RawTable:
             x = self.edges[column + 1] - self.padding - width
         else:
             x = (self.edges[column] + self.edges[column + 1] - width) / 2
-        base = self._base_y
+        # From the row's baseline (where a cell at the table's size sits), in hundredths.
+        dy = 0.0
         if size != self.size:
-            base = fp_str((self.base_height - size) / 2 + size * 0.22)
+            dy = round((self.base_height - size) / 2 + size * 0.22 - self._baseline, 2)
+        x = round(x, 2)
         tf = self.raw.pieces(value[0], font, size)[0][0]
-        parts = [f"{fp_str(x)} {base} Td"]
+        parts = [f"{fp_str(x)} {fp_str(dy)} Td"]
         if tf != self.home:
             parts.append(tf)
         parts.append(f"({value}) Tj")
         if tf != self.home:
             parts.append(self.home)
-        parts.append(f"{fp_str(-x)} -{base} Td")
-        text = "\n".join(parts)
+        parts.append(f"{fp_str(-x)} {fp_str(-dy)} Td")
+        text = " ".join(parts)
         if colour is not None:
             text = f"{self._colour(colour)}\n{text}\n{self.ink_op}"
         return text
 
     def _colour(self, colour: Any) -> str:
+        """A fill operator, given as such or as a colour."""
+        if colour.__class__ is str:
+            return colour
         op = self._colours.get(colour)
         if op is None:
             op = self._colours[colour] = colour_op(colour)
@@ -352,7 +358,7 @@ class RawTable:
             y -= height
             at = row_at.get(y)
             if at is None:
-                at = row_at[y] = f"1 0 0 1 0 {fp_str(y)} Tm"
+                at = row_at[y] = f"1 0 0 1 0 {fp_str(y + self._baseline)} Tm"
             text.append(at)
             text += ops
             for c in shades:

@@ -56,6 +56,7 @@ from .pages import CanvasPages
 from .textfit import draw_fitted, fit_text, text_width
 
 POSITIONS = ("N", "E", "S", "W")
+COLUMN_OF = {position: index for index, position in enumerate(POSITIONS)}
 
 
 def _numbers(language: str | None, *, sign: bool) -> Callable[[Any], str]:
@@ -318,7 +319,7 @@ class ScoreCardsRenderer(Renderer):
             if mp:
                 return self.number(line.percentage) if line.percentage is not None else "—"
             if line.differential:
-                colour = GOOD if line.differential > 0 else RED
+                colour = self._good if line.differential > 0 else self._red
                 return (self.signed(line.differential), False, colour)
             return self.signed(line.differential)
         if line.status in ("annulled", "sat_out"):
@@ -348,6 +349,8 @@ class ScoreCardsRenderer(Renderer):
         rows: list[list[Any]] = []
         positions = self._position_labels
         signed, number = self.signed, self.number
+        score_cells, averages = self._score_cells, self._average_texts
+        round_tables = self._round_tables
         for line in card.lines:
             result = None if line.hidden else self.results.get((line.donne_id, line.table_number))
             played = result is not None and result.status == "played"
@@ -365,23 +368,36 @@ class ScoreCardsRenderer(Renderer):
             seat = positions.get(line.position)
             if seat is None:
                 seat = positions[line.position] = line.position_label
-            scores = {s.position: s for s in line.scores}
-            cells: list[Any] = []
-            for position in POSITIONS:
-                s = scores.get(position)
-                value = signed(s.score) if s is not None and s.score is not None else ""
-                cells.append((value, True, None) if s is not None and s.mine else value)
+            cells: list[Any] = ["", "", "", ""]
+            for s in line.scores:
+                column = COLUMN_OF.get(s.position)
+                if column is not None:
+                    # The player's own score is bold on a shaded ground.
+                    cell = score_cells.get((s.score, s.mine))
+                    if cell is None:
+                        value = signed(s.score) if s.score is not None else ""
+                        cell = score_cells[(s.score, s.mine)] = (
+                            (value, True, None) if s.mine else value
+                        )
+                    cells[column] = cell
             average = ""
             if line.position and line.status == "played" and not line.hidden:
-                mean = self.averages.get((line.donne_id, line.position))
-                average = signed(mean) if mean is not None else ""
+                key = (line.donne_id, line.position)
+                average = averages.get(key)
+                if average is None:  # told once per donne and position
+                    mean = self.averages.get(key)
+                    average = averages[key] = signed(mean) if mean is not None else ""
             running = ""
             if line.running_total is not None:
                 running = number(line.running_total) if mp else signed(line.running_total)
+            where = (line.round_number, line.table_number)
+            round_table = round_tables.get(where)
+            if round_table is None:
+                round_table = round_tables[where] = f"{where[0]} / {where[1] or '—'}"
             rows.append(
                 [
                     str(line.donne_number),
-                    f"{line.round_number} / {line.table_number or '—'}",
+                    round_table,
                     words["sat_out"]
                     if line.status == "sat_out"
                     else words["sits_out"]
@@ -484,10 +500,15 @@ class ScoreCardsRenderer(Renderer):
         self.signed = _numbers(language, sign=True)
         self.number = _numbers(language, sign=False)
         self.codes = short_codes()
+        # Cells' colours as fill operators (a str hashes cheaply; a cell is a cache key).
+        self._good, self._red = colour_op(GOOD), colour_op(RED)
         # Texts told once per document (per contract and taker, per result, per position).
         self._contract_texts: dict[tuple[str, str], str] = {}
         self._result_texts: dict[int, tuple[str, str, str]] = {}
         self._position_labels: dict[str | None, str] = {}
+        self._score_cells: dict[tuple[int | None, bool], Any] = {}
+        self._average_texts: dict[tuple[int, str], str] = {}
+        self._round_tables: dict[tuple[int, int | None], str] = {}
         self.contract_codes = {
             "prise": pgettext("contract, short", "P"),
             "garde": pgettext("contract, short", "G"),
