@@ -756,10 +756,11 @@ def score_cards_from_snapshot(
                 for p in POSITIONS:
                     if p in held or passed:
                         # Frozen, so shared: a few hundred distinct scores on 24,000 lines.
-                        key = (p, held.get(p, 0), p == position)
-                        known = card_scores.get(key)
+                        score_key = (p, held.get(p, 0), p == position)
+                        known = card_scores.get(score_key)
                         if known is None:
-                            known = card_scores[key] = CardScore(p, int(key[1]), key[2])
+                            known = CardScore(p, int(score_key[1]), score_key[2])
+                            card_scores[score_key] = known
                         scores.append(known)
             running_total: Fraction | None = None
             if status in ("played", "annulled", "sat_out"):

@@ -162,7 +162,9 @@ class RawTable:
         # The height of a row of one-line cells, and per column each plain string's height
         # and operators in such a row; the same for styled cells by (column, cell).
         self.base_height = max(row_height, one_line("0", self.regular, size).leading + 4)
-        self._cells_by_column: list[dict[Any, tuple[float, str, bool]]] = [{} for _ in self.widths]
+        self._ops_of: list[dict[Any, str]] = [{} for _ in self.widths]
+        # Cells that make their row taller or are shaded: (height, shaded).
+        self._flags_of: list[dict[Any, tuple[float, bool]]] = [{} for _ in self.widths]
         self._plain_chars: dict[str, tuple[dict[str, float], str]] = {}
         # A row's text starts on the baseline of a one-line cell at the table's size.
         self._baseline = (self.base_height - size) / 2 + size * 0.22
@@ -194,25 +196,25 @@ class RawTable:
         """Each row's height and its cells' operators (relative to the row's bottom-left
         corner), and the columns of its shaded cells. A cell is a str, or (text, bold,
         colour) where a bold cell is shaded and colour is a fill operator (`colour_op`) or
-        None."""
-        cells, base = self._cells_by_column, self.base_height
+        None. Each column's cells are looked up in C (`map`) in dicts filled at first sight:
+        a thousand cards have a third of a million cells."""
+        ops_of, flags_of, base = self._ops_of, self._flags_of, self.base_height
+        get = dict.get
         out: list[Row] = []
         for row in rows:
-            ops: list[str] = []
-            shaded: list[int] = []
-            tallest = base
-            for c, cell in enumerate(row):
-                known = cells[c].get(cell)
-                if known is None:
-                    known = cells[c][cell] = self._known(c, cell)
-                height, op, shade = known
-                if height > tallest:
-                    tallest = height
-                if op:
-                    ops.append(op)
-                if shade:
-                    shaded.append(c)
-            if tallest != base:  # a cell on several lines: every cell centred again
+            ops = list(map(get, ops_of, row))
+            if None in ops:
+                for c, cell in enumerate(row):
+                    if ops[c] is None:
+                        ops[c] = self._learn(c, cell)
+            flags = list(map(get, flags_of, row))
+            if not any(flags):
+                out.append((base, ops, []))
+                continue
+            # A shaded cell, or one on several lines: every cell centred again if taller.
+            shaded = [c for c, flag in enumerate(flags) if flag and flag[1]]
+            tallest = max(flag[0] if flag else base for flag in flags)
+            if tallest != base:
                 ops = []
                 for c, cell in enumerate(row):
                     if cell.__class__ is str:
@@ -220,10 +222,17 @@ class RawTable:
                     else:
                         font = self.bold if cell[1] else self.regular
                         op = self._cell(c, cell[0], font, cell[2], tallest)
-                    if op:
-                        ops.append(op)
+                    ops.append(op)
             out.append((tallest, ops, shaded))
         return out
+
+    def _learn(self, column: int, cell: Any) -> str:
+        """A cell seen for the first time: its operators and flags remembered."""
+        height, op, shade = self._known(column, cell)
+        self._ops_of[column][cell] = op
+        if height != self.base_height or shade:
+            self._flags_of[column][cell] = (height, shade)
+        return op
 
     def _known(self, column: int, cell: Any) -> tuple[float, str, bool]:
         """A cell's height, its operators in a row of the usual height, whether shaded."""

@@ -52,7 +52,7 @@ from .data import (
 )
 from .details import bonus_short, legend, points_text, position_letter, short_codes
 from .ops import RawTable, RawText, colour_op
-from .pages import CanvasPages
+from .pages import CanvasPages, collector_paused
 from .textfit import draw_fitted, fit_text, text_width
 
 POSITIONS = ("N", "E", "S", "W")
@@ -544,18 +544,20 @@ class ScoreCardsRenderer(Renderer):
             yield self.layout(card)
 
     def render(self) -> tuple[str, str, bytes]:
-        pages = CanvasPages(self)
-        drawer = _CardDrawer(self, pages)
-        first = True
-        for layout in self.layouts():
-            if not first:
-                pages.new_page()
-            first = False
-            drawer.card(layout)
-        if first:
-            drawer.flow([Paragraph(esc(_("Nobody is ranked yet.")), self.styles.body)])
-        self.report(0.98)
-        return f"{self.filename_stem()}.pdf", PDF, pages.finish()
+        with collector_paused():
+            pages = CanvasPages(self)
+            drawer = _CardDrawer(self, pages)
+            first = True
+            for layout in self.layouts():
+                if not first:
+                    pages.new_page()
+                first = False
+                drawer.card(layout)
+            if first:
+                drawer.flow([Paragraph(esc(_("Nobody is ranked yet.")), self.styles.body)])
+            self.report(0.98)
+            content = pages.finish()
+        return f"{self.filename_stem()}.pdf", PDF, content
 
 
 class _CardDrawer:
