@@ -58,15 +58,21 @@ def short_codes() -> dict[str, str]:
     }
 
 
+# The choices' values, looked up once (`.values` builds its list on every call).
+_PETITS = frozenset(PetitAuBout.values)
+_POIGNEES = frozenset(PoigneeSize.values)
+_CHELEMS = frozenset(Chelem.values)
+
+
 def bonus_short(result: Result | ResultDetail, codes: dict[str, str]) -> str:
     """Petit au bout, poignées and chelem in a few characters (see `legend`)."""
     out = []
-    if result.petit_au_bout in PetitAuBout.values:
+    if result.petit_au_bout in _PETITS:
         out.append(codes[result.petit_au_bout])
     for position, size in sorted((result.poignees or {}).items()):
-        if position in POSITIONS and size in PoigneeSize.values:
+        if position in POSITIONS and size in _POIGNEES:
             out.append(f"{codes[size]} {position_letter(position)}")
-    if result.chelem in Chelem.values:
+    if result.chelem in _CHELEMS:
         out.append(codes["defence_chelem" if result.chelem == "defence" else result.chelem])
     return " · ".join(out)
 

@@ -327,19 +327,14 @@ class RawTable:
         else:
             x = (self.edges[column] + self.edges[column + 1] - width) / 2
         # From the row's baseline (where a cell at the table's size sits), in hundredths.
-        dy = 0.0
-        if size != self.size:
+        at = fp_str(round(x, 2))  # x > 0: inside the table
+        if size == self.size and font == self.regular:
+            text = f"{at} 0 Td ({value}) Tj -{at} 0 Td"
+        else:
             dy = round((self.base_height - size) / 2 + size * 0.22 - self._baseline, 2)
-        x = round(x, 2)
-        tf = self.raw.pieces(value[0], font, size)[0][0]
-        parts = [f"{fp_str(x)} {fp_str(dy)} Td"]
-        if tf != self.home:
-            parts.append(tf)
-        parts.append(f"({value}) Tj")
-        if tf != self.home:
-            parts.append(self.home)
-        parts.append(f"{fp_str(-x)} {fp_str(-dy)} Td")
-        text = " ".join(parts)
+            tf = self.raw.pieces(value[0], font, size)[0][0]
+            rise, fall = fp_str(dy), fp_str(-dy)
+            text = f"{at} {rise} Td {tf} ({value}) Tj {self.home} -{at} {fall} Td"
         if colour is not None:
             text = f"{self._colour(colour)}\n{text}\n{self.ink_op}"
         return text

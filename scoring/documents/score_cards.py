@@ -53,7 +53,7 @@ from .data import (
 from .details import bonus_short, legend, points_text, position_letter, short_codes
 from .ops import RawTable, RawText, colour_op
 from .pages import CanvasPages, collector_paused
-from .textfit import draw_fitted, fit_text, text_width
+from .textfit import fit_text, text_width
 
 POSITIONS = ("N", "E", "S", "W")
 COLUMN_OF = {position: index for index, position in enumerate(POSITIONS)}
@@ -318,10 +318,12 @@ class ScoreCardsRenderer(Renderer):
         if line.status == "played":
             if mp:
                 return self.number(line.percentage) if line.percentage is not None else "—"
-            if line.differential:
-                colour = self._good if line.differential > 0 else self._red
-                return (self.signed(line.differential), False, colour)
-            return self.signed(line.differential)
+            differential = line.differential
+            sign = differential.numerator if differential is not None else 0
+            if sign:
+                colour = self._good if sign > 0 else self._red
+                return (self.signed(differential), False, colour)
+            return self.signed(differential)
         if line.status in ("annulled", "sat_out"):
             return "0"
         return ""
@@ -590,9 +592,14 @@ class _CardDrawer:
         """Text wrapped to the width at its size (as a Paragraph would)."""
         fitted = fit_text(text, font, size, self.width, floor=size, leading=leading / size)
         top = self.room_for(fitted.height)
-        self.canvas._code.append(f"q {colour}")
-        draw_fitted(self.canvas, fitted, font=font, x=self.pages.left, top=top, width=self.width)
-        self.canvas._code.append("Q")
+        parts = [f"q {colour} BT"]
+        y, lead, size = top, fitted.leading, fitted.size
+        for line in fitted.lines:  # placed as draw_fitted places them
+            y -= lead
+            baseline = y + (lead - size) / 2 + size * 0.22
+            parts.append(self.raw.placed(line, font, size, self.pages.left, baseline))
+        parts.append("ET Q")
+        self.canvas._code.append("\n".join(parts))
         self.pages.y = top - fitted.height
 
     def form(self, text: str) -> None:
