@@ -163,8 +163,9 @@ class RawTable:
         # and operators in such a row; the same for styled cells by (column, cell).
         self.base_height = max(row_height, one_line("0", self.regular, size).leading + 4)
         self._ops_of: list[dict[Any, str]] = [{} for _ in self.widths]
-        # Cells that make their row taller or are shaded: (height, shaded).
-        self._flags_of: list[dict[Any, tuple[float, bool]]] = [{} for _ in self.widths]
+        # Cells that make their row taller (their height), cells shaded ((their column,)).
+        self._tall_of: list[dict[Any, float]] = [{} for _ in self.widths]
+        self._shade_of: list[dict[Any, tuple[int]]] = [{} for _ in self.widths]
         self._plain_chars: dict[str, tuple[dict[str, float], str]] = {}
         # A row's text starts on the baseline of a one-line cell at the table's size.
         self._baseline = (self.base_height - size) / 2 + size * 0.22
@@ -198,7 +199,8 @@ class RawTable:
         colour) where a bold cell is shaded and colour is a fill operator (`colour_op`) or
         None. Each column's cells are looked up in C (`map`) in dicts filled at first sight:
         a thousand cards have a third of a million cells."""
-        ops_of, flags_of, base = self._ops_of, self._flags_of, self.base_height
+        ops_of, tall_of, shade_of = self._ops_of, self._tall_of, self._shade_of
+        base = self.base_height
         get = dict.get
         out: list[Row] = []
         for row in rows:
@@ -207,31 +209,33 @@ class RawTable:
                 for c, cell in enumerate(row):
                     if ops[c] is None:
                         ops[c] = self._learn(c, cell)
-            flags = list(map(get, flags_of, row))
-            if not any(flags):
-                out.append((base, ops, []))
+            shaded = [column for (column,) in filter(None, map(get, shade_of, row))]
+            heights = list(filter(None, map(get, tall_of, row)))
+            if not heights:
+                out.append((base, ops, shaded))
                 continue
-            # A shaded cell, or one on several lines: every cell centred again if taller.
-            shaded = [c for c, flag in enumerate(flags) if flag and flag[1]]
-            tallest = max(flag[0] if flag else base for flag in flags)
-            if tallest != base:
-                ops = []
-                for c, cell in enumerate(row):
-                    if cell.__class__ is str:
-                        op = self._cell(c, cell, self.regular, None, tallest)
-                    else:
-                        font = self.bold if cell[1] else self.regular
-                        op = self._cell(c, cell[0], font, cell[2], tallest)
-                    ops.append(op)
+            # A cell on several lines: the row is taller, every cell centred again.
+            tallest = max(heights)
+            ops = []
+            for c, cell in enumerate(row):
+                if cell.__class__ is str:
+                    op = self._cell(c, cell, self.regular, None, tallest)
+                else:
+                    font = self.bold if cell[1] else self.regular
+                    op = self._cell(c, cell[0], font, cell[2], tallest)
+                ops.append(op)
             out.append((tallest, ops, shaded))
         return out
 
     def _learn(self, column: int, cell: Any) -> str:
-        """A cell seen for the first time: its operators and flags remembered."""
+        """A cell seen for the first time: its operators remembered, and whether it makes its
+        row taller (its height) or is shaded (its column, in a tuple: never falsy)."""
         height, op, shade = self._known(column, cell)
         self._ops_of[column][cell] = op
-        if height != self.base_height or shade:
-            self._flags_of[column][cell] = (height, shade)
+        if height != self.base_height:
+            self._tall_of[column][cell] = height
+        if shade:
+            self._shade_of[column][cell] = (column,)
         return op
 
     def _known(self, column: int, cell: Any) -> tuple[float, str, bool]:
