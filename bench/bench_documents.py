@@ -401,20 +401,25 @@ def main() -> None:
             f"{fingerprint_q} queries for the {args.players:,}-player tournament.",
             "",
             "How: the score cards read the ranking snapshot, seats, donnes and results once for "
-            "all players (tests/documents/test_data.py checks they equal the score-card page's "
-            "cards); their lines table and running-total chart are drawn straight on the canvas "
-            "(one text object and one path per table, dots as round-capped strokes) instead of "
-            "platypus tables of Paragraphs and a graphics tree; ReportLab's C accelerator "
-            "(rl-accel) formats the numbers and escapes the strings of the PDF, for the "
-            "documents and the baseline alike; a table cell's text operators (its place in the "
-            "column, its font subset, its escaped string) are worked out once per document and "
-            "repeated, and so are the charts' grids and donne axes; each result's texts and "
-            "each contract's are told once, not once per player of its table; the caption, "
-            "method and legend, the same on every card, are one Paragraph parsed and laid out "
-            "once; numbers are formatted once each (cached); QR codes are one filled path with "
-            "a fixed mask; streams are compressed without ASCII85 (ReportLab's pure-Python "
-            "encoder); fonts are registered once per process. 'Page x of y' holds the pages and "
-            "numbers them at the end (one pass).",
+            "all players, as plain values (tests/documents/test_data.py checks they equal the "
+            "score-card page's cards); no platypus per card: each card is drawn straight on "
+            "the canvas (scoring/documents/pages.py and ops.py). The page header and the "
+            "footer's note are drawn once each into a form (a PDF Form XObject) that every page "
+            "shows, and so are the comparison method and the legend, the same on every card; "
+            "the summary and the lines table are PDF operators cached per document: a cell's "
+            "operators relative to its row (its place in the column, its font subset, its "
+            "escaped string) are worked out at first sight and then looked up column by "
+            "column, a plain number without fitting it; the running-total chart is operators "
+            "too, its grids, value labels and donne labels written once per document; numbers "
+            "are formatted in integer arithmetic (scoring.display.exact_text, checked against "
+            "the Decimal path); each result's texts and each contract's are told once, not "
+            "once per player of its table; the cyclic garbage collector is paused during the "
+            "build (reference counting frees as usual; it resumes at the end). ReportLab's C "
+            "accelerator (rl-accel) formats the numbers and escapes the strings of the PDF, "
+            "for the documents and the baseline alike; QR codes are one filled path with a "
+            "fixed mask; streams are compressed without ASCII85 (ReportLab's pure-Python "
+            "encoder); fonts are registered once per process. 'Page x of y' holds the pages "
+            "and numbers them at the end (one pass).",
         ]
         write_section("\n".join(lines) + "\n")
         print(f"wrote {DOC.relative_to(ROOT)}")

@@ -5,8 +5,11 @@ differential is measured from, his differential (or match points; "to compare" w
 table has played it) and the running total — with the chart of that running total, then his
 penalties with their reason and donne. Positions read N E S O in French.
 
-The chart is drawn straight on the canvas (lines and dots), not with a chart widget, and the
-cards' data is read once for all players: a thousand cards must render in seconds.
+The cards' data is read once for all players, each card is laid out (`CardLayout`: its texts
+and cells) and drawn straight on the canvas as PDF operators cached per document (the lines
+table by `RawTable`, the chart by `RunningTotalChart`, the notes the same on every card as
+forms), without platypus: a thousand cards must cost a few times what drawing their text
+with a bare canvas does (bench/bench_documents.py).
 """
 
 from __future__ import annotations
