@@ -542,18 +542,19 @@ class ScoreCardsRenderer(Renderer):
         self.penalties_by_player = penalties_of(self.tournament)
         return [cards[p.pk] for p in players if p.pk in cards]
 
-    def layouts(self) -> Iterator[CardLayout]:
-        """Every card's layout, in order, reporting progress."""
-        cards = self.prepare()
-        for card in self.steps(cards):
+    def layouts(self, cards: list[ScoreCard] | None = None) -> Iterator[CardLayout]:
+        """Every card's layout, in order (the cards prepared here unless given), reporting
+        progress."""
+        for card in self.steps(self.prepare() if cards is None else cards):
             yield self.layout(card)
 
     def render(self) -> tuple[str, str, bytes]:
         with collector_paused():
+            cards = self.prepare()  # first: the header names the player of a single card
             pages = CanvasPages(self)
             drawer = _CardDrawer(self, pages)
             first = True
-            for layout in self.layouts():
+            for layout in self.layouts(cards):
                 if not first:
                     pages.new_page()
                 first = False
