@@ -331,7 +331,7 @@ class RawTable:
         else:
             x = (self.edges[column] + self.edges[column + 1] - width) / 2
         # From the row's baseline (where a cell at the table's size sits), in hundredths.
-        at = fp_str(round(x, 2))  # x > 0: inside the table
+        at = f"{x:.2f}"  # x > 0: inside the table
         if size == self.size and font == self.regular:
             text = f"{at} 0 Td ({value}) Tj -{at} 0 Td"
         else:
