@@ -7,6 +7,9 @@ fingerprints).
 Run: .venv/bin/python bench/bench_documents.py          (prints the figures)
      .venv/bin/python bench/bench_documents.py --write  (also rewrites its section of
                                                          docs/BENCHMARKS.md)
+     .venv/bin/python bench/bench_documents.py --only score_cards  (the score cards and their
+                                                         baseline only; --profile FILE adds
+                                                         a cProfile of one build)
 
 The data lives in a scratch SQLite database (or DATABASE_URL if set) and a scratch media
 folder. Seating, movement and donnes come from the real generation service; the 6,000 results
@@ -175,37 +178,27 @@ def timed_build(
     return best, document, queries  # type: ignore[return-value]
 
 
-def card_strings(tournament: Tournament) -> list[list[str]]:
-    """Every string each score card prints (its title, summary, chart labels, every cell of
-    its lines, its notes), card by card: what the bare baseline draws."""
-    from reportlab.platypus import Paragraph, Table
+def profile_build(tournament: Tournament, path: str) -> None:
+    """One score-card build under cProfile (CPU time), its statistics written to `path`."""
+    import cProfile
 
-    from scoring.documents.base import FastTable, FitText
-    from scoring.documents.score_cards import RunningTotalChart, ScoreCardsRenderer
+    Document.objects.filter(tournament=tournament, kind=Document.Kind.SCORE_CARDS).delete()
+    pending = Document.objects.create(
+        tournament=tournament, kind=Document.Kind.SCORE_CARDS, language="fr"
+    )
+    profiler = cProfile.Profile(time.process_time)
+    profiler.runcall(document_build, document_id=pending.pk)
+    profiler.dump_stats(path)
+    print(f"profile of one score-card build written to {path}")
+
+
+def card_strings(tournament: Tournament) -> list[list[str]]:
+    """Every string each score card prints (its title, club, summary, chart labels, every
+    cell of its lines, its notes and penalties), card by card: what the bare baseline draws."""
+    from scoring.documents.score_cards import ScoreCardsRenderer
 
     with translation.override("fr"):
-        story = ScoreCardsRenderer(tournament).story()
-    pages: list[list[str]] = [[]]
-    for flowable in story:
-        strings = pages[-1]
-        if type(flowable).__name__ == "PageBreak":
-            pages.append([])
-        elif isinstance(flowable, Paragraph):
-            strings.append(flowable.getPlainText())
-        elif isinstance(flowable, FitText):
-            strings.append(flowable.text)
-        elif isinstance(flowable, FastTable):
-            strings += flowable.header
-            strings += [c if isinstance(c, str) else c.text for row in flowable.rows for c in row]
-        elif isinstance(flowable, Table):
-            strings += [
-                v.getPlainText() if isinstance(v, Paragraph) else str(v)
-                for row in flowable._cellvalues
-                for v in row
-            ]
-        elif isinstance(flowable, RunningTotalChart):
-            strings += [label for label, _value in flowable.points]
-    return pages
+        return [layout.strings() for layout in ScoreCardsRenderer(tournament).layouts()]
 
 
 def bare_reportlab(pages: list[list[str]]) -> tuple[float, float]:
@@ -251,7 +244,15 @@ def main() -> None:
     parser.add_argument("--write", action="store_true", help="update docs/BENCHMARKS.md")
     parser.add_argument("--players", type=int, default=1000)
     parser.add_argument("--runs", type=int, default=3, help="builds per document (best kept)")
+    parser.add_argument(
+        "--only",
+        choices=["score_cards"],
+        help="measure only this part (the score cards against the baseline) and stop",
+    )
+    parser.add_argument("--profile", metavar="FILE", help="cProfile one score-card build to FILE")
     args = parser.parse_args()
+    if args.write and args.only:
+        parser.error("--write needs the whole run (no --only)")
 
     rnd = random.Random(2026)
     started = time.perf_counter()
@@ -259,10 +260,17 @@ def main() -> None:
     user = get_user_model().objects.create_user("bench", password="bench-password")
     big = make_tournament(args.players, 6, "Open des mille")
     results = fill_results(big, user, rnd)
-    small = make_tournament(96, 6, "Tournoi des 96 donnes")
-    fill_results(small, user, rnd)
-    donnes = small.donnes.count()
-    print(f"setup: {time.perf_counter() - started:.1f} s ({results:,} results, {donnes} donnes)")
+    if args.only:
+        print(f"setup: {time.perf_counter() - started:.1f} s ({results:,} results)")
+    else:
+        small = make_tournament(96, 6, "Tournoi des 96 donnes")
+        fill_results(small, user, rnd)
+        donnes = small.donnes.count()
+        print(
+            f"setup: {time.perf_counter() - started:.1f} s ({results:,} results, {donnes} donnes)"
+        )
+    if args.profile:
+        profile_build(big, args.profile)
 
     figures = []
     cpu: list[float] = []
@@ -284,6 +292,12 @@ def main() -> None:
         f"{baseline_cpu:.2f} s of CPU; score cards {cards_cpu:.2f} s of CPU: {ratio:.1f}× "
         f"({cards_s / baseline_s:.1f}× in elapsed time)"
     )
+    if args.only:
+        print(
+            f"{figures[0][0]}: {cards_s:.2f} s, {cards.pages:,} pages, "
+            f"{cards.file.size / 1e6:.2f} MB, {cards_q} queries"
+        )
+        return
     hands_s, hands, hands_q = timed_build(small, Document.Kind.HAND_RECORDS, runs=args.runs)
     figures.append((f"hand records, {donnes} donnes", hands_s, hands, hands_q, "< 5 s"))
     for kind, label in (
@@ -387,20 +401,25 @@ def main() -> None:
             f"{fingerprint_q} queries for the {args.players:,}-player tournament.",
             "",
             "How: the score cards read the ranking snapshot, seats, donnes and results once for "
-            "all players (tests/documents/test_data.py checks they equal the score-card page's "
-            "cards); their lines table and running-total chart are drawn straight on the canvas "
-            "(one text object and one path per table, dots as round-capped strokes) instead of "
-            "platypus tables of Paragraphs and a graphics tree; ReportLab's C accelerator "
-            "(rl-accel) formats the numbers and escapes the strings of the PDF, for the "
-            "documents and the baseline alike; a table cell's text operators (its place in the "
-            "column, its font subset, its escaped string) are worked out once per document and "
-            "repeated, and so are the charts' grids and donne axes; each result's texts and "
-            "each contract's are told once, not once per player of its table; the caption, "
-            "method and legend, the same on every card, are one Paragraph parsed and laid out "
-            "once; numbers are formatted once each (cached); QR codes are one filled path with "
-            "a fixed mask; streams are compressed without ASCII85 (ReportLab's pure-Python "
-            "encoder); fonts are registered once per process. 'Page x of y' holds the pages and "
-            "numbers them at the end (one pass).",
+            "all players, as plain values (tests/documents/test_data.py checks they equal the "
+            "score-card page's cards); no platypus per card: each card is drawn straight on "
+            "the canvas (scoring/documents/pages.py and ops.py). The page header and the "
+            "footer's note are drawn once each into a form (a PDF Form XObject) that every page "
+            "shows, and so are the comparison method and the legend, the same on every card; "
+            "the summary and the lines table are PDF operators cached per document: a cell's "
+            "operators relative to its row (its place in the column, its font subset, its "
+            "escaped string) are worked out at first sight and then looked up column by "
+            "column, a plain number without fitting it; the running-total chart is operators "
+            "too, its grids, value labels and donne labels written once per document; numbers "
+            "are formatted in integer arithmetic (scoring.display.exact_text, checked against "
+            "the Decimal path); each result's texts and each contract's are told once, not "
+            "once per player of its table; the cyclic garbage collector is paused during the "
+            "build (reference counting frees as usual; it resumes at the end). ReportLab's C "
+            "accelerator (rl-accel) formats the numbers and escapes the strings of the PDF, "
+            "for the documents and the baseline alike; QR codes are one filled path with a "
+            "fixed mask; streams are compressed without ASCII85 (ReportLab's pure-Python "
+            "encoder); fonts are registered once per process. 'Page x of y' holds the pages "
+            "and numbers them at the end (one pass).",
         ]
         write_section("\n".join(lines) + "\n")
         print(f"wrote {DOC.relative_to(ROOT)}")

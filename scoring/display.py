@@ -76,6 +76,27 @@ def signed_text(value: Any, language: str | None = "fr", *, places: int = 2) -> 
     return f"+{text}" if number is not None and number > 0 else text
 
 
+def exact_text(value: int | Fraction, language: str | None = "fr", *, sign: bool = False) -> str:
+    """`decimal_text` (or `signed_text` with `sign`) of an int or a Fraction, two places, in
+    integer arithmetic: the same text, for documents that write hundreds of thousands of
+    numbers (rounded half away from zero, as ROUND_HALF_UP does)."""
+    if value.__class__ is int:
+        number, whole, cents = value, abs(value), 0
+    else:
+        numerator, denominator = value.numerator, value.denominator
+        hundredths = (2 * 100 * abs(numerator) + denominator) // (2 * denominator)
+        number = hundredths if numerator >= 0 else -hundredths
+        whole, cents = divmod(hundredths, 100)
+    if cents:
+        digits = f"{cents:02d}".rstrip("0")
+        text = f"{whole}{DECIMAL_SEPARATOR[language_of(language)]}{digits}"
+    else:
+        text = str(whole)
+    if number < 0:
+        return f"-{text}"
+    return f"+{text}" if sign and number > 0 else text
+
+
 def localise_number_text(text: str, language: str | None = "fr") -> str:
     """A number already written with a decimal point ("+12.5", "40.5 %") in the language."""
     return text.replace(".", DECIMAL_SEPARATOR[language_of(language)])

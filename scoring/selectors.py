@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from decimal import Decimal
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypeVar
 
 from django.db.models import F
 from django.db.models.fields.json import KeyTransform
@@ -596,6 +596,33 @@ def _snapshot_cards(
     return {key: value for key, value in zip(keys, values or (), strict=False) if value}
 
 
+_MISSING = object()
+_Frozen = TypeVar("_Frozen")
+
+
+def _frozen(cls: type[_Frozen], **values: Any) -> _Frozen:
+    """`cls(**values)` for a frozen dataclass given every field, without its __init__'s one
+    object.__setattr__ per field: a thousand score cards build 24,000 lines and 96,000
+    scores (tests/documents/test_data.py checks the instances equal the constructor's)."""
+    instance = object.__new__(cls)
+    instance.__dict__.update(values)
+    return instance
+
+
+@dataclass(frozen=True, slots=True)
+class _CardResult:
+    """A result as a score card reads it: status, contract, taker, scores, hands' holders."""
+
+    status: str
+    taker: str
+    contract: str
+    scores: dict[str, Any]
+    holders: dict[str, Any]
+
+    def score_of(self, position: str) -> int:
+        return int(self.scores.get(position, 0))
+
+
 def score_cards_from_snapshot(
     tournament: Tournament,
     players: list[Player] | None,
@@ -665,13 +692,29 @@ def score_cards_from_snapshot(
             table_id__in={t for p in players for _r, t, _n in set_rounds[p.pk].values()},
             donne_id__in=[d[0] for ds in donnes_of.values() for d in ds],
         )
+    # The fields a card reads, as plain values (a thousand cards: thousands of results).
     results = {
-        (r.table_id, r.donne_id): r
-        for r in results_qs.order_by().defer("confirmed_warnings", "annul_reason")
+        (table_id, donne_id): _CardResult(status, taker, contract, scores or {}, holders or {})
+        for table_id, donne_id, status, taker, contract, scores, holders in (
+            results_qs.order_by().values_list(
+                "table_id", "donne_id", "status", "taker", "contract", "scores", "holders"
+            )
+        )
     }
+    # Stored numbers decoded once each (a thousand cards repeat the same few thousand).
+    fracs: dict[Any, Fraction | None] = {None: None}
+
+    def exact(value: Any) -> Fraction | None:
+        known = fracs.get(value, _MISSING)
+        if known is _MISSING:
+            known = fracs[value] = frac(value)
+        return known  # type: ignore[return-value]
+
     visible = set() if can_manage else complete_donnes(tournament)
 
     out: dict[int, ScoreCard] = {}
+    annulled, all_passed = Result.Status.ANNULLED.value, Result.Status.ALL_PASSED.value
+    card_scores: dict[tuple[str, Any, bool], CardScore] = {}
     for player in players:
         key = f"p{player.pk}"
         set_round = set_rounds.get(player.pk, {})
@@ -696,7 +739,7 @@ def score_cards_from_snapshot(
             group_size = 0
             if line is not None:
                 _d, position, _t, score_v, diff_v, pct_v, status, group_size = line
-                score, differential, percentage = frac(score_v), frac(diff_v), frac(pct_v)
+                score, differential, percentage = exact(score_v), exact(diff_v), exact(pct_v)
             if line is None and result is not None:  # entered, not in the snapshot yet
                 position = next(
                     (p for p, pid in result.holders.items() if int(pid) == player.pk), None
@@ -707,12 +750,18 @@ def score_cards_from_snapshot(
             traveller_visible = can_manage or donne_id in visible
             hidden = result is not None and not traveller_visible and not owner
             scores: list[CardScore] = []
-            if result is not None and result.status != Result.Status.ANNULLED and not hidden:
-                scores = [
-                    CardScore(p, result.score_of(p), p == position)
-                    for p in POSITIONS
-                    if p in result.scores or result.status == Result.Status.ALL_PASSED
-                ]
+            if result is not None and result.status != annulled and not hidden:
+                held, passed = result.scores, result.status == all_passed
+                scores = []
+                for p in POSITIONS:
+                    if p in held or passed:
+                        # Frozen, so shared: a few hundred distinct scores on 24,000 lines.
+                        score_key = (p, held.get(p, 0), p == position)
+                        known = card_scores.get(score_key)
+                        if known is None:
+                            known = CardScore(p, int(score_key[1]), score_key[2])
+                            card_scores[score_key] = known
+                        scores.append(known)
             running_total: Fraction | None = None
             if status in ("played", "annulled", "sat_out"):
                 if is_mp:
@@ -727,7 +776,8 @@ def score_cards_from_snapshot(
                     chart.append((str(number), running_total))
             shown = result if not hidden else None
             lines.append(
-                ScoreCardLine(
+                _frozen(
+                    ScoreCardLine,
                     round_number=round_number,
                     donne_id=donne_id,
                     donne_number=number,
@@ -736,7 +786,7 @@ def score_cards_from_snapshot(
                     status=status,
                     taker=shown.taker if shown else "",
                     contract=shown.contract if shown else "",
-                    all_passed=bool(shown and shown.status == Result.Status.ALL_PASSED),
+                    all_passed=bool(shown and shown.status == all_passed),
                     scores=scores,
                     score=None if hidden else score,
                     differential=None if hidden else differential,

@@ -3,7 +3,9 @@ of y" in the footer, the fonts and styles, card and number formatting, progress 
 
 A renderer (one module per document) subclasses `Renderer`, builds a platypus story from the
 database and returns `(filename, mimetype, bytes)` like pretix's invoice renderers. It runs
-inside `translation.override(document.language)` (see scoring.documents.services).
+inside `translation.override(document.language)` (see scoring.documents.services). A document
+of a thousand pages alike (the score cards) overrides `render` and draws on the canvas
+instead, with the same header and footer (scoring.documents.pages).
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from django.conf import settings
 from django.db.models import Prefetch
@@ -224,19 +224,32 @@ def donne_averages(tournament: Tournament) -> dict[tuple[int, str], Fraction]:
     return {key: Fraction(sum(values), len(values)) for key, values in sums.items() if values}
 
 
-def result_details(tournament: Tournament) -> dict[tuple[int, int], Result]:
+class ResultDetail(NamedTuple):
+    """What a score card prints of a result beside its contract."""
+
+    pk: int
+    status: str
+    bouts: int | None
+    points: Any
+    petit_au_bout: str
+    poignees: dict[str, str]
+    chelem: str
+
+
+def result_details(tournament: Tournament) -> dict[tuple[int, int], ResultDetail]:
     """Every result by (donne id, table number), with what a score card prints beside the
-    contract (bouts, points, petit au bout, poignées, chelem). One query, of those fields only
-    (a thousand-player tournament has thousands of results, each with its scores and hands'
-    holders in JSON that a score card does not print from here)."""
+    contract (bouts, points, petit au bout, poignées, chelem). One query, of those fields only,
+    as plain values (a thousand-player tournament has thousands of results, each with its
+    scores and hands' holders in JSON that a score card does not print from here)."""
     return {
-        (r.donne_id, r.table.number): r
-        for r in Result.objects.counted()
+        (donne_id, table_number): ResultDetail(pk, *fields)
+        for donne_id, table_number, pk, *fields in Result.objects.counted()
         .filter(tournament=tournament)
-        .select_related("table")
-        .only(
-            "donne",
+        .order_by()
+        .values_list(
+            "donne_id",
             "table__number",
+            "pk",
             "status",
             "bouts",
             "points",

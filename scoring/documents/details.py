@@ -4,12 +4,17 @@ bout, poignées (who showed which) and chelem — what lets a reader check a sco
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.utils.translation import gettext as _
 from django.utils.translation import pgettext
 
 from tournaments.models import Chelem, PetitAuBout, PoigneeSize, Result
 
 from .base import fmt_number, position_label
+
+if TYPE_CHECKING:
+    from .data import ResultDetail
 
 POSITIONS = ("N", "E", "S", "W")
 
@@ -53,15 +58,21 @@ def short_codes() -> dict[str, str]:
     }
 
 
-def bonus_short(result: Result, codes: dict[str, str]) -> str:
+# The choices' values, looked up once (`.values` builds its list on every call).
+_PETITS = frozenset(PetitAuBout.values)
+_POIGNEES = frozenset(PoigneeSize.values)
+_CHELEMS = frozenset(Chelem.values)
+
+
+def bonus_short(result: Result | ResultDetail, codes: dict[str, str]) -> str:
     """Petit au bout, poignées and chelem in a few characters (see `legend`)."""
     out = []
-    if result.petit_au_bout in PetitAuBout.values:
+    if result.petit_au_bout in _PETITS:
         out.append(codes[result.petit_au_bout])
     for position, size in sorted((result.poignees or {}).items()):
-        if position in POSITIONS and size in PoigneeSize.values:
+        if position in POSITIONS and size in _POIGNEES:
             out.append(f"{codes[size]} {position_letter(position)}")
-    if result.chelem in Chelem.values:
+    if result.chelem in _CHELEMS:
         out.append(codes["defence_chelem" if result.chelem == "defence" else result.chelem])
     return " · ".join(out)
 
@@ -86,6 +97,6 @@ def legend(codes: dict[str, str]) -> str:
     }
 
 
-def points_text(result: Result) -> str:
+def points_text(result: Result | ResultDetail) -> str:
     """The attack's points, localised (40,5 in French); empty when not played."""
     return fmt_number(result.points) if result.points is not None else ""

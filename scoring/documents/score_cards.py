@@ -5,26 +5,30 @@ differential is measured from, his differential (or match points; "to compare" w
 table has played it) and the running total — with the chart of that running total, then his
 penalties with their reason and donne. Positions read N E S O in French.
 
-The chart is drawn straight on the canvas (lines and dots), not with a chart widget, and the
-cards' data is read once for all players: a thousand cards must render in seconds.
+The cards' data is read once for all players, each card is laid out (`CardLayout`: its texts
+and cells) and drawn straight on the canvas as PDF operators cached per document (the lines
+table by `RawTable`, the chart by `RunningTotalChart`, the notes the same on every card as
+forms), without platypus: a thousand cards must cost a few times what drawing their text
+with a bare canvas does (bench/bench_documents.py).
 """
 
 from __future__ import annotations
 
 import math
-import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
 from fractions import Fraction
-from functools import partial
 from typing import Any
 
 from django.utils.text import capfirst
 from django.utils.translation import get_language, pgettext
 from django.utils.translation import gettext as _
+from reportlab.lib.rl_accel import fp_str
 from reportlab.lib.units import mm
 from reportlab.pdfbase.pdfmetrics import stringWidth
-from reportlab.platypus import Flowable, PageBreak, Paragraph, Spacer, Table
+from reportlab.platypus import Flowable, Paragraph, Spacer, Table
 
+from scoring.display import exact_text
 from scoring.selectors import ScoreCard, ScoreCardLine
 from tournaments.models import Player
 
@@ -34,14 +38,12 @@ from .base import (
     LIGHT,
     LINE,
     MUTED,
+    PDF,
     RED,
-    Cell,
-    FastTable,
     Renderer,
     _formatted,
     esc,
     fmt_number,
-    fmt_signed,
 )
 from .data import (
     donne_averages,
@@ -52,60 +54,36 @@ from .data import (
     tournament_players,
 )
 from .details import bonus_short, legend, points_text, position_letter, short_codes
+from .ops import RawTable, RawText, colour_op
+from .pages import CanvasPages, collector_paused
+from .textfit import fit_text, text_width
 
 POSITIONS = ("N", "E", "S", "W")
+COLUMN_OF = {position: index for index, position in enumerate(POSITIONS)}
 
 
-def _numbers(value: Fraction | int | None, *, language: str | None, sign: bool) -> str:
-    """Like fmt_number / fmt_signed in a known language (a thousand cards format 300,000)."""
-    return "" if value is None else _formatted(value, language, sign)
+def _numbers(language: str | None, *, sign: bool) -> Callable[[Any], str]:
+    """Like fmt_number / fmt_signed in a known language (a thousand cards format 170,000
+    numbers): ints (told once each) and Fractions in integer arithmetic (`exact_text`),
+    anything else as the pages do."""
+    ints: dict[int, str] = {}
 
+    def formatted(value: Any) -> str:
+        if value.__class__ is int:
+            text = ints.get(value)
+            if text is None:
+                text = ints[value] = exact_text(value, language, sign=sign)
+            return text
+        if value is None:
+            return ""
+        if value.__class__ is Fraction:
+            return exact_text(value, language, sign=sign)
+        return _formatted(value, language, sign)
 
-class _Numbers(dict):
-    """Number -> its text, formatted on first sight: a thousand cards look up 170,000 numbers
-    (a dict lookup, where the shared formatting cache also builds a key and a call)."""
-
-    def __init__(self, formatted: Callable[[Any], str]) -> None:
-        super().__init__()
-        self.formatted = formatted
-
-    def __missing__(self, value: Any) -> str:
-        text = self[value] = self.formatted(value)
-        return text
+    return formatted
 
 
 CONTRACT_W = 33 * mm
-
-
-# Operators of the charts' grids and axes per document (their subsets are the document's).
-_CHART_OPS: weakref.WeakKeyDictionary[Any, dict[tuple[Any, ...], Any]] = weakref.WeakKeyDictionary()
-
-
-def _recorded(
-    cache: dict[tuple[Any, ...], Any],
-    key: tuple[Any, ...],
-    text: Any,
-    path: Any,
-    draw: Callable[[], None],
-) -> None:
-    """Run `draw`, which writes to the text object `text` (and the path `path`), the first
-    time `key` is seen; later, append what it wrote then."""
-    known = cache.get(key)
-    if known is None:
-        text_from = len(text._code)
-        path_from = len(path._code) if path is not None else 0
-        draw()
-        known = cache[key] = (
-            text._code[text_from:],
-            path._code[path_from:] if path is not None else [],
-            text._curSubset,
-        )
-        return
-    text_ops, path_ops, subset = known
-    text._code.extend(text_ops)
-    if path is not None:
-        path._code.extend(path_ops)
-    text._curSubset = subset
 
 
 def _nice_step(span: float) -> float:
@@ -117,11 +95,29 @@ def _nice_step(span: float) -> float:
     return next(base * factor for factor in (1, 2, 5, 10) if base * factor >= raw)
 
 
-class RunningTotalChart(Flowable):
-    """Line chart of a running total, drawn straight on the canvas: one point per donne, grid
+class ChartOps:
+    """What the charts of one document share, worked out once: their grids and value labels
+    by range, the x of each donne by count, the donne labels' text operators."""
+
+    def __init__(self, raw: RawText) -> None:
+        self.raw = raw
+        self.grids: dict[tuple[Any, ...], tuple[str, str]] = {}
+        self.xs: dict[tuple[int, float, float], list[str]] = {}
+        self.labels: dict[tuple[Any, ...], str] = {}
+        self.fixed = (
+            colour_op(LIGHT, stroke=True),
+            colour_op(INK, stroke=True),
+            colour_op(LINE, stroke=True),
+            {c: colour_op(c, stroke=True) for c in (GOOD, RED, INK)},
+            colour_op(MUTED),
+        )
+
+
+class RunningTotalChart:
+    """Line chart of a running total, written as PDF operators: one point per donne, grid
     lines with their values, the zero line (50 % under match points), points above it green
-    and below it red. (ReportLab's graphics tree costs several times more per chart, and a
-    thousand score cards each have one.)"""
+    and below it red (round-capped zero-length strokes). ReportLab's graphics tree costs
+    several times more per chart, and a thousand score cards each have one."""
 
     def __init__(
         self,
@@ -132,17 +128,15 @@ class RunningTotalChart(Flowable):
         font: str,
         percent: bool = False,
     ) -> None:
-        super().__init__()
         self.points = list(points)
         self.width, self.height = width, height
         self.font = font
         self.base = 50.0 if percent else 0.0
 
-    def wrap(self, avail_width: float, avail_height: float) -> tuple[float, float]:
-        return self.width, self.height
-
-    def draw(self) -> None:
-        canvas = self.canv
+    def ops(self, shared: ChartOps) -> str:
+        """The chart's operators, its bottom-left corner at (0, 0)."""
+        raw, font = shared.raw, self.font
+        light, ink, line_colour, dot_colours, muted = shared.fixed
         left, right, top, bottom = 14 * mm, 3 * mm, 3 * mm, 7 * mm
         plot_w, plot_h = self.width - left - right, self.height - top - bottom
         values = [float(v) for _, v in self.points]
@@ -153,91 +147,113 @@ class RunningTotalChart(Flowable):
         step = _nice_step(high - low)
         low, high = step * math.floor(low / step), step * math.ceil(high / step)
         count = max(len(values), 1)
-
-        def x(i: int) -> float:
-            return left + plot_w * (i + 0.5) / count
+        scale = plot_h / (high - low)
 
         def y(v: float) -> float:
-            return bottom + plot_h * (v - low) / (high - low)
+            return bottom + (v - low) * scale
 
-        canvas.saveState()
-        labels = canvas.beginText()
-        labels.setFont(self.font, 7)
-        labels.setFillColor(MUTED)
-        grid_lines = canvas.beginPath()
-        cache = _CHART_OPS.setdefault(canvas._doc, {})
-
-        def grid_and_values() -> None:
-            grid = low
-            while grid <= high + step / 1000:
-                if abs(grid - base) >= step / 1000:
-                    grid_lines.moveTo(left, y(grid))
-                    grid_lines.lineTo(self.width - right, y(grid))
-                label = fmt_number(Fraction(grid).limit_denominator(100))
-                width = stringWidth(label, self.font, 7)
-                labels.setTextOrigin(left - 2 - width, y(grid) - 2.5)
-                labels._textOut(label)
-                grid += step
-
-        # Cards whose totals span the same range share their grid (and so on for the donnes
-        # along the bottom): its operators are written once per document, then repeated.
-        key = ("grid", self.font, self.width, self.height, low, high, step, base, get_language())
-        _recorded(cache, key, labels, grid_lines, grid_and_values)
-        canvas.setStrokeColor(LIGHT)
-        canvas.setLineWidth(0.5)
-        canvas.drawPath(grid_lines, stroke=1, fill=0)
-        canvas.setStrokeColor(INK)
-        canvas.setLineWidth(0.8)
-        canvas.line(left, y(base), self.width - right, y(base))
+        # Cards whose totals span the same range share their grid and its labels.
+        key = (font, self.width, self.height, low, high, step, base, get_language())
+        grid = shared.grids.get(key)
+        if grid is None:
+            lines, labels = [], []
+            value = low
+            while value <= high + step / 1000:
+                at = y(value)
+                if abs(value - base) >= step / 1000:
+                    lines.append(
+                        f"{fp_str(left)} {fp_str(at)} m {fp_str(self.width - right)} {fp_str(at)} l"
+                    )
+                label = fmt_number(Fraction(value).limit_denominator(100))
+                x = left - 2 - stringWidth(label, font, 7)
+                labels.append(raw.placed(label, font, 7, x, at - 2.5))
+                value += step
+            zero = fp_str(y(base))
+            axis = f"{fp_str(left)} {zero} m {fp_str(self.width - right)} {zero} l S"
+            grid = shared.grids[key] = (
+                "\n".join([f"{light} .5 w", *lines, "S", f"{ink} .8 w", axis]),
+                "\n".join(labels),
+            )
+        parts = ["q", grid[0]]
+        texts = [grid[1]]
         if values:
-            canvas.setStrokeColor(LINE)
-            canvas.setLineWidth(1.2)
-            path = canvas.beginPath()
-            path.moveTo(x(0), y(values[0]))
-            for i, v in enumerate(values[1:], start=1):
-                path.lineTo(x(i), y(v))
-            canvas.drawPath(path, stroke=1, fill=0)
+            xs = shared.xs.get((count, left, plot_w))
+            if xs is None:
+                xs = shared.xs[(count, left, plot_w)] = [
+                    fp_str(left + plot_w * (i + 0.5) / count) for i in range(count)
+                ]
+            ys = [fp_str(y(v)) for v in values]
+            path = [f"{line_colour} 1.2 w", f"{xs[0]} {ys[0]} m"]
+            path += [f"{x} {y_} l" for x, y_ in zip(xs[1:], ys[1:], strict=False)]
+            path.append("S")
+            parts.append("\n".join(path))
             # Dots: zero-length strokes with round caps, one path per colour.
-            dots = {GOOD: canvas.beginPath(), RED: canvas.beginPath(), INK: canvas.beginPath()}
-            for i, v in enumerate(values):
-                dot = dots[GOOD if v > base else RED if v < base else INK]
-                dot.moveTo(x(i), y(v))
-                dot.lineTo(x(i), y(v))
-            canvas.setLineCap(1)
-            canvas.setLineWidth(3.2)
-            for colour, dot in dots.items():
-                canvas.setStrokeColor(colour)
-                canvas.drawPath(dot, stroke=1, fill=0)
+            dots: dict[Any, list[str]] = {GOOD: [], RED: [], INK: []}
+            for x, y_, v in zip(xs, ys, values, strict=False):
+                dots[GOOD if v > base else RED if v < base else INK].append(
+                    f"{x} {y_} m {x} {y_} l"
+                )
+            parts.append("1 J 3.2 w")
+            for colour, strokes in dots.items():
+                if strokes:
+                    parts.append(f"{dot_colours[colour]}\n" + "\n".join(strokes) + "\nS")
             every = max(1, math.ceil(len(values) / 24))
-            labels.setFont(self.font, 6.5)
-            names = tuple(label for label, _value in self.points)
-
-            def donnes() -> None:
-                for i, label in enumerate(names):
-                    if i % every == 0:
-                        labels.setTextOrigin(x(i) - stringWidth(label, self.font, 6.5) / 2, 1.5)
-                        labels._textOut(label)
-
-            key = ("donnes", self.font, self.width, names)
-            _recorded(cache, key, labels, None, donnes)
-        canvas.drawText(labels)
-        canvas.restoreState()
+            for i, (label, _value) in enumerate(self.points):
+                if i % every:
+                    continue
+                label_key = (font, count, left, plot_w, i, label)
+                known = shared.labels.get(label_key)
+                if known is None:
+                    x = left + plot_w * (i + 0.5) / count - stringWidth(label, font, 6.5) / 2
+                    known = shared.labels[label_key] = raw.placed(label, font, 6.5, x, 1.5)
+                texts.append(known)
+        parts += [muted, "BT", *texts, "ET", "Q"]
+        return "\n".join(parts)
 
 
-class _SameParagraph(Paragraph):
-    """A Paragraph printed the same on every card (the caption, the method, the legend): one
-    object, parsed once and laid out once per width, instead of a thousand."""
+@dataclass
+class CardLayout:
+    """What one score card prints, worked out before it is drawn: its texts, its summary, its
+    chart, the rows of its lines table (a cell: a str, or (text, bold and shaded, colour)),
+    its notes and its penalties."""
 
-    _laid_out: tuple[float, tuple[float, float]] | None = None
+    title: str
+    club: str
+    summary_head: list[str]
+    summary: list[str]
+    caption: str
+    chart: RunningTotalChart | None
+    head: tuple[str, ...]
+    rows: list[list[Any]]
+    notes: list[str]
+    penalties: list[Flowable] = field(default_factory=list)
 
-    def wrap(self, avail_width: float, avail_height: float) -> tuple[float, float]:
-        laid_out = self._laid_out
-        if laid_out is None or laid_out[0] != avail_width:
-            laid_out = self._laid_out = (avail_width, super().wrap(avail_width, avail_height))
-        return laid_out[1]
+    def strings(self) -> list[str]:
+        """Every string the card prints, in reading order (what the bench's baseline draws)."""
+        out = [self.title, self.club, *self.summary_head, *self.summary]
+        if self.chart is not None:
+            out += [self.caption, *(label for label, _value in self.chart.points)]
+        out += self.head
+        out += [c if c.__class__ is str else c[0] for row in self.rows for c in row]
+        out += self.notes
+        for flowable in self.penalties:
+            if isinstance(flowable, Paragraph):
+                out.append(flowable.getPlainText())
+            elif isinstance(flowable, Table):
+                out += [
+                    v.getPlainText() if isinstance(v, Paragraph) else str(v)
+                    for row in flowable._cellvalues
+                    for v in row
+                ]
+        return out
 
 
 class ScoreCardsRenderer(Renderer):
+    """The score cards, drawn straight on the canvas (`CanvasPages`, `RawTable`): a thousand
+    cards of the same shape, where platypus' frames, Paragraphs and Tables cost ten times
+    what the text itself does. A long card continues on the next page, its table's header
+    repeated."""
+
     kind = "score_cards"
     data_share = 0.5
 
@@ -255,40 +271,25 @@ class ScoreCardsRenderer(Renderer):
             self.player = players[0] if players else None
         return players
 
-    def summary(self, card: ScoreCard) -> Table:
-        styles = self.styles
+    def summary(self, card: ScoreCard) -> tuple[list[str], list[str]]:
+        """The summary's heads and values: rank (1= when tied), differentials or match
+        points, penalties, total, donnes played."""
         row = card.row
         mp = card.is_matchpoints
-        head = [
-            _("Rank"),
-            _("Match points %") if mp else _("Differentials"),
-            _("Penalties"),
-            _("Total"),
-            _("Donnes played"),
-        ]
+        words = self.words
+        head = words["summary_mp"] if mp else words["summary"]
         if row is None:
-            values = ["—"] * 5
-        else:
-            tied = "=" if self.tied.get(card.player.pk) else ""
-            values = [
-                _("%(rank)s of %(size)s") % {"rank": f"{row.rank}{tied}", "size": card.field_size},
-                f"{fmt_number(row.differential_total)} %"
-                if mp
-                else fmt_signed(row.differential_total),
-                f"-{row.penalty_points}" if row.penalty_points else "0",
-                f"{fmt_number(row.total)} %" if mp else fmt_signed(row.total),
-                str(row.donnes_played),
-            ]
-        table = Table([head, values], colWidths=[self.frame_w / 5] * 5)
-        table.setStyle(
-            styles.grid(
-                ("ALIGN", (0, 0), (-1, -1), "CENTER"),
-                ("FONTNAME", (0, 1), (-1, 1), self.fonts.bold),
-                ("FONTSIZE", (0, 1), (-1, 1), 12),
-                ("LEADING", (0, 1), (-1, 1), 15),
-            )
-        )
-        return table
+            return head, ["—"] * 5
+        tied = "=" if self.tied.get(card.player.pk) else ""
+        return head, [
+            words["rank_of"] % {"rank": f"{row.rank}{tied}", "size": card.field_size},
+            f"{self.number(row.differential_total)} %"
+            if mp
+            else self.signed(row.differential_total),
+            f"-{row.penalty_points}" if row.penalty_points else "0",
+            f"{self.number(row.total)} %" if mp else self.signed(row.total),
+            str(row.donnes_played),
+        ]
 
     def contract_text(self, line: ScoreCardLine) -> str:
         """The contract and taker in words, or in short when the words do not fit."""
@@ -314,26 +315,25 @@ class ScoreCardsRenderer(Renderer):
         self._contract_texts[key] = text
         return text
 
-    def differential_cell(self, line: ScoreCardLine, mp: bool) -> str | Cell:
+    def differential_cell(self, line: ScoreCardLine, mp: bool) -> Any:
         if line.status == "played" and line.group_size < 2:
             return self.words["not_compared"]  # played at one table only so far
         if line.status == "played":
             if mp:
                 return self.number(line.percentage) if line.percentage is not None else "—"
-            if line.differential:
-                return Cell(
-                    self.signed(line.differential),
-                    colour=GOOD if line.differential > 0 else RED,
-                )
-            return self.signed(line.differential)
+            differential = line.differential
+            sign = differential.numerator if differential is not None else 0
+            if sign:
+                colour = self._good if sign > 0 else self._red
+                return (self.signed(differential), False, colour)
+            return self.signed(differential)
         if line.status in ("annulled", "sat_out"):
             return "0"
         return ""
 
-    def lines_table(self, card: ScoreCard) -> FastTable:
-        mp = card.is_matchpoints
+    def head(self, mp: bool) -> tuple[str, ...]:
         words = self.words
-        head = [
+        return (
             words["donne"],
             words["round_table"],
             words["position"],
@@ -345,9 +345,17 @@ class ScoreCardsRenderer(Renderer):
             words["average_score"],
             "%" if mp else words["differential"],
             words["average"] if mp else words["running"],
-        ]
-        rows: list[list[str | Cell]] = []
+        )
+
+    def lines_rows(self, card: ScoreCard) -> list[list[Any]]:
+        """The rows of the card's lines table, one per donne."""
+        mp = card.is_matchpoints
+        words = self.words
+        rows: list[list[Any]] = []
         positions = self._position_labels
+        signed, number = self.signed, self.number
+        score_cells, averages = self._score_cells, self._average_texts
+        round_tables = self._round_tables
         for line in card.lines:
             result = None if line.hidden else self.results.get((line.donne_id, line.table_number))
             played = result is not None and result.status == "played"
@@ -365,24 +373,36 @@ class ScoreCardsRenderer(Renderer):
             seat = positions.get(line.position)
             if seat is None:
                 seat = positions[line.position] = line.position_label
-            scores = {s.position: s for s in line.scores}
-            cells: list[str | Cell] = []
-            for position in POSITIONS:
-                s = scores.get(position)
-                value = self.signed(s.score) if s is not None and s.score is not None else ""
-                mine = s is not None and s.mine
-                cells.append(Cell(value, bold=True, background=LIGHT) if mine else value)
+            cells: list[Any] = ["", "", "", ""]
+            for s in line.scores:
+                column = COLUMN_OF.get(s.position)
+                if column is not None:
+                    # The player's own score is bold on a shaded ground.
+                    cell = score_cells.get((s.score, s.mine))
+                    if cell is None:
+                        value = signed(s.score) if s.score is not None else ""
+                        cell = score_cells[(s.score, s.mine)] = (
+                            (value, True, None) if s.mine else value
+                        )
+                    cells[column] = cell
             average = ""
             if line.position and line.status == "played" and not line.hidden:
-                mean = self.averages.get((line.donne_id, line.position))
-                average = self.signed(mean) if mean is not None else ""
+                key = (line.donne_id, line.position)
+                average = averages.get(key)
+                if average is None:  # told once per donne and position
+                    mean = self.averages.get(key)
+                    average = averages[key] = signed(mean) if mean is not None else ""
             running = ""
             if line.running_total is not None:
-                running = self.number(line.running_total) if mp else self.signed(line.running_total)
+                running = number(line.running_total) if mp else signed(line.running_total)
+            where = (line.round_number, line.table_number)
+            round_table = round_tables.get(where)
+            if round_table is None:
+                round_table = round_tables[where] = f"{where[0]} / {where[1] or '—'}"
             rows.append(
                 [
                     str(line.donne_number),
-                    f"{line.round_number} / {line.table_number or '—'}",
+                    round_table,
                     words["sat_out"]
                     if line.status == "sat_out"
                     else words["sits_out"]
@@ -396,16 +416,7 @@ class ScoreCardsRenderer(Renderer):
                     running,
                 ]
             )
-        widths = [10 * mm, 11 * mm, 13 * mm, CONTRACT_W, 8 * mm, 10 * mm, 17 * mm]
-        scores_w = 10 * mm
-        rest = (self.frame_w - sum(widths) - 4 * scores_w) / 3
-        return FastTable(
-            head,
-            rows,
-            widths=[*widths, *[scores_w] * 4, rest, rest, rest],
-            align="ccllrrlrrrrrrr",
-            fonts=self.fonts,
-        )
+        return rows
 
     def penalties(self, player: Player) -> list[Flowable]:
         """The player's penalties in force: kind, points, donne and reason."""
@@ -429,52 +440,35 @@ class ScoreCardsRenderer(Renderer):
         table.setStyle(styles.grid(("ALIGN", (1, 1), (2, -1), "RIGHT")))
         return [Spacer(1, 3 * mm), Paragraph(esc(_("Penalties")), styles.h3), table]
 
-    def same(self, text: str) -> Paragraph:
-        """A muted Paragraph of `text`, one object for every card that prints it."""
-        paragraph = self._same.get(text)
-        if paragraph is None:
-            paragraph = self._same[text] = _SameParagraph(esc(text), self.styles.muted)
-        return paragraph
-
-    def card(self, card: ScoreCard) -> list[Flowable]:
-        styles = self.styles
+    def layout(self, card: ScoreCard) -> CardLayout:
         player = card.player
-        story: list[Flowable] = [
-            Paragraph(
-                esc(_("Score card of %(player)s") % {"player": player.full_name}), styles.title
-            ),
-            Paragraph(esc(f"{player.club.name} · {_('Licence')} {player.licence}"), styles.muted),
-            Spacer(1, 3 * mm),
-            self.summary(card),
-            Spacer(1, 4 * mm),
-        ]
+        words = self.words
+        summary_head, summary = self.summary(card)
+        chart = None
         if card.chart:
-            caption = (
-                _("Running average of the match points (%), donne by donne")
-                if card.is_matchpoints
-                else _("Running total of the differentials, donne by donne")
+            chart = RunningTotalChart(
+                card.chart,
+                width=self.frame_w,
+                height=48 * mm,
+                font=self.fonts.condensed,
+                percent=card.is_matchpoints,
             )
-            story += [
-                self.same(caption),
-                RunningTotalChart(
-                    card.chart,
-                    width=self.frame_w,
-                    height=48 * mm,
-                    font=self.fonts.condensed,
-                    percent=card.is_matchpoints,
-                ),
-                Spacer(1, 3 * mm),
-            ]
-        story += [
-            self.lines_table(card),
-            Spacer(1, 2 * mm),
-            self.same(f"{_('Comparison method:')} {card.method_label}."),
-            self.same(self.legend),
-            *self.penalties(player),
-        ]
-        return story
+        return CardLayout(
+            title=words["card_of"] % {"player": player.full_name},
+            club=f"{player.club.name} · {words['licence']} {player.licence}",
+            summary_head=summary_head,
+            summary=summary,
+            caption=words["caption_mp"] if card.is_matchpoints else words["caption"],
+            chart=chart,
+            head=self.head(card.is_matchpoints),
+            rows=self.lines_rows(card),
+            notes=[f"{words['method']} {card.method_label}.", self.legend],
+            penalties=self.penalties(player),
+        )
 
-    def story(self) -> list[Flowable]:
+    def prepare(self) -> list[ScoreCard]:
+        """The texts told once per document and the cards' data, read once for all players;
+        the cards to print, in the players' order."""
         # Translated once: a thousand cards would look each of them up thousands of times.
         self.words = {
             "donne": _("Donne"),
@@ -495,18 +489,31 @@ class ScoreCardsRenderer(Renderer):
             "bonuses": _("Bonuses"),
             "average_score": pgettext("mean score of the position on the donne", "Avg."),
             "not_compared": pgettext("differential of a donne not yet compared", "to compare"),
+            "card_of": _("Score card of %(player)s"),
+            "licence": _("Licence"),
+            "rank_of": _("%(rank)s of %(size)s"),
+            "method": _("Comparison method:"),
+            "caption": _("Running total of the differentials, donne by donne"),
+            "caption_mp": _("Running average of the match points (%), donne by donne"),
         }
+        common = [_("Rank"), _("Penalties"), _("Total"), _("Donnes played")]
+        self.words["summary"] = [common[0], _("Differentials"), *common[1:]]
+        self.words["summary_mp"] = [common[0], _("Match points %"), *common[1:]]
         self.letters = [position_letter(p) for p in POSITIONS]
         # Numbers formatted in the document's language, looked up once (not per number).
         language = get_language()
-        self.signed = _Numbers(partial(_numbers, language=language, sign=True)).__getitem__
-        self.number = _Numbers(partial(_numbers, language=language, sign=False)).__getitem__
+        self.signed = _numbers(language, sign=True)
+        self.number = _numbers(language, sign=False)
         self.codes = short_codes()
+        # Cells' colours as fill operators (a str hashes cheaply; a cell is a cache key).
+        self._good, self._red = colour_op(GOOD), colour_op(RED)
         # Texts told once per document (per contract and taker, per result, per position).
         self._contract_texts: dict[tuple[str, str], str] = {}
         self._result_texts: dict[int, tuple[str, str, str]] = {}
         self._position_labels: dict[str | None, str] = {}
-        self._same: dict[str, Paragraph] = {}
+        self._score_cells: dict[tuple[int | None, bool], Any] = {}
+        self._average_texts: dict[tuple[int, str], str] = {}
+        self._round_tables: dict[tuple[int, int | None], str] = {}
         self.contract_codes = {
             "prise": pgettext("contract, short", "P"),
             "garde": pgettext("contract, short", "G"),
@@ -533,14 +540,215 @@ class ScoreCardsRenderer(Renderer):
         self.results = result_details(self.tournament)
         self.averages = donne_averages(self.tournament)
         self.penalties_by_player = penalties_of(self.tournament)
-        story: list[Flowable] = []
-        for player in self.steps(players):
-            card = cards.get(player.pk)
-            if card is None:
+        return [cards[p.pk] for p in players if p.pk in cards]
+
+    def layouts(self, cards: list[ScoreCard] | None = None) -> Iterator[CardLayout]:
+        """Every card's layout, in order (the cards prepared here unless given), reporting
+        progress."""
+        for card in self.steps(self.prepare() if cards is None else cards):
+            yield self.layout(card)
+
+    def render(self) -> tuple[str, str, bytes]:
+        with collector_paused():
+            cards = self.prepare()  # first: the header names the player of a single card
+            pages = CanvasPages(self)
+            drawer = _CardDrawer(self, pages)
+            first = True
+            for layout in self.layouts(cards):
+                if not first:
+                    pages.new_page()
+                first = False
+                drawer.card(layout)
+            if first:
+                drawer.flow([Paragraph(esc(_("Nobody is ranked yet.")), self.styles.body)])
+            self.report(0.98)
+            content = pages.finish()
+        return f"{self.filename_stem()}.pdf", PDF, content
+
+
+class _CardDrawer:
+    """Draws card layouts on the pages: the title and club wrapped to the width, the summary
+    and the lines table with cached operators, the notes (the same on every card) as forms
+    drawn once, the chart straight on the canvas, the rare penalties as platypus flowables."""
+
+    def __init__(self, renderer: ScoreCardsRenderer, pages: CanvasPages) -> None:
+        self.r = renderer
+        self.pages = pages
+        self.canvas = pages.canvas
+        self.raw = pages.raw
+        self.fonts = renderer.fonts
+        self.width = pages.width
+        self.tables: dict[tuple[str, ...], RawTable] = {}
+        self.charts = ChartOps(pages.raw)
+        self.forms: dict[str, tuple[str, float]] = {}
+        self.summaries: dict[tuple[str, ...], tuple[str, str]] = {}
+        self.ink, self.muted = colour_op(INK), colour_op(MUTED)
+
+    def room_for(self, height: float) -> float:
+        """The top of a block `height` high: on a new page when it does not fit here (and
+        this page has something on it already)."""
+        pages = self.pages
+        if height > pages.room() and not pages.at_top():
+            pages.new_page()
+        return pages.y
+
+    def text(self, text: str, font: str, size: float, leading: float, colour: str) -> None:
+        """Text wrapped to the width at its size (as a Paragraph would)."""
+        fitted = fit_text(text, font, size, self.width, floor=size, leading=leading / size)
+        top = self.room_for(fitted.height)
+        parts = [f"q {colour} BT"]
+        y, lead, size = top, fitted.leading, fitted.size
+        for line in fitted.lines:  # placed as draw_fitted places them
+            y -= lead
+            baseline = y + (lead - size) / 2 + size * 0.22
+            parts.append(self.raw.placed(line, font, size, self.pages.left, baseline))
+        parts.append("ET Q")
+        self.canvas._code.append("\n".join(parts))
+        self.pages.y = top - fitted.height
+
+    def form(self, text: str) -> None:
+        """A muted note, the same on many cards: laid out and drawn once, as a form."""
+        known = self.forms.get(text)
+        canvas = self.canvas
+        if known is None:
+            paragraph = Paragraph(esc(text), self.r.styles.muted)
+            _w, height = paragraph.wrap(self.width, 10_000)
+            name = f"note-{len(self.forms)}"
+            canvas.beginForm(name)
+            paragraph.drawOn(canvas, 0, 0)
+            canvas.endForm()
+            known = self.forms[text] = (name, height)
+        name, height = known
+        top = self.room_for(height)
+        x = fp_str(self.pages.left, top - height)
+        canvas._code.append(f"q 1 0 0 1 {x} cm /{canvas._doc.getXObjectName(name)} Do Q")
+        canvas._formsinuse.append(name)
+        self.pages.y = top - height
+
+    def space(self, height: float) -> None:
+        self.pages.y = max(self.pages.bottom, self.pages.y - height)
+
+    def summary(self, head: list[str], values: list[str]) -> None:
+        """The five-column summary: heads in a shaded row, the values in bold below."""
+        fonts = self.fonts
+        column = self.width / 5
+        head_h, value_h = 13.6, 18.6
+        key = tuple(head)
+        known = self.summaries.get(key)
+        if known is None:
+            parts = [colour_op(LIGHT), f"0 {fp_str(-head_h)} {fp_str(self.width)} {head_h} re f"]
+            parts += [self.ink, "BT"]
+            for c, text in enumerate(head):
+                fitted = fit_text(text, fonts.condensed_bold, 8.5, column - 6, floor=5.5)
+                line = fitted.lines[0] if fitted.lines else ""
+                w = text_width(line, fonts.condensed_bold, fitted.size)
+                x = c * column + (column - w) / 2
+                parts.append(self.raw.placed(line, fonts.condensed_bold, fitted.size, x, -10.2))
+            parts += ["ET", f"{colour_op(LINE, stroke=True)} .4 w"]
+            bottom = -(head_h + value_h)
+            for c in range(6):
+                parts.append(f"{fp_str(c * column)} 0 m {fp_str(c * column)} {fp_str(bottom)} l")
+            for y in (0, -head_h, bottom):
+                parts.append(f"0 {fp_str(y)} m {fp_str(self.width)} {fp_str(y)} l")
+            parts.append("S")
+            known = self.summaries[key] = ("\n".join(parts), "")
+        top = self.room_for(head_h + value_h)
+        code = self.canvas._code
+        code.append(f"q 1 0 0 1 {fp_str(self.pages.left, top)} cm")
+        code.append(known[0])
+        code.append("BT")
+        for c, value in enumerate(values):
+            fitted = fit_text(value, fonts.bold, 12, column - 6, floor=7, prefer_lines=1)
+            line = fitted.lines[0] if fitted.lines else ""
+            w = text_width(line, fonts.bold, fitted.size)
+            x = c * column + (column - w) / 2
+            code.append(self.raw.placed(line, fonts.bold, fitted.size, x, -head_h - 13.8))
+        code.append("ET Q")
+        self.pages.y = top - head_h - value_h
+
+    def chart(self, chart: RunningTotalChart) -> None:
+        top = self.room_for(chart.height)
+        code = self.canvas._code
+        code.append(f"q 1 0 0 1 {fp_str(self.pages.left, top - chart.height)} cm")
+        code.append(chart.ops(self.charts))
+        code.append("Q")
+        self.pages.y = top - chart.height
+
+    def table(self, head: tuple[str, ...], rows: list[list[Any]]) -> None:
+        """The lines table, continued on the next page (its header repeated) when long."""
+        table = self.tables.get(head)
+        if table is None:
+            widths = [10 * mm, 11 * mm, 13 * mm, CONTRACT_W, 8 * mm, 10 * mm, 17 * mm]
+            scores_w = 10 * mm
+            rest = (self.width - sum(widths) - 4 * scores_w) / 3
+            table = self.tables[head] = RawTable(
+                self.raw,
+                head,
+                widths=[*widths, *[scores_w] * 4, rest, rest, rest],
+                align="ccllrrlrrrrrrr",
+                fonts=self.fonts,
+                ink=INK,
+                rule=LINE,
+                shade=LIGHT,
+            )
+        measured = table.measure(rows)
+        pages = self.pages
+        start = 0
+        while True:
+            room = pages.room() - table.header_height
+            fits, used = 0, 0.0
+            for height, _ops, _shades in measured[start:]:
+                if used + height > room:
+                    break
+                used += height
+                fits += 1
+            if fits == 0 and not pages.at_top():
+                pages.new_page()
                 continue
-            if story:
-                story.append(PageBreak())
-            story += self.card(card)
-        if not story:
-            story.append(Paragraph(esc(_("Nobody is ranked yet.")), self.styles.body))
-        return story
+            end = start + max(fits, 1)
+            pages.y = table.draw(self.canvas, pages.left, pages.y, measured[start:end])
+            start = end
+            if start >= len(rows):
+                return
+            pages.new_page()
+
+    def flow(self, flowables: list[Flowable]) -> None:
+        """Platypus flowables placed top-down, split or moved to a new page as a frame
+        would (the penalties: a few cards have them)."""
+        pages, canvas = self.pages, self.canvas
+        queue = list(flowables)
+        while queue:
+            flowable = queue.pop(0)
+            _w, height = flowable.wrapOn(canvas, self.width, pages.room())
+            if height > pages.room() and not pages.at_top():
+                parts = flowable.split(self.width, pages.room())
+                if parts:
+                    queue[:0] = parts[1:]
+                    flowable = parts[0]
+                    _w, height = flowable.wrapOn(canvas, self.width, pages.room())
+                else:
+                    pages.new_page()
+                    if isinstance(flowable, Spacer):
+                        continue
+                    _w, height = flowable.wrapOn(canvas, self.width, pages.room())
+            flowable.drawOn(canvas, pages.left, pages.y - height)
+            pages.y -= height
+
+    def card(self, layout: CardLayout) -> None:
+        fonts = self.fonts
+        self.text(layout.title, fonts.bold, 15, 19, self.ink)
+        self.space(3 * mm)
+        self.text(layout.club, fonts.regular, 7.5, 9.5, self.muted)
+        self.space(3 * mm)
+        self.summary(layout.summary_head, layout.summary)
+        self.space(4 * mm)
+        if layout.chart is not None:
+            self.form(layout.caption)
+            self.chart(layout.chart)
+            self.space(3 * mm)
+        self.table(layout.head, layout.rows)
+        self.space(2 * mm)
+        for note in layout.notes:
+            self.form(note)
+        if layout.penalties:
+            self.flow(layout.penalties)

@@ -5,12 +5,14 @@ players' keys, or the whole snapshot at once) to the same cards, in a fixed numb
 
 from __future__ import annotations
 
+from dataclasses import fields
+
 import pytest
 
 from scoring.documents.data import ranking_up_to_date, score_cards_bulk, tournament_players
 from scoring.documents.models import Document
 from scoring.documents.services import document_render
-from scoring.selectors import score_card, score_cards
+from scoring.selectors import CardScore, ScoreCardLine, score_card, score_cards
 from tests.fixtures.tournaments import stage_tournament
 from tournaments.models import Player, Result
 from tournaments.services.results import result_annul
@@ -29,6 +31,12 @@ def assert_same_cards(tournament) -> None:
     for player in players:
         one = score_card(tournament, player, can_manage=True)
         assert bulk[player.pk] == one, player
+        # Lines and scores are built without their constructors (selectors._frozen): each
+        # equals what its constructor makes of its fields, and none is missing.
+        for line in one.lines:
+            assert ScoreCardLine(**{f.name: getattr(line, f.name) for f in fields(line)}) == line
+            for s in line.scores:
+                assert CardScore(s.position, s.score, s.mine) == s
     # A player's own view and a stranger's (lines of unfinished donnes hidden), all at once.
     me = players[0].pk
     everyone = score_cards(tournament, can_manage=False, viewer_player_id=me)

@@ -354,6 +354,7 @@ def test_a_long_score_card_continues_on_the_next_page_with_its_header(personas):
     assert len(texts) == 2
     for text in texts:
         assert "Donne Round / table Position Contract" in text  # the header, repeated
+        assert player.full_name in text  # the page header names the card's player
     # Not played yet: the position the seating gives, no scores.
     numbers = re.findall(
         r"\b(\d+) \d+ / \d+ (?:North|East|South|West) Not played yet", " ".join(texts)

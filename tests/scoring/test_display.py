@@ -50,3 +50,29 @@ def test_ranks_suits_and_positions():
     assert display.position_letter("W") == "O" and display.position_letter("W", "en") == "W"
     assert display.camp_amount(-58) == (58, "defence")
     assert display.camp_amount(26) == (26, "taker")
+
+
+def test_exact_text_writes_what_decimal_and_signed_text_write():
+    """The integer-arithmetic path of the documents gives the Decimal path's text for ints
+    and Fractions: ties at the third decimal away from zero, -0 as 0, trailing zeros dropped,
+    in French and English (random values, and the edge cases by name)."""
+    import random
+
+    from scoring.display import decimal_text, exact_text, signed_text
+
+    rnd = random.Random(16)
+    values: list[int | Fraction] = [0, 1, -1, 1230, -1152, Fraction(-1, 1000), Fraction(1, 1000)]
+    values += [Fraction(-1, 200), Fraction(1, 200), Fraction(2461, 2), Fraction(-3, 8)]
+    values += [Fraction(1, 3), Fraction(-2, 3), Fraction(10005, 1000), Fraction(-10005, 1000)]
+    for _ in range(5000):
+        values.append(
+            Fraction(
+                rnd.randint(-200_000, 200_000),
+                rnd.choice((1, 2, 3, 4, 6, 7, 8, 200, 1000, 2000, 999)),
+            )
+        )
+        values.append(rnd.randint(-3000, 3000))
+    for value in values:
+        for language in ("fr", "en"):
+            assert exact_text(value, language) == decimal_text(value, language), value
+            assert exact_text(value, language, sign=True) == signed_text(value, language), value
