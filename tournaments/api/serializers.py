@@ -468,6 +468,9 @@ class ResultEntrySerializer(serializers.Serializer):
     """What the score sheet says. Only types are checked here; the rules and the cards are
     checked by the same service as the arbiter's form."""
 
+    #: Its fields keep no state and read no context: ApiView.valid builds them once.
+    fields_built_once = True
+
     status = serializers.ChoiceField(choices=ENTRY_STATUSES, default="played")
     taker = serializers.ChoiceField(choices=POSITION_CHOICES, required=False, allow_blank=True)
     contract = serializers.ChoiceField(choices=Contract.choices, required=False, allow_blank=True)

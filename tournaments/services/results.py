@@ -48,6 +48,7 @@ from ..permissions import can_write_results
 from . import checks
 from .errors import translate_error
 from .events import results_changed_in_open_round
+from .rows import insert
 
 __all__ = [
     "PLAYERS_PER_DONNE",
@@ -731,26 +732,32 @@ def _write(
             raise ResultConflict(ctx.current)
         try:
             with transaction.atomic(savepoint=False):
-                result = Result.objects.create(
-                    tournament=tournament,
-                    table_round=ctx.table_round,
-                    table=table,
-                    donne=donne,
-                    created_by=user,
-                    updated_by=user,
-                    version=1,
-                    **values,
+                # Plain INSERTs (tournaments.services.rows): the ORM's building of each
+                # statement cost more than running it.
+                result = insert(
+                    Result(
+                        tournament=tournament,
+                        table_round=ctx.table_round,
+                        table=table,
+                        donne=donne,
+                        created_by=user,
+                        updated_by=user,
+                        version=1,
+                        **values,
+                    )
                 )
-                LedgerEntry.objects.create(
-                    tournament=tournament,
-                    round=ctx.round,
-                    result=result,
-                    action=action_created,
-                    actor=user,
-                    reason=(reason or "").strip()[:300],
-                    before=None,
-                    after=result_snapshot(result),
-                    **(ledger or {}),
+                insert(
+                    LedgerEntry(
+                        tournament=tournament,
+                        round=ctx.round,
+                        result=result,
+                        action=action_created,
+                        actor=user,
+                        reason=(reason or "").strip()[:300],
+                        before=None,
+                        after=result_snapshot(result),
+                        **(ledger or {}),
+                    )
                 )
                 _changed(ctx)
         except IntegrityError:

@@ -1,5 +1,6 @@
-"""Model instances from rows read with a plain cursor, for the few hot paths (an API result
-write) where building and compiling a queryset costs more than the query itself.
+"""Model instances from rows read with a plain cursor, and new rows inserted with one, for
+the few hot paths (an API result write) where building and compiling a queryset costs more
+than the query itself.
 
 A `Columns` is written once per model: its quoted column list for a SELECT under a given
 table alias, and the database's converters for each column (JSON text, SQLite's dates...),
@@ -12,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from django.db import connection
-from django.db.models import Model
+from django.db import DEFAULT_DB_ALIAS, connection, connections
+from django.db.models import Model, QuerySet
 
-__all__ = ["Columns", "columns"]
+__all__ = ["Columns", "CompiledRead", "columns", "insert"]
 
 
 class Columns:
@@ -25,9 +26,11 @@ class Columns:
         self.model = model
         self.fields = list(model._meta.concrete_fields)
         self.attnames = [f.attname for f in self.fields]
+        self.inserted = [f for f in self.fields if not f.primary_key]
         self.width = len(self.fields)
         self.table = connection.ops.quote_name(model._meta.db_table)
         self._converters: dict[str, list[tuple[int, list[Callable[..., Any]], Any]]] = {}
+        self._inserts: dict[str, str] = {}
 
     def select(self, alias: str) -> str:
         """``alias."col", alias."col"...`` for a SELECT list."""
@@ -57,6 +60,21 @@ class Columns:
             values[i] = value
         return self.model.from_db(connection.alias, self.attnames, values)
 
+    def _insert_sql(self) -> str:
+        """``INSERT INTO table (every column but the id) VALUES (%s, ...)``, with ``RETURNING
+        id`` where the database can (PostgreSQL, SQLite 3.35+), written once per database."""
+        vendor = connection.vendor
+        found = self._inserts.get(vendor)
+        if found is None:
+            quote = connection.ops.quote_name
+            names = ", ".join(quote(f.column) for f in self.inserted)
+            marks = ", ".join("%s" for f in self.inserted)
+            found = f"INSERT INTO {self.table} ({names}) VALUES ({marks})"
+            if connection.features.can_return_columns_from_insert:
+                found += f" RETURNING {self.table}.{quote(self.model._meta.pk.column)}"
+            self._inserts[vendor] = found
+        return found
+
 
 _COLUMNS: dict[type[Model], Columns] = {}
 
@@ -67,3 +85,68 @@ def columns(model: type[Model]) -> Columns:
     if found is None:
         found = _COLUMNS[model] = Columns(model)
     return found
+
+
+def insert(obj: Model) -> Model:
+    """Insert the new ``obj`` as ``obj.save(force_insert=True)`` would (each field's
+    ``pre_save``: auto_now dates; its database value: JSON...), in one plain statement, and
+    set its id. For models whose save() adds nothing to an insert and that no signal
+    watches (the rows of a result write: the result, its ledger line, the idempotency
+    record)."""
+    model = type(obj)
+    cols = columns(model)
+    if obj.pk is not None:
+        raise ValueError(f"{model.__name__} {obj.pk} is already saved")
+    db = connections[DEFAULT_DB_ALIAS]  # the connection itself, not its per-access proxy
+    values = [f.get_db_prep_save(f.pre_save(obj, True), db) for f in cols.inserted]
+    pk = model._meta.pk
+    with db.cursor() as cursor:
+        cursor.execute(cols._insert_sql(), values)
+        if db.features.can_return_columns_from_insert:
+            (value,) = cursor.fetchone()
+        else:
+            value = db.ops.last_insert_id(cursor, model._meta.db_table, pk.column)
+    setattr(obj, pk.attname, value)
+    obj._state.adding = False
+    obj._state.db = db.alias
+    return obj
+
+
+_SENTINEL = -918_273_645  # stands for the parameter while a query is compiled
+
+
+class CompiledRead:
+    """A read written with the ORM (``build(value)``: a values_list queryset filtered on one
+    value), compiled once per database and then run with other values as plain SQL, its
+    columns converted as the ORM would. For a read that every write pays, where building
+    and compiling the queryset cost more than running it. Rows come in the compiler's
+    column order: the fields, then the annotations."""
+
+    def __init__(self, build: Callable[[Any], QuerySet[Any]]) -> None:
+        self.build = build
+        self._compiled: dict[str, tuple[str, list[Any], int, list[Any]]] = {}
+
+    def _compile(self) -> tuple[str, list[Any], int, list[Any]]:
+        vendor = connection.vendor
+        found = self._compiled.get(vendor)
+        if found is None:
+            compiler = self.build(_SENTINEL).query.get_compiler(using=DEFAULT_DB_ALIAS)
+            sql, params = compiler.as_sql()
+            (at,) = [i for i, p in enumerate(params) if p == _SENTINEL]
+            selected = [s[0] for s in compiler.select[: compiler.col_count]]
+            found = (sql, list(params), at, list(compiler.get_converters(selected).items()))
+            self._compiled[vendor] = found
+        return found
+
+    def rows(self, value: Any) -> list[list[Any]]:
+        sql, params, at, converters = self._compile()
+        params = [*params[:at], value, *params[at + 1 :]]
+        db = connections[DEFAULT_DB_ALIAS]
+        with db.cursor() as cursor:
+            cursor.execute(sql, params)
+            rows = [list(row) for row in cursor.fetchall()]
+        for row in rows:
+            for pos, (convs, expression) in converters:
+                for converter in convs:
+                    row[pos] = converter(row[pos], expression, db)
+        return rows
