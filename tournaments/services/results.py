@@ -247,8 +247,8 @@ def result_context(*, tournament: Tournament, table: Table, donne: Donne) -> Res
 
 
 def _cell_sql(vendor: str) -> dict[str, str]:
-    """The three statements of `result_cell`, in plain SQL (written once per database: the
-    ORM's building and compiling of them cost more than running them)."""
+    """The statements of `result_cell`, in plain SQL (written once per database: the ORM's
+    building and compiling of them cost more than running them)."""
     from .rows import columns
 
     q = connection.ops.quote_name
@@ -273,34 +273,28 @@ def _cell_sql(vendor: str) -> dict[str, str]:
         f" WHERE r.{q('tournament_id')} = %s AND t.{q('number')} = %s"
         f" AND d.{q('number')} = %s"
     )
-    donne = (
-        f"SELECT {d.select('d')}, {place('d')},"
-        f" (SELECT r.{q('id')} FROM {r.table} r INNER JOIN {t.table} t"
-        f" ON t.{q('id')} = r.{q('table_id')} WHERE r.{q('donne_id')} = d.{q('id')}"
-        f" AND t.{q('number')} = %s LIMIT 1)"
-        f" FROM {d.table} d WHERE d.{q('tournament_id')} = %s AND d.{q('number')} = %s"
-    )
     seats_of_round = (
         f"SELECT {s.select('s')}, {p.select('p')} FROM {s.table} s"
         f" INNER JOIN {p.table} p ON p.{q('id')} = s.{q('player_id')}"
         f" WHERE s.{q('table_round_id')} = %s"
     )
-    seats_of_cell = (
-        f"SELECT {s.select('s')}, {p.select('p')}, {tr.select('tr')}, {t.select('t')},"
-        f" {rd.select('rd')} FROM {s.table} s"
-        f" INNER JOIN {p.table} p ON p.{q('id')} = s.{q('player_id')}"
-        f" INNER JOIN {tr.table} tr ON tr.{q('id')} = s.{q('table_round_id')}"
+    # A new result's cell in one query: the donne (its place, a result already saved at the
+    # table) on every seat of the table's round that plays its étui set, with the round.
+    new_cell = (
+        f"SELECT {d.select('d')}, {place('d')},"
+        f" (SELECT r.{q('id')} FROM {r.table} r WHERE r.{q('donne_id')} = d.{q('id')}"
+        f" AND r.{q('table_id')} = t.{q('id')} LIMIT 1),"
+        f" {s.select('s')}, {p.select('p')}, {tr.select('tr')}, {t.select('t')},"
+        f" {rd.select('rd')} FROM {d.table} d"
+        f" INNER JOIN {tr.table} tr ON tr.{q('etui_set_id')} = d.{q('etui_set_id')}"
         f" INNER JOIN {t.table} t ON t.{q('id')} = tr.{q('table_id')}"
         f" INNER JOIN {rd.table} rd ON rd.{q('id')} = tr.{q('round_id')}"
-        f" WHERE t.{q('tournament_id')} = %s AND t.{q('number')} = %s"
-        f" AND tr.{q('etui_set_id')} = %s"
+        f" INNER JOIN {s.table} s ON s.{q('table_round_id')} = tr.{q('id')}"
+        f" INNER JOIN {p.table} p ON p.{q('id')} = s.{q('player_id')}"
+        f" WHERE d.{q('tournament_id')} = %s AND d.{q('number')} = %s"
+        f" AND t.{q('tournament_id')} = %s AND t.{q('number')} = %s"
     )
-    return {
-        "correcting": correcting,
-        "donne": donne,
-        "seats_of_round": seats_of_round,
-        "seats_of_cell": seats_of_cell,
-    }
+    return {"correcting": correcting, "seats_of_round": seats_of_round, "new_cell": new_cell}
 
 
 _CELL_SQL: dict[str, dict[str, str]] = {}
@@ -314,9 +308,10 @@ def _cached(instance: Any, name: str, value: Any) -> None:
 def result_cell(
     *, tournament: Tournament, table_number: int, donne_number: int, correcting: bool
 ) -> ResultContext | None:
-    """The context of a write named by its table and donne numbers, in two queries: the
-    donne (or, for a correction, the saved result with its table, donne and round), then the
-    seats with their table round. Same answer as `result_context`, with the saved result read
+    """The context of a write named by its table and donne numbers: for a new result in one
+    query (the donne with the seats, table round and round of the table that plays it), for
+    a correction in two (the saved result with its table, donne and round, then the seats).
+    Same answer as `result_context`, with the saved result read
     too (``current``). Plain SQL (tournaments.services.rows): this is an API write's path.
 
     Returns None when this short way finds nothing to write on (an unknown table or donne, a
@@ -362,27 +357,28 @@ def result_cell(
                 _cached(seat, "table_round", table_round)
                 seats.append(seat)
         else:
-            cursor.execute(sql["donne"], [table_number, tournament.pk, donne_number])
-            row = cursor.fetchone()
-            if row is None or row[d.width + 1] is not None:
-                return None
-            donne, place = d.load(row), row[d.width]
-            current = None
-            cursor.execute(sql["seats_of_cell"], [tournament.pk, table_number, donne.etui_set_id])
+            cursor.execute(
+                sql["new_cell"], [tournament.pk, donne_number, tournament.pk, table_number]
+            )
             rows = cursor.fetchall()
-            of_round = s.attnames.index("table_round_id")
-            if not rows or len({row[of_round] for row in rows}) > 1:
-                return None  # no such table or round; or one set twice: result_context decides
-            at = s.width + p.width
-            table_round = tr.load(rows[0], at)
-            table = t.load(rows[0], at + tr.width)
-            round_ = rd.load(rows[0], at + tr.width + t.width)
+            if not rows or rows[0][d.width + 1] is not None:
+                return None  # no such cell (result_context says why), or a result saved already
+            donne, place = d.load(rows[0]), rows[0][d.width]
+            current = None
+            at = d.width + 2
+            of_round = at + s.attnames.index("table_round_id")
+            if len({row[of_round] for row in rows}) > 1:
+                return None  # the table plays the étui set twice: result_context decides
+            at_round = at + s.width + p.width
+            table_round = tr.load(rows[0], at_round)
+            table = t.load(rows[0], at_round + tr.width)
+            round_ = rd.load(rows[0], at_round + tr.width + t.width)
             _cached(table_round, "table", table)
             _cached(table_round, "round", round_)
             seats = []
             for row in rows:
-                seat = s.load(row)
-                _cached(seat, "player", p.load(row, s.width))
+                seat = s.load(row, at)
+                _cached(seat, "player", p.load(row, at + s.width))
                 _cached(seat, "table_round", table_round)
                 seats.append(seat)
     from .preparation import seats_for_donne
