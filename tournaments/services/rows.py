@@ -37,28 +37,28 @@ class Columns:
         quote = connection.ops.quote_name
         return ", ".join(f"{alias}.{quote(f.column)}" for f in self.fields)
 
-    def _for(self) -> list[tuple[int, list[Callable[..., Any]], Any]]:
-        vendor = connection.vendor
-        found = self._converters.get(vendor)
+    def _for(self, db: Any) -> list[tuple[int, list[Callable[..., Any]], Any]]:
+        found = self._converters.get(db.vendor)
         if found is None:
             found = []
             for i, f in enumerate(self.fields):
                 col = f.get_col(self.model._meta.db_table)
-                convs = connection.ops.get_db_converters(col) + f.get_db_converters(connection)
+                convs = db.ops.get_db_converters(col) + f.get_db_converters(db)
                 if convs:
                     found.append((i, convs, col))
-            self._converters[vendor] = found
+            self._converters[db.vendor] = found
         return found
 
     def load(self, row: Sequence[Any], start: int = 0) -> Model:
         """The instance held by ``row[start:start + width]``."""
+        db = connections[DEFAULT_DB_ALIAS]  # the connection itself, not its per-access proxy
         values = list(row[start : start + self.width])
-        for i, convs, col in self._for():
+        for i, convs, col in self._for(db):
             value = values[i]
             for conv in convs:
-                value = conv(value, col, connection)
+                value = conv(value, col, db)
             values[i] = value
-        return self.model.from_db(connection.alias, self.attnames, values)
+        return self.model.from_db(db.alias, self.attnames, values)
 
     def _insert_sql(self) -> str:
         """``INSERT INTO table (every column but the id) VALUES (%s, ...)``, with ``RETURNING
