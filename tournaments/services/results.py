@@ -48,7 +48,7 @@ from ..permissions import can_write_results
 from . import checks
 from .errors import translate_error
 from .events import results_changed_in_open_round
-from .rows import insert
+from .rows import insert_pair
 
 __all__ = [
     "PLAYERS_PER_DONNE",
@@ -728,33 +728,29 @@ def _write(
             raise ResultConflict(ctx.current)
         try:
             with transaction.atomic(savepoint=False):
-                # Plain INSERTs (tournaments.services.rows): the ORM's building of each
-                # statement cost more than running it.
-                result = insert(
-                    Result(
-                        tournament=tournament,
-                        table_round=ctx.table_round,
-                        table=table,
-                        donne=donne,
-                        created_by=user,
-                        updated_by=user,
-                        version=1,
-                        **values,
-                    )
+                result = Result(
+                    tournament=tournament,
+                    table_round=ctx.table_round,
+                    table=table,
+                    donne=donne,
+                    created_by=user,
+                    updated_by=user,
+                    version=1,
+                    **values,
                 )
-                insert(
-                    LedgerEntry(
-                        tournament=tournament,
-                        round=ctx.round,
-                        result=result,
-                        action=action_created,
-                        actor=user,
-                        reason=(reason or "").strip()[:300],
-                        before=None,
-                        after=result_snapshot(result),
-                        **(ledger or {}),
-                    )
+                line = LedgerEntry(
+                    tournament=tournament,
+                    round=ctx.round,
+                    action=action_created,
+                    actor=user,
+                    reason=(reason or "").strip()[:300],
+                    before=None,
+                    after=result_snapshot(result),
+                    **(ledger or {}),
                 )
+                # Plain SQL (tournaments.services.rows), one statement on PostgreSQL: the
+                # ORM's building of each INSERT cost more than running it.
+                insert_pair(result, line, "result")
                 _changed(ctx)
         except IntegrityError:
             # Another creation won the race. Inside an outer transaction nothing can be read

@@ -16,7 +16,7 @@ from typing import Any
 from django.db import DEFAULT_DB_ALIAS, connection, connections
 from django.db.models import Model, QuerySet
 
-__all__ = ["Columns", "CompiledRead", "columns", "insert"]
+__all__ = ["Columns", "CompiledRead", "columns", "insert", "insert_pair"]
 
 
 class Columns:
@@ -27,6 +27,7 @@ class Columns:
         self.fields = list(model._meta.concrete_fields)
         self.attnames = [f.attname for f in self.fields]
         self.inserted = [f for f in self.fields if not f.primary_key]
+        self.pk = model._meta.pk
         self.width = len(self.fields)
         self.table = connection.ops.quote_name(model._meta.db_table)
         self._converters: dict[str, list[tuple[int, list[Callable[..., Any]], Any]]] = {}
@@ -71,7 +72,7 @@ class Columns:
             marks = ", ".join("%s" for f in self.inserted)
             found = f"INSERT INTO {self.table} ({names}) VALUES ({marks})"
             if connection.features.can_return_columns_from_insert:
-                found += f" RETURNING {self.table}.{quote(self.model._meta.pk.column)}"
+                found += f" RETURNING {quote(self.pk.column)}"
             self._inserts[vendor] = found
         return found
 
@@ -93,23 +94,68 @@ def insert(obj: Model) -> Model:
     set its id. For models whose save() adds nothing to an insert and that no signal
     watches (the rows of a result write: the result, its ledger line, the idempotency
     record)."""
-    model = type(obj)
-    cols = columns(model)
-    if obj.pk is not None:
-        raise ValueError(f"{model.__name__} {obj.pk} is already saved")
     db = connections[DEFAULT_DB_ALIAS]  # the connection itself, not its per-access proxy
-    values = [f.get_db_prep_save(f.pre_save(obj, True), db) for f in cols.inserted]
-    pk = model._meta.pk
+    cols = columns(type(obj))
+    values = _prepared(db, cols, obj)
     with db.cursor() as cursor:
         cursor.execute(cols._insert_sql(), values)
         if db.features.can_return_columns_from_insert:
             (value,) = cursor.fetchone()
         else:
-            value = db.ops.last_insert_id(cursor, model._meta.db_table, pk.column)
-    setattr(obj, pk.attname, value)
+            value = db.ops.last_insert_id(cursor, cols.model._meta.db_table, cols.pk.column)
+    _saved(db, obj, value)
+    return obj
+
+
+def insert_pair(parent: Model, child: Model, link: str) -> None:
+    """`insert` ``parent``, then ``child`` whose foreign key ``link`` points at it: on
+    PostgreSQL in one statement (the parent's INSERT in a WITH, its id read by the child's),
+    elsewhere in two. For the result and its ledger line."""
+    db = connections[DEFAULT_DB_ALIAS]
+    if db.vendor != "postgresql":
+        insert(parent)
+        setattr(child, link, parent)
+        insert(child)
+        return
+    parents, children = columns(type(parent)), columns(type(child))
+    field = type(child)._meta.get_field(link)
+    sql = _PAIRS.get((parents.model, children.model, link))
+    if sql is None:
+        quote = db.ops.quote_name
+        marks = ", ".join(
+            f"(SELECT {quote(parents.pk.column)} FROM p)" if f is field else "%s"
+            for f in children.inserted
+        )
+        names = ", ".join(quote(f.column) for f in children.inserted)
+        sql = _PAIRS[(parents.model, children.model, link)] = (
+            f"WITH p AS ({parents._insert_sql()})"
+            f" INSERT INTO {children.table} ({names}) VALUES ({marks})"
+            f" RETURNING {quote(field.column)}, {quote(children.pk.column)}"
+        )
+    values = _prepared(db, parents, parent) + _prepared(db, children, child, skip=field)
+    with db.cursor() as cursor:
+        cursor.execute(sql, values)
+        parent_id, child_id = cursor.fetchone()
+    _saved(db, parent, parent_id)
+    setattr(child, link, parent)
+    _saved(db, child, child_id)
+
+
+_PAIRS: dict[tuple[type[Model], type[Model], str], str] = {}
+
+
+def _prepared(db: Any, cols: Columns, obj: Model, skip: Any = None) -> list[Any]:
+    """The database values of a new row (every column but the id, and ``skip``)."""
+    if obj.pk is not None:
+        raise ValueError(f"{cols.model.__name__} {obj.pk} is already saved")
+    return [f.get_db_prep_save(f.pre_save(obj, True), db) for f in cols.inserted if f is not skip]
+
+
+def _saved(db: Any, obj: Model, pk: Any) -> None:
+    """``obj`` as the ORM leaves a saved instance: its id set, no longer "adding"."""
+    setattr(obj, type(obj)._meta.pk.attname, pk)
     obj._state.adding = False
     obj._state.db = db.alias
-    return obj
 
 
 _SENTINEL = -918_273_645  # stands for the parameter while a query is compiled
