@@ -57,13 +57,11 @@ def results_changed_in_open_round(*, tournament_id: int, round_id: int) -> bool:
     if sql is None:
         sql = _GUARDED_BUMP[vendor] = _guarded_bump_sql(vendor)
     status = Tournament.Status
-    with connection.cursor() as cursor:
-        cursor.execute(
-            sql,
-            [tournament_id, status.DRAFT, status.REGISTRATION, round_id, Round.State.CLOSED],
-        )
-        if cursor.rowcount != 1:
-            return False
+    from .rows import run
+
+    params = [tournament_id, status.DRAFT, status.REGISTRATION, round_id, Round.State.CLOSED]
+    if run(sql, params).rowcount != 1:
+        return False
     from scoring.tasks import schedule_ranking
 
     transaction.on_commit(partial(schedule_ranking, tournament_id))

@@ -319,7 +319,7 @@ def result_cell(
     is): the caller then loads the table and the donne and calls `result_save` without a
     context, which says precisely what is wrong.
     """
-    from .rows import columns
+    from .rows import columns, run
 
     vendor = connection.vendor
     sql = _CELL_SQL.get(vendor)
@@ -328,59 +328,54 @@ def result_cell(
     d, r, t, tr, rd, s, p = (
         columns(m) for m in (Donne, Result, Table, TableRound, Round, Seat, Player)
     )
-    with connection.cursor() as cursor:
-        if correcting:
-            cursor.execute(sql["correcting"], [tournament.pk, table_number, donne_number])
-            row = cursor.fetchone()
-            if row is None:
-                return None
-            at = 0
-            current, at = r.load(row, at), at + r.width
-            table, at = t.load(row, at), at + t.width
-            donne, at = d.load(row, at), at + d.width
-            table_round, at = tr.load(row, at), at + tr.width
-            round_, at = rd.load(row, at), at + rd.width
-            place = row[at]
-            if table_round.etui_set_id != donne.etui_set_id:
-                return None
-            _cached(table_round, "round", round_)
-            if table_round.table_id == table.pk:
-                _cached(table_round, "table", table)
-            _cached(current, "table", table)
-            _cached(current, "donne", donne)
-            _cached(current, "table_round", table_round)
-            cursor.execute(sql["seats_of_round"], [table_round.pk])
-            seats = []
-            for row in cursor.fetchall():
-                seat = s.load(row)
-                _cached(seat, "player", p.load(row, s.width))
-                _cached(seat, "table_round", table_round)
-                seats.append(seat)
-        else:
-            cursor.execute(
-                sql["new_cell"], [tournament.pk, donne_number, tournament.pk, table_number]
-            )
-            rows = cursor.fetchall()
-            if not rows or rows[0][d.width + 1] is not None:
-                return None  # no such cell (result_context says why), or a result saved already
-            donne, place = d.load(rows[0]), rows[0][d.width]
-            current = None
-            at = d.width + 2
-            of_round = at + s.attnames.index("table_round_id")
-            if len({row[of_round] for row in rows}) > 1:
-                return None  # the table plays the étui set twice: result_context decides
-            at_round = at + s.width + p.width
-            table_round = tr.load(rows[0], at_round)
-            table = t.load(rows[0], at_round + tr.width)
-            round_ = rd.load(rows[0], at_round + tr.width + t.width)
+    if correcting:
+        found = run(sql["correcting"], [tournament.pk, table_number, donne_number]).rows
+        if not found:
+            return None
+        row = found[0]
+        at = 0
+        current, at = r.load(row, at), at + r.width
+        table, at = t.load(row, at), at + t.width
+        donne, at = d.load(row, at), at + d.width
+        table_round, at = tr.load(row, at), at + tr.width
+        round_, at = rd.load(row, at), at + rd.width
+        place = row[at]
+        if table_round.etui_set_id != donne.etui_set_id:
+            return None
+        _cached(table_round, "round", round_)
+        if table_round.table_id == table.pk:
             _cached(table_round, "table", table)
-            _cached(table_round, "round", round_)
-            seats = []
-            for row in rows:
-                seat = s.load(row, at)
-                _cached(seat, "player", p.load(row, at + s.width))
-                _cached(seat, "table_round", table_round)
-                seats.append(seat)
+        _cached(current, "table", table)
+        _cached(current, "donne", donne)
+        _cached(current, "table_round", table_round)
+        seats = []
+        for row in run(sql["seats_of_round"], [table_round.pk]).rows:
+            seat = s.load(row)
+            _cached(seat, "player", p.load(row, s.width))
+            _cached(seat, "table_round", table_round)
+            seats.append(seat)
+    else:
+        rows = run(sql["new_cell"], [tournament.pk, donne_number, tournament.pk, table_number]).rows
+        if not rows or rows[0][d.width + 1] is not None:
+            return None  # no such cell (result_context says why), or a result saved already
+        donne, place = d.load(rows[0]), rows[0][d.width]
+        current = None
+        at = d.width + 2
+        of_round = at + s.attnames.index("table_round_id")
+        if len({row[of_round] for row in rows}) > 1:
+            return None  # the table plays the étui set twice: result_context decides
+        at_round = at + s.width + p.width
+        table_round = tr.load(rows[0], at_round)
+        table = t.load(rows[0], at_round + tr.width)
+        round_ = rd.load(rows[0], at_round + tr.width + t.width)
+        _cached(table_round, "table", table)
+        _cached(table_round, "round", round_)
+        seats = []
+        for row in rows:
+            seat = s.load(row, at)
+            _cached(seat, "player", p.load(row, at + s.width))
+            _cached(seat, "table_round", table_round)
+            seats.append(seat)
     from .preparation import seats_for_donne
 
     holding = seats_for_donne(table_round, place, seats)

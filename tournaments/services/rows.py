@@ -10,13 +10,15 @@ loaded. Portable between PostgreSQL and SQLite (plain SQL, ``%s`` parameters).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from django.db import DEFAULT_DB_ALIAS, connection, connections
 from django.db.models import Model, QuerySet
 
-__all__ = ["Columns", "CompiledRead", "columns", "insert", "insert_pair"]
+__all__ = ["Columns", "CompiledRead", "Ran", "columns", "insert", "insert_pair", "run"]
 
 
 class Columns:
@@ -77,6 +79,43 @@ class Columns:
         return found
 
 
+@dataclass(frozen=True)
+class Ran:
+    """What a statement gave: its rows (none for a write without RETURNING), its row count."""
+
+    rows: list[tuple[Any, ...]]
+    rowcount: int
+
+
+def run(sql: str, params: Sequence[Any]) -> Ran:
+    """Run one statement of a hot path (``%s`` parameters). On PostgreSQL as a prepared
+    statement with the values bound by the server: Django's cursors quote every value into
+    the SQL text on the client, and PostgreSQL then plans each statement anew, which for a
+    join of six tables costs more than running it; prepared once per connection (psycopg
+    keeps them), it is planned once. Errors are Django's (IntegrityError...), and the
+    statement is listed where Django lists queries (tests, benchmarks)."""
+    db = connections[DEFAULT_DB_ALIAS]
+    if db.vendor != "postgresql":
+        with db.cursor() as cursor:
+            cursor.execute(sql, params)
+            rows = cursor.fetchall() if cursor.description is not None else []
+            return Ran(rows, cursor.rowcount)
+    import psycopg
+
+    db.ensure_connection()
+    db.validate_no_broken_transaction()
+    started = time.monotonic()
+    with db.wrap_database_errors, psycopg.Cursor(db.connection) as cursor:
+        cursor.execute(sql, params, prepare=True)
+        # Whether it gave rows, without `description` (which describes every column).
+        result = cursor.pgresult
+        has_rows = result is not None and result.status == psycopg.pq.ExecStatus.TUPLES_OK
+        ran = Ran(cursor.fetchall() if has_rows else [], cursor.rowcount)
+    if db.queries_logged:
+        db.queries_log.append({"sql": sql, "time": f"{time.monotonic() - started:.3f}"})
+    return ran
+
+
 _COLUMNS: dict[type[Model], Columns] = {}
 
 
@@ -97,11 +136,11 @@ def insert(obj: Model) -> Model:
     db = connections[DEFAULT_DB_ALIAS]  # the connection itself, not its per-access proxy
     cols = columns(type(obj))
     values = _prepared(db, cols, obj)
-    with db.cursor() as cursor:
-        cursor.execute(cols._insert_sql(), values)
-        if db.features.can_return_columns_from_insert:
-            (value,) = cursor.fetchone()
-        else:
+    if db.features.can_return_columns_from_insert:
+        ((value,),) = run(cols._insert_sql(), values).rows
+    else:
+        with db.cursor() as cursor:
+            cursor.execute(cols._insert_sql(), values)
             value = db.ops.last_insert_id(cursor, cols.model._meta.db_table, cols.pk.column)
     _saved(db, obj, value)
     return obj
@@ -133,9 +172,7 @@ def insert_pair(parent: Model, child: Model, link: str) -> None:
             f" RETURNING {quote(field.column)}, {quote(children.pk.column)}"
         )
     values = _prepared(db, parents, parent) + _prepared(db, children, child, skip=field)
-    with db.cursor() as cursor:
-        cursor.execute(sql, values)
-        parent_id, child_id = cursor.fetchone()
+    ((parent_id, child_id),) = run(sql, values).rows
     _saved(db, parent, parent_id)
     setattr(child, link, parent)
     _saved(db, child, child_id)
@@ -188,9 +225,7 @@ class CompiledRead:
         sql, params, at, converters = self._compile()
         params = [*params[:at], value, *params[at + 1 :]]
         db = connections[DEFAULT_DB_ALIAS]
-        with db.cursor() as cursor:
-            cursor.execute(sql, params)
-            rows = [list(row) for row in cursor.fetchall()]
+        rows = [list(row) for row in run(sql, params).rows]
         for row in rows:
             for pos, (convs, expression) in converters:
                 for converter in convs:
