@@ -47,22 +47,33 @@ def _col(meta: Any, name: str) -> str:
 _GUARDED_BUMP: dict[str, str] = {}
 
 
-def results_changed_in_open_round(*, tournament_id: int, round_id: int) -> bool:
-    """`results_changed` for a result of ``round_id``, refused by the database itself when
-    the tournament has not started or the round is closed (checked before the transaction,
-    either may have changed since). Returns False, having changed nothing, when refused: the
-    caller then rolls its transaction back. No query more than `results_changed`."""
+def open_round_bump(*, tournament_id: int, round_id: int) -> tuple[str, list[Any]]:
+    """The statement of `results_changed_in_open_round` and its parameters, for a caller
+    that runs it with other statements (tournaments.services.rows.insert_pair); it changes
+    one row, or none when refused. The caller then calls `ranking_on_commit`."""
     vendor = connection.vendor
     sql = _GUARDED_BUMP.get(vendor)
     if sql is None:
         sql = _GUARDED_BUMP[vendor] = _guarded_bump_sql(vendor)
     status = Tournament.Status
-    from .rows import run
+    return sql, [tournament_id, status.DRAFT, status.REGISTRATION, round_id, Round.State.CLOSED]
 
-    params = [tournament_id, status.DRAFT, status.REGISTRATION, round_id, Round.State.CLOSED]
-    if run(sql, params).rowcount != 1:
-        return False
+
+def ranking_on_commit(tournament_id: int) -> None:
+    """Schedule the tournament's ranking once the transaction commits."""
     from scoring.tasks import schedule_ranking
 
     transaction.on_commit(partial(schedule_ranking, tournament_id))
+
+
+def results_changed_in_open_round(*, tournament_id: int, round_id: int) -> bool:
+    """`results_changed` for a result of ``round_id``, refused by the database itself when
+    the tournament has not started or the round is closed (checked before the transaction,
+    either may have changed since). Returns False, having changed nothing, when refused: the
+    caller then rolls its transaction back. No query more than `results_changed`."""
+    from .rows import run
+
+    if run(*open_round_bump(tournament_id=tournament_id, round_id=round_id)).rowcount != 1:
+        return False
+    ranking_on_commit(tournament_id)
     return True

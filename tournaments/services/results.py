@@ -47,7 +47,7 @@ from ..models import (
 from ..permissions import can_write_results
 from . import checks
 from .errors import translate_error
-from .events import results_changed_in_open_round
+from .events import open_round_bump, ranking_on_commit, results_changed_in_open_round
 from .rows import insert_pair
 
 __all__ = [
@@ -743,10 +743,14 @@ def _write(
                     after=result_snapshot(result),
                     **(ledger or {}),
                 )
-                # Plain SQL (tournaments.services.rows), one statement on PostgreSQL: the
-                # ORM's building of each INSERT cost more than running it.
-                insert_pair(result, line, "result")
-                _changed(ctx)
+                # Plain SQL (tournaments.services.rows), with the version's bump (see
+                # `_changed`) one statement on PostgreSQL: the ORM's building of each
+                # INSERT cost more than running it.
+                _open_round(ctx)
+                bump = open_round_bump(tournament_id=tournament.pk, round_id=ctx.round.pk)
+                if insert_pair(result, line, "result", then=bump) != 1:
+                    _refuse_closed(ctx)
+                ranking_on_commit(tournament.pk)
         except IntegrityError:
             # Another creation won the race. Inside an outer transaction nothing can be read
             # until it is rolled back: the conflict reads the winner when asked.
@@ -815,12 +819,17 @@ def _changed(ctx: ResultContext) -> None:
     the round was closed (or the tournament set back before its start) since the checks
     read them, and the whole write is then rolled back with the checks' own refusal.
     """
+    _open_round(ctx)
+    if not results_changed_in_open_round(tournament_id=ctx.tournament.pk, round_id=ctx.round.pk):
+        _refuse_closed(ctx)
+
+
+def _open_round(ctx: ResultContext) -> None:
+    """The round's first result opens it."""
     if ctx.round.state == Round.State.PENDING:
         Round.objects.filter(pk=ctx.round.pk, state=Round.State.PENDING).update(
             state=Round.State.OPEN
         )
-    if not results_changed_in_open_round(tournament_id=ctx.tournament.pk, round_id=ctx.round.pk):
-        _refuse_closed(ctx)
 
 
 def _refuse_closed(ctx: ResultContext) -> None:

@@ -17,6 +17,8 @@ from typing import Any
 
 from django.db import DEFAULT_DB_ALIAS, connection, connections
 from django.db.models import Model, QuerySet
+from django.db.models.base import ModelState
+from django.db.models.signals import post_init, pre_init
 
 __all__ = ["Columns", "CompiledRead", "Ran", "columns", "insert", "insert_pair", "run"]
 
@@ -30,6 +32,11 @@ class Columns:
         self.attnames = [f.attname for f in self.fields]
         self.inserted = [f for f in self.fields if not f.primary_key]
         self.pk = model._meta.pk
+        # Instances can be made without Model.__init__ (see `load`): the model adds nothing
+        # to it nor to from_db.
+        self._plain = (
+            model.__init__ is Model.__init__ and model.from_db.__func__ is Model.from_db.__func__
+        )
         self.width = len(self.fields)
         self.table = connection.ops.quote_name(model._meta.db_table)
         self._converters: dict[str, list[tuple[int, list[Callable[..., Any]], Any]]] = {}
@@ -61,6 +68,14 @@ class Columns:
             for conv in convs:
                 value = conv(value, col, db)
             values[i] = value
+        if self._plain and not (pre_init.receivers or post_init.receivers):
+            # What Model.__init__ does with a full row (each value set under its attname,
+            # a fresh state), without its per-field setattr loop and signals nobody hears.
+            obj = self.model.__new__(self.model)
+            obj.__dict__.update(zip(self.attnames, values, strict=True))
+            state = obj._state = ModelState()
+            state.adding, state.db = False, db.alias
+            return obj
         return self.model.from_db(db.alias, self.attnames, values)
 
     def _insert_sql(self) -> str:
@@ -146,19 +161,30 @@ def insert(obj: Model) -> Model:
     return obj
 
 
-def insert_pair(parent: Model, child: Model, link: str) -> None:
-    """`insert` ``parent``, then ``child`` whose foreign key ``link`` points at it: on
-    PostgreSQL in one statement (the parent's INSERT in a WITH, its id read by the child's),
-    elsewhere in two. For the result and its ledger line."""
+def insert_pair(
+    parent: Model,
+    child: Model,
+    link: str,
+    *,
+    then: tuple[str, Sequence[Any]] | None = None,
+) -> int:
+    """`insert` ``parent``, then ``child`` whose foreign key ``link`` points at it, then run
+    the statement ``then`` (an UPDATE: sql, params); returns the rows ``then`` changed.
+
+    On PostgreSQL in one statement: the two INSERTs in a WITH (the child's reads the
+    parent's id), ``then`` as its main statement; when ``then`` changes nothing, the rows
+    are inserted all the same (the caller rolls its transaction back). Elsewhere in two or
+    three statements. For the result, its ledger line and the results version's bump."""
     db = connections[DEFAULT_DB_ALIAS]
     if db.vendor != "postgresql":
         insert(parent)
         setattr(child, link, parent)
         insert(child)
-        return
+        return 0 if then is None else run(*then).rowcount
     parents, children = columns(type(parent)), columns(type(child))
     field = type(child)._meta.get_field(link)
-    sql = _PAIRS.get((parents.model, children.model, link))
+    key = (parents.model, children.model, link, None if then is None else then[0])
+    sql = _PAIRS.get(key)
     if sql is None:
         quote = db.ops.quote_name
         marks = ", ".join(
@@ -166,19 +192,29 @@ def insert_pair(parent: Model, child: Model, link: str) -> None:
             for f in children.inserted
         )
         names = ", ".join(quote(f.column) for f in children.inserted)
-        sql = _PAIRS[(parents.model, children.model, link)] = (
-            f"WITH p AS ({parents._insert_sql()})"
-            f" INSERT INTO {children.table} ({names}) VALUES ({marks})"
-            f" RETURNING {quote(field.column)}, {quote(children.pk.column)}"
+        both = (
+            f"INSERT INTO {children.table} ({names}) VALUES ({marks})"
+            f" RETURNING {quote(field.column)} AS parent_id, {quote(children.pk.column)} AS id"
         )
+        sql = f"WITH p AS ({parents._insert_sql()})"
+        if then is None:
+            sql += f" {both}"
+        else:
+            sql += (
+                f", c AS ({both}) {then[0]} RETURNING (SELECT parent_id FROM c), (SELECT id FROM c)"
+            )
+        _PAIRS[key] = sql
     values = _prepared(db, parents, parent) + _prepared(db, children, child, skip=field)
-    ((parent_id, child_id),) = run(sql, values).rows
-    _saved(db, parent, parent_id)
-    setattr(child, link, parent)
-    _saved(db, child, child_id)
+    ran = run(sql, values + ([] if then is None else list(then[1])))
+    if ran.rows:
+        ((parent_id, child_id),) = ran.rows
+        _saved(db, parent, parent_id)
+        setattr(child, link, parent)
+        _saved(db, child, child_id)
+    return len(ran.rows) if then is not None else 0
 
 
-_PAIRS: dict[tuple[type[Model], type[Model], str], str] = {}
+_PAIRS: dict[tuple[type[Model], type[Model], str, str | None], str] = {}
 
 
 def _prepared(db: Any, cols: Columns, obj: Model, skip: Any = None) -> list[Any]:
