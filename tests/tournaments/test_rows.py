@@ -85,14 +85,14 @@ def test_a_pair_and_its_then_statement(personas) -> None:
     result, line = pair(t, personas.arbiter, table_round, 0)
     bump = open_round_bump(tournament_id=t.pk, round_id=table_round.round_id)
     version = t.results_version
-    assert insert_pair(result, line, "result", then=bump) == 1
+    assert len(insert_pair(result, line, "result", then=bump)) == 1
     assert LedgerEntry.objects.get(pk=line.pk).result_id == result.pk == line.result_id
     assert Result.objects.get(pk=result.pk).status == "all_passed"
     assert Tournament.objects.get(pk=t.pk).results_version == version + 1
 
     Tournament.objects.filter(pk=t.pk).update(status=Tournament.Status.DRAFT)
     result, line = pair(t, personas.arbiter, table_round, 1)
-    assert insert_pair(result, line, "result", then=bump) == 0  # refused: the caller rolls back
+    assert insert_pair(result, line, "result", then=bump) == []  # refused: the caller rolls back
     assert Tournament.objects.get(pk=t.pk).results_version == version + 1
 
     result, line = pair(t, personas.arbiter, table_round, 0)  # the cell has a result already

@@ -748,9 +748,10 @@ def _write(
                 # INSERT cost more than running it.
                 _open_round(ctx)
                 bump = open_round_bump(tournament_id=tournament.pk, round_id=ctx.round.pk)
-                if insert_pair(result, line, "result", then=bump) != 1:
+                bumped = insert_pair(result, line, "result", then=bump)
+                if len(bumped) != 1:
                     _refuse_closed(ctx)
-                ranking_on_commit(tournament.pk)
+                ranking_on_commit(tournament.pk, queued=bool(bumped[0] and bumped[0][0]))
         except IntegrityError:
             # Another creation won the race. Inside an outer transaction nothing can be read
             # until it is rolled back: the conflict reads the winner when asked.

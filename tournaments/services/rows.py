@@ -167,9 +167,10 @@ def insert_pair(
     link: str,
     *,
     then: tuple[str, Sequence[Any]] | None = None,
-) -> int:
+) -> list[tuple[Any, ...]]:
     """`insert` ``parent``, then ``child`` whose foreign key ``link`` points at it, then run
-    the statement ``then`` (an UPDATE: sql, params); returns the rows ``then`` changed.
+    the statement ``then`` (an UPDATE: sql, params); returns the rows ``then`` changed, each
+    as its RETURNING clause gives it (empty tuples without one).
 
     On PostgreSQL in one statement: the two INSERTs in a WITH (the child's reads the
     parent's id), ``then`` as its main statement; when ``then`` changes nothing, the rows
@@ -180,7 +181,10 @@ def insert_pair(
         insert(parent)
         setattr(child, link, parent)
         insert(child)
-        return 0 if then is None else run(*then).rowcount
+        if then is None:
+            return []
+        ran = run(*then)
+        return ran.rows or [()] * ran.rowcount
     parents, children = columns(type(parent)), columns(type(child))
     field = type(child)._meta.get_field(link)
     key = (parents.model, children.model, link, None if then is None else then[0])
@@ -200,18 +204,19 @@ def insert_pair(
         if then is None:
             sql += f" {both}"
         else:
-            sql += (
-                f", c AS ({both}) {then[0]} RETURNING (SELECT parent_id FROM c), (SELECT id FROM c)"
-            )
+            ids = "(SELECT parent_id FROM c), (SELECT id FROM c)"
+            returning = " RETURNING " in then[0]
+            sql += f", c AS ({both}) {then[0]}{', ' if returning else ' RETURNING '}{ids}"
         _PAIRS[key] = sql
     values = _prepared(db, parents, parent) + _prepared(db, children, child, skip=field)
-    ran = run(sql, values + ([] if then is None else list(then[1])))
-    if ran.rows:
-        ((parent_id, child_id),) = ran.rows
-        _saved(db, parent, parent_id)
-        setattr(child, link, parent)
-        _saved(db, child, child_id)
-    return len(ran.rows) if then is not None else 0
+    rows = run(sql, values + ([] if then is None else list(then[1]))).rows
+    if not rows:
+        return []  # ``then`` changed nothing: the ids are not read (the caller rolls back)
+    *returned, parent_id, child_id = rows[0]
+    _saved(db, parent, parent_id)
+    setattr(child, link, parent)
+    _saved(db, child, child_id)
+    return [tuple(returned)] if then is not None else []
 
 
 _PAIRS: dict[tuple[type[Model], type[Model], str, str | None], str] = {}
