@@ -327,15 +327,15 @@ def report(args: argparse.Namespace, rates: dict[str, dict[int, list[float]]], e
     if not met:
         lines += [
             "",
-            "Where a write's time goes (`--profile`, cProfile on CPU time; the reads of the "
-            "token, the tournament with the caller's roles and the cell are plain SQL, the "
-            "answer is built from serializer fields made once): the ORM's three inserts (the "
-            "result, its ledger line, the idempotency record) about a fifth, the request's "
-            "serializer and the ranking's dispatch (its UPDATE and the task's publication) "
-            "about an eighth each, the throttle's Redis round trips a tenth, the cell's "
-            "queries and the checks against the rules and the cards under a tenth each, the "
-            "token and the tournament a few percent each; the rest is Django's and DRF's "
-            "request handling. No single hot spot is left.",
+            "Where a write's time goes (`--profile`, cProfile on CPU time; every statement "
+            "is plain SQL, prepared on PostgreSQL; the result, its ledger line and the "
+            "results version go in one statement): running the statements through psycopg "
+            "about a fifth of it in all; the write's statement (its values prepared) about "
+            "a sixth; the cell's read, the idempotency record and the checks against the "
+            "rules and the cards under a tenth each; the throttle's one Redis round trip, the "
+            "token, the tournament with the caller's roles and the entry's serializer about "
+            "a twentieth each; the ranking's dispatch nothing while a task is queued; the rest is "
+            "Django's and DRF's request handling. No single hot spot is left.",
         ]
     return "\n".join(lines) + "\n"
 

@@ -11,6 +11,9 @@ from tournaments.api.throttling import throttled_login
 from . import views
 
 urlpatterns = [
+    # First: every API call (a tablet's result write) is resolved without trying the site's
+    # hundred patterns; no pattern below matches a path under api/, so nothing else changes.
+    path("api/", include("tournaments.api.urls")),
     path("", views.home, name="home"),
     path("healthz", views.healthz, name="healthz"),
     path("welcome/", views.landing, name="landing"),
@@ -20,7 +23,6 @@ urlpatterns = [
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("", include("tournaments.urls")),
     path("", include("scoring.urls")),
-    path("api/", include("tournaments.api.urls")),
     path("aide/", include("tarot_club.guide.urls")),
 ]
 

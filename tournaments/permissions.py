@@ -84,7 +84,7 @@ def tournament_with_roles(pk: int, user: AnyUser) -> Tournament | None:
     from django.db import connection
 
     from .models import Club, Tournament
-    from .services.rows import columns
+    from .services.rows import columns, run
 
     signed_in = bool(user.is_authenticated)
     key = (connection.vendor, signed_in)
@@ -92,11 +92,10 @@ def tournament_with_roles(pk: int, user: AnyUser) -> Tournament | None:
     if sql is None:
         sql = _ROLES_SQL[key] = _roles_sql(connection.vendor, signed_in)
     params = [user.pk, user.pk, pk] if signed_in else [pk]
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        row = cursor.fetchone()
-    if row is None:
+    rows = run(sql, params).rows
+    if not rows:
         return None
+    row = rows[0]
     t, c = columns(Tournament), columns(Club)
     tournament = t.load(row)
     Tournament._meta.get_field("club").set_cached_value(tournament, c.load(row, t.width))

@@ -57,6 +57,7 @@ from scoring.ranking import (
 )
 from tournaments.models import Penalty as PenaltyRow
 from tournaments.models import Result, Seat, Tournament
+from tournaments.services.rows import CompiledRead
 
 logger = logging.getLogger(__name__)
 
@@ -467,20 +468,25 @@ def ranking_claim_queue(*, tournament_id: int, now: datetime) -> bool:
     return RankingState.objects.filter(free, pk=tournament_id).update(queued_at=now) == 1
 
 
+# What the scheduler reads after every change (tournaments.services.rows: compiled once).
+_CLAIM_READ = CompiledRead(
+    lambda pk: (
+        RankingState.objects.filter(pk=pk)
+        .annotate(db_now=Now())
+        .values_list("started_at", "queued_at", "stale_since", "db_now")
+    )
+)
+
+
 def ranking_mark_stale_and_claim(*, tournament_id: int) -> tuple[datetime | None, bool, datetime]:
     """`ranking_mark_stale` then `ranking_claim_queue`, for the scheduler with a broker: the
     stale mark and the claim go in one UPDATE when both are to do (every change after a
     computation started). Returns (started_at, whether this call holds the claim, now)."""
-    row = (
-        RankingState.objects.filter(pk=tournament_id)
-        .annotate(db_now=Now())
-        .values_list("started_at", "queued_at", "stale_since", "db_now")
-        .first()
-    )
-    if row is None:
+    rows = _CLAIM_READ.rows(tournament_id)
+    if not rows:
         _state_ensure(tournament_id)
         return ranking_mark_stale_and_claim(tournament_id=tournament_id)
-    started_at, queued_at, stale_since, now = row
+    started_at, queued_at, stale_since, now = rows[0]
     claimed = False
     if queued_at is None or queued_at < now - QUEUE_CLAIM_TIMEOUT:
         free = Q(queued_at__isnull=True) | Q(queued_at__lt=now - QUEUE_CLAIM_TIMEOUT)

@@ -1,7 +1,7 @@
 """An API result write costs at most 10 queries, everything included: the token, the
-tournament with the caller's roles, the cell (donne or result being corrected, then the seats),
-the write, the ledger line, the results version, the idempotency record and, once committed,
-the ranking's dispatch.
+tournament with the caller's roles, the cell (the donne with its seats; or the result being
+corrected, then its seats), the write, the ledger line, the results version, the idempotency
+record and, once committed, the ranking's dispatch.
 
 Measured as in production: outside any test transaction (`transaction=True`: the outermost
 transaction is BEGIN/COMMIT, not savepoints), the throttles counting in Redis (not the
@@ -180,3 +180,32 @@ def test_a_write_without_a_key_and_a_replay_within_ten_queries(tournament, perso
     assert replayed.json() == first.json()
     assert within_budget(queries), listing(queries)
     assert Result.objects.filter(donne__number=3, table__number=1).count() == 1
+
+
+def test_a_write_while_a_task_is_queued_dispatches_nothing(tournament, personas):
+    """PostgreSQL: the version's bump reads the ranking's state under a share lock held to the
+    commit (tournaments.services.events), so a write that sees a task queued, the tournament
+    noted stale, leaves the dispatch to that task: no query after the commit, the claim and
+    the stale mark untouched."""
+    from django.utils import timezone
+
+    t = tournament
+    arbiter = client_for(personas.arbiter)
+    claimed = timezone.now()
+    RankingState.objects.filter(pk=t.pk).update(queued_at=claimed, stale_since=claimed)
+    with CaptureQueriesContext(connection) as ctx:
+        response = arbiter.post(
+            url(t, "results/"),
+            {"table": 1, "donne": 2, "status": "all_passed"},
+            format="json",
+            HTTP_IDEMPOTENCY_KEY="queued",
+        )
+    assert response.status_code == 201, response.json()
+    queries = [q["sql"] for q in ctx.captured_queries]
+    after_commit = queries[[q.startswith("COMMIT") for q in queries].index(True) + 1 :]
+    if connection.vendor == "postgresql":
+        assert after_commit == [], listing(queries)
+    else:  # no row locks to rely on: the dispatch reads the state after the commit
+        assert after_commit and "rankingstate" in after_commit[0], listing(queries)
+    state = RankingState.objects.get(pk=t.pk)
+    assert (state.queued_at, state.stale_since) == (claimed, claimed)

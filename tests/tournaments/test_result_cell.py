@@ -1,4 +1,4 @@
-"""`result_cell`, the API's two-query way to the context of a write, gives what
+"""`result_cell`, the API's short way (one or two queries) to the context of a write, gives what
 `result_context` gives (round, place in the étui set, holders, who sits out at a table of
 five), reads the saved result with it, and steps aside (None) whenever the longer way has
 something precise to say."""

@@ -36,6 +36,8 @@ from django.utils.translation import gettext as _
 from rest_framework.settings import api_settings
 from rest_framework.throttling import SimpleRateThrottle
 
+from . import rate_log
+
 logger = logging.getLogger(__name__)
 
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
@@ -129,9 +131,14 @@ class LoginAddressRateThrottle(_SettingsRateThrottle):
 
 
 class WriteRateThrottle(_SettingsRateThrottle):
-    """Writes (POST, PUT, PATCH, DELETE) per user; reads are not counted."""
+    """Writes (POST, PUT, PATCH, DELETE) per user; reads are not counted. Every API write
+    pays it: with Redis as the shared cache the history is checked and updated in one round
+    trip (tournaments.api.rate_log, same rule); while Redis fails, in the database."""
 
     scope = "write"
+
+    def __init__(self) -> None:
+        self.outcome: rate_log.Outcome | None = None
 
     def get_cache_key(self, request: Any, view: Any) -> str | None:
         if request.method in SAFE_METHODS:
@@ -139,6 +146,39 @@ class WriteRateThrottle(_SettingsRateThrottle):
         user = request.user
         ident = f"u{user.pk}" if user and user.is_authenticated else self.get_ident(request)
         return self.cache_format % {"scope": self.scope, "ident": ident}
+
+    def allow_request(self, request: Any, view: Any) -> bool:
+        self.rate = self.get_rate()
+        if self.rate is None:
+            return True
+        self.num_requests, self.duration = self.parse_rate(self.rate)
+        self.key = self.get_cache_key(request, view)
+        if self.key is None:
+            return True
+        redis = rate_log.redis_cache()
+        if redis is None:
+            return super().allow_request(request, view)
+        self.now = self.timer()
+        try:
+            self.outcome = rate_log.record(
+                redis, self.key, self.now, self.duration, self.num_requests
+            )
+        except Exception as exc:
+            logger.warning("shared cache unavailable, counting in the database: %s", exc)
+            self.cache = caches["shared_fallback"]  # Redis was just tried: not again
+            return super().allow_request(request, view)
+        return self.outcome.allowed
+
+    def wait(self) -> float | None:
+        """DRF's wait, from the Redis history's count and oldest time."""
+        outcome = self.outcome
+        if outcome is None:
+            return super().wait()
+        remaining = self.duration - (self.now - outcome.oldest) if outcome.count else self.duration
+        available = self.num_requests - outcome.count + 1
+        if available <= 0:
+            return None
+        return remaining / float(available)
 
 
 def _name_key(username: str) -> str:

@@ -35,7 +35,7 @@ class TokenAuthentication(authentication.TokenAuthentication):
     def authenticate_credentials(self, key: str) -> tuple[Any, Token]:
         from django.contrib.auth import get_user_model
 
-        from tournaments.services.rows import columns
+        from tournaments.services.rows import columns, run
 
         tokens, users = columns(Token), columns(get_user_model())
         sql = _TOKEN_SQL.get(connection.vendor)
@@ -47,11 +47,10 @@ class TokenAuthentication(authentication.TokenAuthentication):
                 f" INNER JOIN {users.table} u ON u.{q('id')} = k.{q(user_column)}"
                 f" WHERE k.{q(Token._meta.pk.column)} = %s"
             )
-        with connection.cursor() as cursor:
-            cursor.execute(sql, [key])
-            row = cursor.fetchone()
-        if row is None:
+        rows = run(sql, [key]).rows
+        if not rows:
             raise exceptions.AuthenticationFailed(drf_(_INVALID))
+        row = rows[0]
         token, user = tokens.load(row), users.load(row, tokens.width)
         Token._meta.get_field("user").set_cached_value(token, user)
         if not user.is_active:

@@ -8,6 +8,7 @@ which is stored with the result (Result.confirmed_warnings) so the dashboard can
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
@@ -125,8 +126,13 @@ def bout_facts(
     return BoutFacts(tuple(sure_a), tuple(sure_d), tuple(likely_a), tuple(likely_d))
 
 
+# A donne's hands are read for every entry of its tables: each text is parsed once per
+# process (the cards are an immutable tuple; a text that does not parse raises every time).
+_parse_hand = functools.lru_cache(maxsize=4096)(cards.parse_hand)
+
+
 def _parse(hands: Mapping[str, str], chien: str) -> tuple[dict[str, tuple[cards.Card, ...]], Any]:
-    return {p: cards.parse_hand(text) for p, text in hands.items()}, cards.parse_hand(chien)
+    return {p: _parse_hand(text) for p, text in hands.items()}, _parse_hand(chien)
 
 
 def card_checks(

@@ -46,7 +46,8 @@ from ..models import (
 from ..permissions import can_write_results
 from . import checks
 from .errors import translate_error
-from .events import results_changed_in_open_round
+from .events import open_round_bump, ranking_on_commit, results_changed_in_open_round
+from .rows import insert_pair
 
 __all__ = [
     "PLAYERS_PER_DONNE",
@@ -245,8 +246,8 @@ def result_context(*, tournament: Tournament, table: Table, donne: Donne) -> Res
 
 
 def _cell_sql(vendor: str) -> dict[str, str]:
-    """The three statements of `result_cell`, in plain SQL (written once per database: the
-    ORM's building and compiling of them cost more than running them)."""
+    """The statements of `result_cell`, in plain SQL (written once per database: the ORM's
+    building and compiling of them cost more than running them)."""
     from .rows import columns
 
     q = connection.ops.quote_name
@@ -271,34 +272,28 @@ def _cell_sql(vendor: str) -> dict[str, str]:
         f" WHERE r.{q('tournament_id')} = %s AND t.{q('number')} = %s"
         f" AND d.{q('number')} = %s"
     )
-    donne = (
-        f"SELECT {d.select('d')}, {place('d')},"
-        f" (SELECT r.{q('id')} FROM {r.table} r INNER JOIN {t.table} t"
-        f" ON t.{q('id')} = r.{q('table_id')} WHERE r.{q('donne_id')} = d.{q('id')}"
-        f" AND t.{q('number')} = %s LIMIT 1)"
-        f" FROM {d.table} d WHERE d.{q('tournament_id')} = %s AND d.{q('number')} = %s"
-    )
     seats_of_round = (
         f"SELECT {s.select('s')}, {p.select('p')} FROM {s.table} s"
         f" INNER JOIN {p.table} p ON p.{q('id')} = s.{q('player_id')}"
         f" WHERE s.{q('table_round_id')} = %s"
     )
-    seats_of_cell = (
-        f"SELECT {s.select('s')}, {p.select('p')}, {tr.select('tr')}, {t.select('t')},"
-        f" {rd.select('rd')} FROM {s.table} s"
-        f" INNER JOIN {p.table} p ON p.{q('id')} = s.{q('player_id')}"
-        f" INNER JOIN {tr.table} tr ON tr.{q('id')} = s.{q('table_round_id')}"
+    # A new result's cell in one query: the donne (its place, a result already saved at the
+    # table) on every seat of the table's round that plays its étui set, with the round.
+    new_cell = (
+        f"SELECT {d.select('d')}, {place('d')},"
+        f" (SELECT r.{q('id')} FROM {r.table} r WHERE r.{q('donne_id')} = d.{q('id')}"
+        f" AND r.{q('table_id')} = t.{q('id')} LIMIT 1),"
+        f" {s.select('s')}, {p.select('p')}, {tr.select('tr')}, {t.select('t')},"
+        f" {rd.select('rd')} FROM {d.table} d"
+        f" INNER JOIN {tr.table} tr ON tr.{q('etui_set_id')} = d.{q('etui_set_id')}"
         f" INNER JOIN {t.table} t ON t.{q('id')} = tr.{q('table_id')}"
         f" INNER JOIN {rd.table} rd ON rd.{q('id')} = tr.{q('round_id')}"
-        f" WHERE t.{q('tournament_id')} = %s AND t.{q('number')} = %s"
-        f" AND tr.{q('etui_set_id')} = %s"
+        f" INNER JOIN {s.table} s ON s.{q('table_round_id')} = tr.{q('id')}"
+        f" INNER JOIN {p.table} p ON p.{q('id')} = s.{q('player_id')}"
+        f" WHERE d.{q('tournament_id')} = %s AND d.{q('number')} = %s"
+        f" AND t.{q('tournament_id')} = %s AND t.{q('number')} = %s"
     )
-    return {
-        "correcting": correcting,
-        "donne": donne,
-        "seats_of_round": seats_of_round,
-        "seats_of_cell": seats_of_cell,
-    }
+    return {"correcting": correcting, "seats_of_round": seats_of_round, "new_cell": new_cell}
 
 
 _CELL_SQL: dict[str, dict[str, str]] = {}
@@ -312,9 +307,10 @@ def _cached(instance: Any, name: str, value: Any) -> None:
 def result_cell(
     *, tournament: Tournament, table_number: int, donne_number: int, correcting: bool
 ) -> ResultContext | None:
-    """The context of a write named by its table and donne numbers, in two queries: the
-    donne (or, for a correction, the saved result with its table, donne and round), then the
-    seats with their table round. Same answer as `result_context`, with the saved result read
+    """The context of a write named by its table and donne numbers: for a new result in one
+    query (the donne with the seats, table round and round of the table that plays it), for
+    a correction in two (the saved result with its table, donne and round, then the seats).
+    Same answer as `result_context`, with the saved result read
     too (``current``). Plain SQL (tournaments.services.rows): this is an API write's path.
 
     Returns None when this short way finds nothing to write on (an unknown table or donne, a
@@ -322,7 +318,7 @@ def result_cell(
     is): the caller then loads the table and the donne and calls `result_save` without a
     context, which says precisely what is wrong.
     """
-    from .rows import columns
+    from .rows import columns, run
 
     vendor = connection.vendor
     sql = _CELL_SQL.get(vendor)
@@ -331,58 +327,54 @@ def result_cell(
     d, r, t, tr, rd, s, p = (
         columns(m) for m in (Donne, Result, Table, TableRound, Round, Seat, Player)
     )
-    with connection.cursor() as cursor:
-        if correcting:
-            cursor.execute(sql["correcting"], [tournament.pk, table_number, donne_number])
-            row = cursor.fetchone()
-            if row is None:
-                return None
-            at = 0
-            current, at = r.load(row, at), at + r.width
-            table, at = t.load(row, at), at + t.width
-            donne, at = d.load(row, at), at + d.width
-            table_round, at = tr.load(row, at), at + tr.width
-            round_, at = rd.load(row, at), at + rd.width
-            place = row[at]
-            if table_round.etui_set_id != donne.etui_set_id:
-                return None
-            _cached(table_round, "round", round_)
-            if table_round.table_id == table.pk:
-                _cached(table_round, "table", table)
-            _cached(current, "table", table)
-            _cached(current, "donne", donne)
-            _cached(current, "table_round", table_round)
-            cursor.execute(sql["seats_of_round"], [table_round.pk])
-            seats = []
-            for row in cursor.fetchall():
-                seat = s.load(row)
-                _cached(seat, "player", p.load(row, s.width))
-                _cached(seat, "table_round", table_round)
-                seats.append(seat)
-        else:
-            cursor.execute(sql["donne"], [table_number, tournament.pk, donne_number])
-            row = cursor.fetchone()
-            if row is None or row[d.width + 1] is not None:
-                return None
-            donne, place = d.load(row), row[d.width]
-            current = None
-            cursor.execute(sql["seats_of_cell"], [tournament.pk, table_number, donne.etui_set_id])
-            rows = cursor.fetchall()
-            of_round = s.attnames.index("table_round_id")
-            if not rows or len({row[of_round] for row in rows}) > 1:
-                return None  # no such table or round; or one set twice: result_context decides
-            at = s.width + p.width
-            table_round = tr.load(rows[0], at)
-            table = t.load(rows[0], at + tr.width)
-            round_ = rd.load(rows[0], at + tr.width + t.width)
+    if correcting:
+        found = run(sql["correcting"], [tournament.pk, table_number, donne_number]).rows
+        if not found:
+            return None
+        row = found[0]
+        at = 0
+        current, at = r.load(row, at), at + r.width
+        table, at = t.load(row, at), at + t.width
+        donne, at = d.load(row, at), at + d.width
+        table_round, at = tr.load(row, at), at + tr.width
+        round_, at = rd.load(row, at), at + rd.width
+        place = row[at]
+        if table_round.etui_set_id != donne.etui_set_id:
+            return None
+        _cached(table_round, "round", round_)
+        if table_round.table_id == table.pk:
             _cached(table_round, "table", table)
-            _cached(table_round, "round", round_)
-            seats = []
-            for row in rows:
-                seat = s.load(row)
-                _cached(seat, "player", p.load(row, s.width))
-                _cached(seat, "table_round", table_round)
-                seats.append(seat)
+        _cached(current, "table", table)
+        _cached(current, "donne", donne)
+        _cached(current, "table_round", table_round)
+        seats = []
+        for row in run(sql["seats_of_round"], [table_round.pk]).rows:
+            seat = s.load(row)
+            _cached(seat, "player", p.load(row, s.width))
+            _cached(seat, "table_round", table_round)
+            seats.append(seat)
+    else:
+        rows = run(sql["new_cell"], [tournament.pk, donne_number, tournament.pk, table_number]).rows
+        if not rows or rows[0][d.width + 1] is not None:
+            return None  # no such cell (result_context says why), or a result saved already
+        donne, place = d.load(rows[0]), rows[0][d.width]
+        current = None
+        at = d.width + 2
+        of_round = at + s.attnames.index("table_round_id")
+        if len({row[of_round] for row in rows}) > 1:
+            return None  # the table plays the étui set twice: result_context decides
+        at_round = at + s.width + p.width
+        table_round = tr.load(rows[0], at_round)
+        table = t.load(rows[0], at_round + tr.width)
+        round_ = rd.load(rows[0], at_round + tr.width + t.width)
+        _cached(table_round, "table", table)
+        _cached(table_round, "round", round_)
+        seats = []
+        for row in rows:
+            seat = s.load(row, at)
+            _cached(seat, "player", p.load(row, at + s.width))
+            _cached(seat, "table_round", table_round)
+            seats.append(seat)
     from .preparation import seats_for_donne
 
     holding = seats_for_donne(table_round, place, seats)
@@ -730,7 +722,7 @@ def _write(
             raise ResultConflict(ctx.current)
         try:
             with transaction.atomic(savepoint=False):
-                result = Result.objects.create(
+                result = Result(
                     tournament=tournament,
                     table_round=ctx.table_round,
                     table=table,
@@ -740,10 +732,9 @@ def _write(
                     version=1,
                     **values,
                 )
-                LedgerEntry.objects.create(
+                line = LedgerEntry(
                     tournament=tournament,
                     round=ctx.round,
-                    result=result,
                     action=action_created,
                     actor=user,
                     reason=(reason or "").strip()[:300],
@@ -751,7 +742,15 @@ def _write(
                     after=result_snapshot(result),
                     **(ledger or {}),
                 )
-                _changed(ctx)
+                # Plain SQL (tournaments.services.rows), with the version's bump (see
+                # `_changed`) one statement on PostgreSQL: the ORM's building of each
+                # INSERT cost more than running it.
+                _open_round(ctx)
+                bump = open_round_bump(tournament_id=tournament.pk, round_id=ctx.round.pk)
+                bumped = insert_pair(result, line, "result", then=bump)
+                if len(bumped) != 1:
+                    _refuse_closed(ctx)
+                ranking_on_commit(tournament.pk, queued=bool(bumped[0] and bumped[0][0]))
         except IntegrityError:
             # Another creation won the race. Inside an outer transaction nothing can be read
             # until it is rolled back: the conflict reads the winner when asked.
@@ -820,12 +819,17 @@ def _changed(ctx: ResultContext) -> None:
     the round was closed (or the tournament set back before its start) since the checks
     read them, and the whole write is then rolled back with the checks' own refusal.
     """
+    _open_round(ctx)
+    if not results_changed_in_open_round(tournament_id=ctx.tournament.pk, round_id=ctx.round.pk):
+        _refuse_closed(ctx)
+
+
+def _open_round(ctx: ResultContext) -> None:
+    """The round's first result opens it."""
     if ctx.round.state == Round.State.PENDING:
         Round.objects.filter(pk=ctx.round.pk, state=Round.State.PENDING).update(
             state=Round.State.OPEN
         )
-    if not results_changed_in_open_round(tournament_id=ctx.tournament.pk, round_id=ctx.round.pk):
-        _refuse_closed(ctx)
 
 
 def _refuse_closed(ctx: ResultContext) -> None:

@@ -1,5 +1,6 @@
-"""Model instances from rows read with a plain cursor, for the few hot paths (an API result
-write) where building and compiling a queryset costs more than the query itself.
+"""Model instances from rows read with a plain cursor, and new rows inserted with one, for
+the few hot paths (an API result write) where building and compiling a queryset costs more
+than the query itself.
 
 A `Columns` is written once per model: its quoted column list for a SELECT under a given
 table alias, and the database's converters for each column (JSON text, SQLite's dates...),
@@ -9,13 +10,17 @@ loaded. Portable between PostgreSQL and SQLite (plain SQL, ``%s`` parameters).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from django.db import connection
-from django.db.models import Model
+from django.db import DEFAULT_DB_ALIAS, connection, connections
+from django.db.models import Model, QuerySet
+from django.db.models.base import ModelState
+from django.db.models.signals import post_init, pre_init
 
-__all__ = ["Columns", "columns"]
+__all__ = ["Columns", "CompiledRead", "Ran", "columns", "insert", "insert_pair", "run"]
 
 
 class Columns:
@@ -25,37 +30,105 @@ class Columns:
         self.model = model
         self.fields = list(model._meta.concrete_fields)
         self.attnames = [f.attname for f in self.fields]
+        self.inserted = [f for f in self.fields if not f.primary_key]
+        self.pk = model._meta.pk
+        # Instances can be made without Model.__init__ (see `load`): the model adds nothing
+        # to it nor to from_db.
+        self._plain = (
+            model.__init__ is Model.__init__ and model.from_db.__func__ is Model.from_db.__func__
+        )
         self.width = len(self.fields)
         self.table = connection.ops.quote_name(model._meta.db_table)
         self._converters: dict[str, list[tuple[int, list[Callable[..., Any]], Any]]] = {}
+        self._inserts: dict[str, str] = {}
 
     def select(self, alias: str) -> str:
         """``alias."col", alias."col"...`` for a SELECT list."""
         quote = connection.ops.quote_name
         return ", ".join(f"{alias}.{quote(f.column)}" for f in self.fields)
 
-    def _for(self) -> list[tuple[int, list[Callable[..., Any]], Any]]:
-        vendor = connection.vendor
-        found = self._converters.get(vendor)
+    def _for(self, db: Any) -> list[tuple[int, list[Callable[..., Any]], Any]]:
+        found = self._converters.get(db.vendor)
         if found is None:
             found = []
             for i, f in enumerate(self.fields):
                 col = f.get_col(self.model._meta.db_table)
-                convs = connection.ops.get_db_converters(col) + f.get_db_converters(connection)
+                convs = db.ops.get_db_converters(col) + f.get_db_converters(db)
                 if convs:
                     found.append((i, convs, col))
-            self._converters[vendor] = found
+            self._converters[db.vendor] = found
         return found
 
     def load(self, row: Sequence[Any], start: int = 0) -> Model:
         """The instance held by ``row[start:start + width]``."""
+        db = connections[DEFAULT_DB_ALIAS]  # the connection itself, not its per-access proxy
         values = list(row[start : start + self.width])
-        for i, convs, col in self._for():
+        for i, convs, col in self._for(db):
             value = values[i]
             for conv in convs:
-                value = conv(value, col, connection)
+                value = conv(value, col, db)
             values[i] = value
-        return self.model.from_db(connection.alias, self.attnames, values)
+        if self._plain and not (pre_init.receivers or post_init.receivers):
+            # What Model.__init__ does with a full row (each value set under its attname,
+            # a fresh state), without its per-field setattr loop and signals nobody hears.
+            obj = self.model.__new__(self.model)
+            obj.__dict__.update(zip(self.attnames, values, strict=True))
+            state = obj._state = ModelState()
+            state.adding, state.db = False, db.alias
+            return obj
+        return self.model.from_db(db.alias, self.attnames, values)
+
+    def _insert_sql(self) -> str:
+        """``INSERT INTO table (every column but the id) VALUES (%s, ...)``, with ``RETURNING
+        id`` where the database can (PostgreSQL, SQLite 3.35+), written once per database."""
+        vendor = connection.vendor
+        found = self._inserts.get(vendor)
+        if found is None:
+            quote = connection.ops.quote_name
+            names = ", ".join(quote(f.column) for f in self.inserted)
+            marks = ", ".join("%s" for f in self.inserted)
+            found = f"INSERT INTO {self.table} ({names}) VALUES ({marks})"
+            if connection.features.can_return_columns_from_insert:
+                found += f" RETURNING {quote(self.pk.column)}"
+            self._inserts[vendor] = found
+        return found
+
+
+@dataclass(frozen=True)
+class Ran:
+    """What a statement gave: its rows (none for a write without RETURNING), its row count."""
+
+    rows: list[tuple[Any, ...]]
+    rowcount: int
+
+
+def run(sql: str, params: Sequence[Any]) -> Ran:
+    """Run one statement of a hot path (``%s`` parameters). On PostgreSQL as a prepared
+    statement with the values bound by the server: Django's cursors quote every value into
+    the SQL text on the client, and PostgreSQL then plans each statement anew, which for a
+    join of six tables costs more than running it; prepared once per connection (psycopg
+    keeps them), it is planned once. Errors are Django's (IntegrityError...), and the
+    statement is listed where Django lists queries (tests, benchmarks)."""
+    db = connections[DEFAULT_DB_ALIAS]
+    if db.vendor != "postgresql":
+        with db.cursor() as cursor:
+            cursor.execute(sql, params)
+            rows = cursor.fetchall() if cursor.description is not None else []
+            return Ran(rows, cursor.rowcount)
+    import psycopg
+
+    db.ensure_connection()
+    db.validate_no_broken_transaction()
+    started = time.monotonic()
+    with db.wrap_database_errors, psycopg.Cursor(db.connection) as cursor:
+        cursor.execute(sql, params, prepare=True)
+        # Whether it gave rows, without `description` (which describes every column).
+        result = cursor.pgresult
+        has_rows = result is not None and result.status == psycopg.pq.ExecStatus.TUPLES_OK
+        ran = Ran(cursor.fetchall() if has_rows else [], cursor.rowcount)
+    if db.queries_logged:
+        db.queries_log.append({"sql": sql, "time": f"{time.monotonic() - started:.3f}"})
+    return ran
 
 
 _COLUMNS: dict[type[Model], Columns] = {}
@@ -67,3 +140,135 @@ def columns(model: type[Model]) -> Columns:
     if found is None:
         found = _COLUMNS[model] = Columns(model)
     return found
+
+
+def insert(obj: Model) -> Model:
+    """Insert the new ``obj`` as ``obj.save(force_insert=True)`` would (each field's
+    ``pre_save``: auto_now dates; its database value: JSON...), in one plain statement, and
+    set its id. For models whose save() adds nothing to an insert and that no signal
+    watches (the rows of a result write: the result, its ledger line, the idempotency
+    record)."""
+    db = connections[DEFAULT_DB_ALIAS]  # the connection itself, not its per-access proxy
+    cols = columns(type(obj))
+    values = _prepared(db, cols, obj)
+    if db.features.can_return_columns_from_insert:
+        ((value,),) = run(cols._insert_sql(), values).rows
+    else:
+        with db.cursor() as cursor:
+            cursor.execute(cols._insert_sql(), values)
+            value = db.ops.last_insert_id(cursor, cols.model._meta.db_table, cols.pk.column)
+    _saved(db, obj, value)
+    return obj
+
+
+def insert_pair(
+    parent: Model,
+    child: Model,
+    link: str,
+    *,
+    then: tuple[str, Sequence[Any]] | None = None,
+) -> list[tuple[Any, ...]]:
+    """`insert` ``parent``, then ``child`` whose foreign key ``link`` points at it, then run
+    the statement ``then`` (an UPDATE: sql, params); returns the rows ``then`` changed, each
+    as its RETURNING clause gives it (empty tuples without one).
+
+    On PostgreSQL in one statement: the two INSERTs in a WITH (the child's reads the
+    parent's id), ``then`` as its main statement; when ``then`` changes nothing, the rows
+    are inserted all the same (the caller rolls its transaction back). Elsewhere in two or
+    three statements. For the result, its ledger line and the results version's bump."""
+    db = connections[DEFAULT_DB_ALIAS]
+    if db.vendor != "postgresql":
+        insert(parent)
+        setattr(child, link, parent)
+        insert(child)
+        if then is None:
+            return []
+        ran = run(*then)
+        return ran.rows or [()] * ran.rowcount
+    parents, children = columns(type(parent)), columns(type(child))
+    field = type(child)._meta.get_field(link)
+    key = (parents.model, children.model, link, None if then is None else then[0])
+    sql = _PAIRS.get(key)
+    if sql is None:
+        quote = db.ops.quote_name
+        marks = ", ".join(
+            f"(SELECT {quote(parents.pk.column)} FROM p)" if f is field else "%s"
+            for f in children.inserted
+        )
+        names = ", ".join(quote(f.column) for f in children.inserted)
+        both = (
+            f"INSERT INTO {children.table} ({names}) VALUES ({marks})"
+            f" RETURNING {quote(field.column)} AS parent_id, {quote(children.pk.column)} AS id"
+        )
+        sql = f"WITH p AS ({parents._insert_sql()})"
+        if then is None:
+            sql += f" {both}"
+        else:
+            ids = "(SELECT parent_id FROM c), (SELECT id FROM c)"
+            returning = " RETURNING " in then[0]
+            sql += f", c AS ({both}) {then[0]}{', ' if returning else ' RETURNING '}{ids}"
+        _PAIRS[key] = sql
+    values = _prepared(db, parents, parent) + _prepared(db, children, child, skip=field)
+    rows = run(sql, values + ([] if then is None else list(then[1]))).rows
+    if not rows:
+        return []  # ``then`` changed nothing: the ids are not read (the caller rolls back)
+    *returned, parent_id, child_id = rows[0]
+    _saved(db, parent, parent_id)
+    setattr(child, link, parent)
+    _saved(db, child, child_id)
+    return [tuple(returned)] if then is not None else []
+
+
+_PAIRS: dict[tuple[type[Model], type[Model], str, str | None], str] = {}
+
+
+def _prepared(db: Any, cols: Columns, obj: Model, skip: Any = None) -> list[Any]:
+    """The database values of a new row (every column but the id, and ``skip``)."""
+    if obj.pk is not None:
+        raise ValueError(f"{cols.model.__name__} {obj.pk} is already saved")
+    return [f.get_db_prep_save(f.pre_save(obj, True), db) for f in cols.inserted if f is not skip]
+
+
+def _saved(db: Any, obj: Model, pk: Any) -> None:
+    """``obj`` as the ORM leaves a saved instance: its id set, no longer "adding"."""
+    setattr(obj, type(obj)._meta.pk.attname, pk)
+    obj._state.adding = False
+    obj._state.db = db.alias
+
+
+_SENTINEL = -918_273_645  # stands for the parameter while a query is compiled
+
+
+class CompiledRead:
+    """A read written with the ORM (``build(value)``: a values_list queryset filtered on one
+    value), compiled once per database and then run with other values as plain SQL, its
+    columns converted as the ORM would. For a read that every write pays, where building
+    and compiling the queryset cost more than running it. Rows come in the compiler's
+    column order: the fields, then the annotations."""
+
+    def __init__(self, build: Callable[[Any], QuerySet[Any]]) -> None:
+        self.build = build
+        self._compiled: dict[str, tuple[str, list[Any], int, list[Any]]] = {}
+
+    def _compile(self) -> tuple[str, list[Any], int, list[Any]]:
+        vendor = connection.vendor
+        found = self._compiled.get(vendor)
+        if found is None:
+            compiler = self.build(_SENTINEL).query.get_compiler(using=DEFAULT_DB_ALIAS)
+            sql, params = compiler.as_sql()
+            (at,) = [i for i, p in enumerate(params) if p == _SENTINEL]
+            selected = [s[0] for s in compiler.select[: compiler.col_count]]
+            found = (sql, list(params), at, list(compiler.get_converters(selected).items()))
+            self._compiled[vendor] = found
+        return found
+
+    def rows(self, value: Any) -> list[list[Any]]:
+        sql, params, at, converters = self._compile()
+        params = [*params[:at], value, *params[at + 1 :]]
+        db = connections[DEFAULT_DB_ALIAS]
+        rows = [list(row) for row in run(sql, params).rows]
+        for row in rows:
+            for pos, (convs, expression) in converters:
+                for converter in convs:
+                    row[pos] = converter(row[pos], expression, db)
+        return rows

@@ -145,7 +145,7 @@ class ResultsView(TournamentView):
         )
 
     def context(self, table: int, donne: int, version: int | None) -> ResultContext | None:
-        """The cell with its seats (and the result being corrected) in two queries, or None:
+        """The cell with its seats (and the result being corrected) in one or two queries, or None:
         then `cell` and the service find out what is wrong and say it."""
         return result_cell(
             tournament=self.tournament,
