@@ -14,8 +14,10 @@ Run: .venv/bin/python bench/bench_rankings.py          (prints the figures)
      .venv/bin/python bench/bench_rankings.py --write  (also rewrites its section of
                                                         docs/BENCHMARKS.md)
      --quick: 1,000 players only (no 3,000 / 10,000), for a quick look.
+     --only-recompute: the recomputation only (no pages, no worker), while working on it.
+     --sizes 1000,3000: the field sizes to measure.
 Needs PostgreSQL (DATABASE_URL, default postgres://postgres@127.0.0.1:5432/tarot_club; the
-bench creates and drops its own database test_<name>_bench) and Redis (REDIS_URL) for the
+bench creates and drops its own database test_<name>_bench, or BENCH_DB_NAME if set) and Redis (REDIS_URL) for the
 worker part. Tournaments are built with bulk_create (tests/rankings/builders.py).
 """
 
@@ -319,17 +321,24 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--samples", type=int, default=5, help="results timed with the worker")
     parser.add_argument("--quick", action="store_true", help="1,000 players only")
+    parser.add_argument(
+        "--only-recompute", action="store_true", help="the recomputation only (no pages, worker)"
+    )
+    parser.add_argument("--sizes", help="players per tournament, comma-separated")
     args = parser.parse_args()
     if connection.vendor != "postgresql":
         sys.exit("This benchmark runs on PostgreSQL: set DATABASE_URL.")
 
     settings.DEBUG = False
     setup_test_environment()
-    connection.settings_dict["TEST"]["NAME"] = f"test_{connection.settings_dict['NAME']}_bench"
+    connection.settings_dict["TEST"]["NAME"] = os.environ.get(
+        "BENCH_DB_NAME", f"test_{connection.settings_dict['NAME']}_bench"
+    )
+    sizes = [int(size) for size in args.sizes.split(",")] if args.sizes else list(SIZES)
     old_name = connection.creation.create_test_db(verbosity=0, autoclobber=True)
     try:
         rows = []
-        for players in SIZES[:1] if args.quick else SIZES:
+        for players in sizes[:1] if args.quick else sizes:
             row = measure_recompute(players, args.repeats)
             rows.append(row)
             print(
@@ -338,6 +347,8 @@ def main() -> None:
                 f"{row['per_1000'] * 1000:.1f} ms per 1,000 results",
                 flush=True,
             )
+        if args.only_recompute:
+            return
         pages = measure_pages(rows[0]["built"], args.repeats)
         print(
             {
