@@ -424,6 +424,10 @@ def _ranking_table(
     groups: dict[tuple[Hashable, str], tuple[list[Hashable], dict[Hashable, list[Any]]]] = {}
     annulled_seats: set[tuple[Hashable, str, Hashable]] = set()
     annulled_plays = 0
+    # Lines that are not plays compared or not (annulled, sat out), and plays alone in their
+    # group, per player: rare, so counted one by one; played and compared follow from them.
+    unplayed: Counter[Hashable] = Counter()
+    alone: Counter[Hashable] = Counter()
     played_text = DonneStatus.PLAYED.value
     annulled_text = DonneStatus.ANNULLED.value
     cards_get, groups_get = cards.get, groups.get
@@ -438,6 +442,7 @@ def _ranking_table(
             line[3], line[6], line[7] = None, annulled_text, 0
             annulled_seats.add((donne, position, table))
             annulled_plays += 1
+            unplayed[player] += 1
             continue
         key = (donne, position)
         group = groups_get(key)
@@ -458,11 +463,10 @@ def _ranking_table(
         elif donne in card:
             raise _Contradiction
         card[donne] = [donne, None, None, None, 0, None, sat_out_text, 0]
+        unplayed[player] += 1
 
     is_mp = m is Method.MATCHPOINTS
     offset = 1 if m is Method.PAIRWISE else 0
-    played: Counter[Hashable] = Counter()
-    compared: Counter[Hashable] = Counter()
     # Each compared group: its players, the numerators of their values, the denominator.
     compared_groups: list[tuple[list[Hashable], list[Any], int]] = []
 
@@ -480,11 +484,10 @@ def _ranking_table(
                     raise _Contradiction from None
                 scores[index] = score
                 line[3] = exact_value(score)
-        played.update(members)
         n = len(scores)
         if n == 1:
+            alone[members[0]] += 1
             continue
-        compared.update(members)
         memo: dict[Any, int | str] = {}
         if is_mp:
             denominator = 2 * (n - 1)
@@ -534,13 +537,16 @@ def _ranking_table(
         for player, numerator in zip(members, numerators, strict=True):
             sums[player] = sums_get(player, 0) + numerator * scale
 
+    played = {player: len(card) - unplayed[player] for player, card in cards.items()}
+    compared = {player: count - alone[player] for player, count in played.items()}
+
     # (sort key, player, total, differential total); the key orders exactly as the total.
     ranked: list[tuple[Any, Hashable, int | str, int | str]] = []
     for player in cards:
         summed = sums_get(player, 0)
         pen = penalty_points.get(player, 0)
         if is_mp:
-            count = compared.get(player, 0)
+            count = compared[player]
             base = Fraction(summed, common * count) if count else _ZERO
             total = base - pen * rate
             ranked.append((total, player, exact_value(total), exact_value(base)))
@@ -566,8 +572,8 @@ def _ranking_table(
                     total_text,
                     base_text,
                     penalty_points.get(player, 0),
-                    played.get(player, 0),
-                    compared.get(player, 0),
+                    played[player],
+                    compared[player],
                 ],
             )
         )
