@@ -2,8 +2,10 @@
 in the same run, and the ratio is what to compare across machines:
 
 - recomputation (`ranking_recompute`, as the worker runs it) against the floor: the one
-  SELECT of the result rows it cannot avoid, at 1,000, 3,000 and 10,000 players of 24 donnes
-  (linear: the cost per result stays flat as the field grows);
+  SELECT of the result rows it cannot avoid (`ranked_results`, through Django, which decodes
+  the JSON columns; the recomputation itself reads the same rows with those columns as text,
+  for msgspec), at 1,000, 3,000 and 10,000 players of 24 donnes (linear: the cost per result
+  stays flat as the field grows);
 - the ranking page, a poll with nothing new, a score card and a traveller (Django test
   client, the whole request through the middleware) against the home page; the ranking's
   bytes, raw and compressed;
@@ -228,7 +230,9 @@ def report(
         "(about 4 % all passed).",
         "",
         "Recomputation (`ranking_recompute`, as the worker runs it) against its floor, the one "
-        "SELECT of the result rows it reads (target: at most 2× at 1,000 players, and linear):",
+        "SELECT of the result rows (`ranked_results`: the same rows and columns, through "
+        "Django's values_list, which decodes the JSON columns with json.loads; target: at most "
+        "2× at 1,000 players, and linear):",
         "",
         "| players | results | ratio to the SELECT | recomputation (ms) | SELECT (ms) "
         "| ms per 1,000 results | its queries | snapshot (KB) |",
@@ -288,16 +292,21 @@ def report(
         lines.append("Result to updated ranking with a real worker: not measured (no Redis).")
     lines += [
         "",
-        "How: the recomputation reads the rows as columns (no model instances) in one "
+        "How: the recomputation reads the rows as columns (no model instances; the holders "
+        "and scores as JSON text, decoded with msgspec, where Django's json.loads per value "
+        "cost as much as the query) in one "
         "REPEATABLE READ transaction of three queries, pauses the garbage collector, and ranks "
         "with `compute_ranking_table`: the same exact values as `compute_ranking` (checked by "
         "property tests), but each score-card line is built once as plain values, a "
         "differential being an integer numerator over the group's denominator reduced by one "
-        "gcd, and totals integers over a common denominator (no Fraction per line). The "
+        "gcd, totals integers over a common denominator (no Fraction per line), and the "
+        "counts of donnes played and compared follow from the card lengths. The "
         "snapshot stores the ranking rows, and each player's lines as one JSON text "
         "(encoded with msgspec; PostgreSQL takes in a thousand strings far faster than a "
         "jsonb of nested arrays), compressed with lz4, in one INSERT … ON CONFLICT DO "
-        "NOTHING whose parameters the server binds. The ranking page's table is rendered "
+        "NOTHING whose parameters the server binds: the lines go as one binary text[] of "
+        "keys and texts that jsonb_object() makes the same document of, so the server "
+        "parses no JSON. The ranking page's table is rendered "
         "once per snapshot and language, by one web process for all (kept in Redis): the "
         "reader's own row is marked by the page's script; a poll with nothing new is a 204 "
         "and a poll of a new snapshot gets its fragment, both answered before the session "

@@ -8,7 +8,8 @@ version it read. It is idempotent: a snapshot that exists for (version, method, 
 computed again.
 
 Linear in the size of the tournament: the rows are read as columns (values_list, no model
-instances), and the garbage collector is paused for the computation. The computation builds
+instances; the JSON columns as text, decoded with msgspec), and the garbage collector is
+paused for the computation. The computation builds
 hundreds of thousands of small, acyclic objects; with the collector on, every 700 allocations
 start a collection that walks all of the young objects, then ever larger generations, which
 made a tournament three times larger cost almost five times more.

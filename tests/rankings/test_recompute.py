@@ -10,8 +10,14 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from scoring.models import RankingSnapshot, RankingState
+from scoring.ranking import compute_ranking_table
 from scoring.selectors import ranking_current, score_card
-from scoring.services.ranking import ranking_method_changed, ranking_recompute
+from scoring.services.ranking import (
+    ranking_inputs,
+    ranking_method_changed,
+    ranking_recompute,
+    ranking_table_encode,
+)
 from tests.rankings.builders import build_tournament, fill_results, save_result
 from tournaments.models import Penalty, Result, Tournament
 
@@ -151,6 +157,44 @@ def test_recompute_uses_a_fixed_number_of_queries_whatever_the_size():
     large = count_queries(60, 6)  # 15 tables, 24 donnes, 360 results
     assert small == large
     assert large <= 12
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's bulk write")
+def test_cards_written_through_jsonb_object_are_the_fields_own_document():
+    """The lines sent as a text[] of keys and JSON texts make the very jsonb the field writes
+    (each player's lines one JSON string, which a score card reads by its key)."""
+    built = build_tournament(players=10, rounds=3, status="published")
+    fill_results(built, seed=3)
+    Penalty.objects.create(
+        tournament=built.tournament,
+        player=built.players[0],
+        kind="early_pickup",
+        points=10,
+        given_by=built.user,
+    )
+    inputs = ranking_inputs(tournament_id=built.tournament.pk)
+    assert inputs is not None and inputs.plays
+    table = compute_ranking_table(
+        inputs.plays,
+        method=inputs.method,
+        annulled=inputs.annulled,
+        sit_outs=inputs.sit_outs,
+        penalties=inputs.penalties,
+        matchpoint_penalty_rate=Fraction(inputs.rate),
+    )
+    _data, expected = ranking_table_encode(table)
+    ranking_recompute(tournament_id=built.tournament.pk)
+    snapshot = snapshot_of(built.tournament)
+    assert len(snapshot.cards) == 10
+    assert snapshot.cards == expected
+    field = RankingSnapshot._meta.get_field("cards")
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT cards = %s, (SELECT count(*) FROM jsonb_each(cards) "
+            "WHERE jsonb_typeof(value) <> 'string') FROM scoring_rankingsnapshot WHERE id = %s",
+            [field.get_db_prep_value(expected, connection), snapshot.pk],
+        )
+        assert cursor.fetchone() == (True, 0)
 
 
 def test_snapshot_never_claims_a_version_it_did_not_read():
