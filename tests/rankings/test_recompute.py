@@ -5,13 +5,14 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
-from django.db import connection
+from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from scoring.models import RankingSnapshot, RankingState
 from scoring.ranking import compute_ranking_table
 from scoring.selectors import ranking_current, score_card
+from scoring.services import ranking as ranking_service
 from scoring.services.ranking import (
     ranking_inputs,
     ranking_method_changed,
@@ -284,3 +285,34 @@ def test_no_garbage_collection_runs_during_a_recomputation():
     with pytest.raises(ValueError):
         ranking_recompute(tournament_id=built.tournament.pk)
     assert gc.isenabled()
+
+
+def synchronous_commit() -> str:
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW synchronous_commit")
+        return cursor.fetchone()[0]
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="a PostgreSQL setting")
+@pytest.mark.django_db(transaction=True)
+def test_only_the_computations_own_transaction_commits_without_waiting(monkeypatch):
+    """The snapshot's own transaction does not wait for the WAL flush; the setting ends with
+    it, and a caller's transaction (which may hold other writes) keeps waiting."""
+    built = build_tournament(players=8, rounds=2)
+    fill_results(built)
+    seen: list[str] = []
+    insert = ranking_service._snapshot_insert
+    monkeypatch.setattr(
+        ranking_service,
+        "_snapshot_insert",
+        lambda snapshot: seen.append(synchronous_commit()) or insert(snapshot),
+    )
+    RankingSnapshot.objects.filter(tournament=built.tournament).delete()  # if scheduled
+    ranking_recompute(tournament_id=built.tournament.pk)
+    assert seen == ["off"]
+    assert synchronous_commit() == "on"
+    assert RankingSnapshot.objects.filter(tournament=built.tournament).count() == 1
+    with transaction.atomic():
+        save_result(built, 1, 1, 0, deal=GARDE_WON)
+        ranking_recompute(tournament_id=built.tournament.pk)
+        assert seen == ["off", "on"]
