@@ -467,8 +467,9 @@ def _ranking_table(
 
     is_mp = m is Method.MATCHPOINTS
     offset = 1 if m is Method.PAIRWISE else 0
-    # Each compared group: its players, the numerators of their values, the denominator.
-    compared_groups: list[tuple[list[Hashable], list[Any], int]] = []
+    # Per denominator of the compared groups: player -> sum of his numerators, added while
+    # the group is at hand (a second pass over every play costs cache misses on big fields).
+    by_denominator: dict[int, dict[Hashable, Any]] = {}
 
     for members, by_table in groups.values():
         lines = list(by_table.values())
@@ -516,7 +517,12 @@ def _ranking_table(
                         text = _quotient(numerator, denominator)
                     memo[numerator] = text
                 line[4], line[7] = text, n
-        compared_groups.append((members, numerators, denominator))
+        bucket = by_denominator.get(denominator)
+        if bucket is None:
+            bucket = by_denominator[denominator] = {}
+        bucket_get = bucket.get
+        for player, numerator in zip(members, numerators, strict=True):
+            bucket[player] = bucket_get(player, 0) + numerator
 
     penalty_points: dict[Hashable, int] = {}
     for penalty in penalties:
@@ -528,14 +534,17 @@ def _ranking_table(
 
     # Every player's summed values as one numerator over the common denominator.
     common = 1
-    for denominator in {group[2] for group in compared_groups}:
+    for denominator in by_denominator:
         common = common * denominator // gcd(common, denominator)
-    sums: dict[Hashable, Any] = {}
+    if len(by_denominator) == 1:  # every group of one size: nothing to rescale
+        (sums,) = by_denominator.values()
+    else:
+        sums = {}
+        for denominator, bucket in by_denominator.items():
+            scale = common // denominator
+            for player, summed in bucket.items():
+                sums[player] = sums.get(player, 0) + summed * scale
     sums_get = sums.get
-    for members, numerators, denominator in compared_groups:
-        scale = common // denominator
-        for player, numerator in zip(members, numerators, strict=True):
-            sums[player] = sums_get(player, 0) + numerator * scale
 
     played = {player: len(card) - unplayed[player] for player, card in cards.items()}
     compared = {player: count - alone[player] for player, count in played.items()}
