@@ -424,8 +424,9 @@ def _ranking_table(
     groups: dict[tuple[Hashable, str], tuple[list[Hashable], dict[Hashable, list[Any]]]] = {}
     annulled_seats: set[tuple[Hashable, str, Hashable]] = set()
     annulled_plays = 0
-    # Lines that are not plays compared or not (annulled, sat out), and plays alone in their
-    # group, per player: rare, so counted one by one; played and compared follow from them.
+    # Per player, the lines that are no play (annulled, sat out) and the plays alone in their
+    # group: rare, so counted one by one; the donnes played and compared follow from them
+    # and the card's length.
     unplayed: Counter[Hashable] = Counter()
     alone: Counter[Hashable] = Counter()
     played_text = DonneStatus.PLAYED.value

@@ -9,10 +9,10 @@ computed again.
 
 Linear in the size of the tournament: the rows are read as columns (values_list, no model
 instances; the JSON columns as text, decoded with msgspec), and the garbage collector is
-paused for the computation. The computation builds
-hundreds of thousands of small, acyclic objects; with the collector on, every 700 allocations
-start a collection that walks all of the young objects, then ever larger generations, which
-made a tournament three times larger cost almost five times more.
+paused for the computation. The computation builds hundreds of thousands of small, acyclic
+objects; with the collector on, every 700 allocations start a collection that walks all of
+the young objects, then ever larger generations, which made a tournament three times larger
+cost almost five times more.
 """
 
 from __future__ import annotations
@@ -225,8 +225,7 @@ def ranking_inputs(*, tournament_id: int) -> RankingInputs | None:
         if status == annulled_status:
             annulled.append((donne, table))
         try:
-            holders = decode(holders_json) if holders_json is not None else None
-            scores = decode(scores_json) if scores_json is not None else None
+            holders, scores = decode(holders_json), decode(scores_json)
         except msgspec.DecodeError:
             raise RankingDataError(f"result {pk}: holders or scores are not JSON") from None
         if not holders:
