@@ -19,8 +19,8 @@ Run: .venv/bin/python bench/bench_rankings.py          (prints the figures)
      --only-recompute: the recomputation only (no pages, no worker), while working on it.
      --sizes 1000,3000: the field sizes to measure.
 Needs PostgreSQL (DATABASE_URL, default postgres://postgres@127.0.0.1:5432/tarot_club; the
-bench creates and drops its own database test_<name>_bench, or BENCH_DB_NAME if set) and Redis (REDIS_URL) for the
-worker part. Tournaments are built with bulk_create (tests/rankings/builders.py).
+bench creates and drops its own database test_<name>_bench, or BENCH_DB_NAME if set) and
+Redis (REDIS_URL) for the worker part. Tournaments are built with bulk_create (tests/rankings/builders.py).
 """
 
 from __future__ import annotations
@@ -308,8 +308,8 @@ def report(
         "keys and texts that jsonb_object() makes the same document of, so the server "
         "parses no JSON; that transaction, the computation's own, commits without waiting "
         "for the WAL flush (a crash may lose the snapshot with its state, never corrupt "
-        "it: the ranking is then stale and computed again). The ranking page's table is rendered "
-        "once per snapshot and language, by one web process for all (kept in Redis): the "
+        "it: the ranking is then stale and computed again). The ranking page's table is "
+        "rendered once per snapshot and language, by one web process for all (kept in Redis): the "
         "reader's own row is marked by the page's script; a poll with nothing new is a 204 "
         "and a poll of a new snapshot gets its fragment, both answered before the session "
         "and authentication middleware from one query, which a process reuses for "
