@@ -20,7 +20,8 @@ Run: .venv/bin/python bench/bench_rankings.py          (prints the figures)
      --sizes 1000,3000: the field sizes to measure.
 Needs PostgreSQL (DATABASE_URL, default postgres://postgres@127.0.0.1:5432/tarot_club; the
 bench creates and drops its own database test_<name>_bench, or BENCH_DB_NAME if set) and
-Redis (REDIS_URL) for the worker part. Tournaments are built with bulk_create (tests/rankings/builders.py).
+Redis (REDIS_URL) for the worker part. Tournaments are built with bulk_create
+(tests/rankings/builders.py).
 """
 
 from __future__ import annotations
