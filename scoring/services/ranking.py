@@ -191,7 +191,11 @@ def ranking_inputs(*, tournament_id: int) -> RankingInputs | None:
             return RankingInputs(
                 tournament_id, version, method, rate, True, [], [], [], [], read_at
             )
-        results = list(ranked_results_json(tournament_id=tournament_id))
+        # Fetched whole by the driver: the queryset's SQL, without its iteration in chunks.
+        sql, params = ranked_results_json(tournament_id=tournament_id).query.sql_with_params()
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            results = cursor.fetchall()
         no_int = Cast(Value(None), IntegerField())
         seat_rows = (
             Seat.objects.filter(round__tournament_id=tournament_id)
