@@ -2,8 +2,10 @@
 in the same run, and the ratio is what to compare across machines:
 
 - recomputation (`ranking_recompute`, as the worker runs it) against the floor: the one
-  SELECT of the result rows it cannot avoid, at 1,000, 3,000 and 10,000 players of 24 donnes
-  (linear: the cost per result stays flat as the field grows);
+  SELECT of the result rows it cannot avoid (`ranked_results`, through Django, which decodes
+  the JSON columns; the recomputation itself reads the same rows with those columns as text,
+  for msgspec), at 1,000, 3,000 and 10,000 players of 24 donnes (linear: the cost per result
+  stays flat as the field grows);
 - the ranking page, a poll with nothing new, a score card and a traveller (Django test
   client, the whole request through the middleware) against the home page; the ranking's
   bytes, raw and compressed;
@@ -14,9 +16,12 @@ Run: .venv/bin/python bench/bench_rankings.py          (prints the figures)
      .venv/bin/python bench/bench_rankings.py --write  (also rewrites its section of
                                                         docs/BENCHMARKS.md)
      --quick: 1,000 players only (no 3,000 / 10,000), for a quick look.
+     --only-recompute: the recomputation only (no pages, no worker), while working on it.
+     --sizes 1000,3000: the field sizes to measure.
 Needs PostgreSQL (DATABASE_URL, default postgres://postgres@127.0.0.1:5432/tarot_club; the
-bench creates and drops its own database test_<name>_bench) and Redis (REDIS_URL) for the
-worker part. Tournaments are built with bulk_create (tests/rankings/builders.py).
+bench creates and drops its own database test_<name>_bench, or BENCH_DB_NAME if set) and
+Redis (REDIS_URL) for the worker part. Tournaments are built with bulk_create
+(tests/rankings/builders.py).
 """
 
 from __future__ import annotations
@@ -226,7 +231,9 @@ def report(
         "(about 4 % all passed).",
         "",
         "Recomputation (`ranking_recompute`, as the worker runs it) against its floor, the one "
-        "SELECT of the result rows it reads (target: at most 2× at 1,000 players, and linear):",
+        "SELECT of the result rows (`ranked_results`: the same rows and columns, through "
+        "Django's values_list, which decodes the JSON columns with json.loads; target: at most "
+        "2× at 1,000 players, and linear):",
         "",
         "| players | results | ratio to the SELECT | recomputation (ms) | SELECT (ms) "
         "| ms per 1,000 results | its queries | snapshot (KB) |",
@@ -286,17 +293,24 @@ def report(
         lines.append("Result to updated ranking with a real worker: not measured (no Redis).")
     lines += [
         "",
-        "How: the recomputation reads the rows as columns (no model instances) in one "
+        "How: the recomputation reads the rows as columns (no model instances; the holders "
+        "and scores as JSON text, decoded with msgspec, where Django's json.loads per value "
+        "cost as much as the query) in one "
         "REPEATABLE READ transaction of three queries, pauses the garbage collector, and ranks "
         "with `compute_ranking_table`: the same exact values as `compute_ranking` (checked by "
         "property tests), but each score-card line is built once as plain values, a "
         "differential being an integer numerator over the group's denominator reduced by one "
-        "gcd, and totals integers over a common denominator (no Fraction per line). The "
+        "gcd, totals integers over a common denominator (no Fraction per line), and the "
+        "counts of donnes played and compared follow from the card lengths. The "
         "snapshot stores the ranking rows, and each player's lines as one JSON text "
         "(encoded with msgspec; PostgreSQL takes in a thousand strings far faster than a "
         "jsonb of nested arrays), compressed with lz4, in one INSERT … ON CONFLICT DO "
-        "NOTHING whose parameters the server binds. The ranking page's table is rendered "
-        "once per snapshot and language, by one web process for all (kept in Redis): the "
+        "NOTHING whose parameters the server binds: the lines go as one binary text[] of "
+        "keys and texts that jsonb_object() makes the same document of, so the server "
+        "parses no JSON; that transaction, the computation's own, commits without waiting "
+        "for the WAL flush (a crash may lose the snapshot with its state, never corrupt "
+        "it: the ranking is then stale and computed again). The ranking page's table is "
+        "rendered once per snapshot and language, by one web process for all (kept in Redis): the "
         "reader's own row is marked by the page's script; a poll with nothing new is a 204 "
         "and a poll of a new snapshot gets its fragment, both answered before the session "
         "and authentication middleware from one query, which a process reuses for "
@@ -319,17 +333,24 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--samples", type=int, default=5, help="results timed with the worker")
     parser.add_argument("--quick", action="store_true", help="1,000 players only")
+    parser.add_argument(
+        "--only-recompute", action="store_true", help="the recomputation only (no pages, worker)"
+    )
+    parser.add_argument("--sizes", help="players per tournament, comma-separated")
     args = parser.parse_args()
     if connection.vendor != "postgresql":
         sys.exit("This benchmark runs on PostgreSQL: set DATABASE_URL.")
 
     settings.DEBUG = False
     setup_test_environment()
-    connection.settings_dict["TEST"]["NAME"] = f"test_{connection.settings_dict['NAME']}_bench"
+    connection.settings_dict["TEST"]["NAME"] = os.environ.get(
+        "BENCH_DB_NAME", f"test_{connection.settings_dict['NAME']}_bench"
+    )
+    sizes = [int(size) for size in args.sizes.split(",")] if args.sizes else list(SIZES)
     old_name = connection.creation.create_test_db(verbosity=0, autoclobber=True)
     try:
         rows = []
-        for players in SIZES[:1] if args.quick else SIZES:
+        for players in sizes[:1] if args.quick else sizes:
             row = measure_recompute(players, args.repeats)
             rows.append(row)
             print(
@@ -338,6 +359,8 @@ def main() -> None:
                 f"{row['per_1000'] * 1000:.1f} ms per 1,000 results",
                 flush=True,
             )
+        if args.only_recompute:
+            return
         pages = measure_pages(rows[0]["built"], args.repeats)
         print(
             {

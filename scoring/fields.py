@@ -26,6 +26,16 @@ class CardLinesField(models.JSONField):
     fraction of it; a score card still reads only its own key (`KeyTransform`), decoded here.
     """
 
+    @staticmethod
+    def key_text_pairs(value: dict[str, Any]) -> list[str]:
+        """[key, lines as JSON text, key, ...]: what jsonb_object(text[]) makes the stored
+        document of (a bulk write on PostgreSQL then parses no JSON at all)."""
+        pairs: list[str] = []
+        add = pairs.extend
+        for key, lines in value.items():
+            add((key, lines if isinstance(lines, str) else _encode(lines).decode()))
+        return pairs
+
     def get_db_prep_value(self, value: Any, connection: Any, prepared: bool = False) -> Any:
         if not isinstance(value, dict):
             return super().get_db_prep_value(value, connection, prepared)

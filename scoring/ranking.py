@@ -424,6 +424,11 @@ def _ranking_table(
     groups: dict[tuple[Hashable, str], tuple[list[Hashable], dict[Hashable, list[Any]]]] = {}
     annulled_seats: set[tuple[Hashable, str, Hashable]] = set()
     annulled_plays = 0
+    # Per player, the lines that are no play (annulled, sat out) and the plays alone in their
+    # group: rare, so counted one by one; the donnes played and compared follow from them
+    # and the card's length.
+    unplayed: Counter[Hashable] = Counter()
+    alone: Counter[Hashable] = Counter()
     played_text = DonneStatus.PLAYED.value
     annulled_text = DonneStatus.ANNULLED.value
     cards_get, groups_get = cards.get, groups.get
@@ -438,6 +443,7 @@ def _ranking_table(
             line[3], line[6], line[7] = None, annulled_text, 0
             annulled_seats.add((donne, position, table))
             annulled_plays += 1
+            unplayed[player] += 1
             continue
         key = (donne, position)
         group = groups_get(key)
@@ -458,13 +464,13 @@ def _ranking_table(
         elif donne in card:
             raise _Contradiction
         card[donne] = [donne, None, None, None, 0, None, sat_out_text, 0]
+        unplayed[player] += 1
 
     is_mp = m is Method.MATCHPOINTS
     offset = 1 if m is Method.PAIRWISE else 0
-    played: Counter[Hashable] = Counter()
-    compared: Counter[Hashable] = Counter()
-    # Each compared group: its players, the numerators of their values, the denominator.
-    compared_groups: list[tuple[list[Hashable], list[Any], int]] = []
+    # Per denominator of the compared groups: player -> sum of his numerators, added while
+    # the group is at hand (a second pass over every play costs cache misses on big fields).
+    by_denominator: dict[int, dict[Hashable, Any]] = {}
 
     for members, by_table in groups.values():
         lines = list(by_table.values())
@@ -480,11 +486,10 @@ def _ranking_table(
                     raise _Contradiction from None
                 scores[index] = score
                 line[3] = exact_value(score)
-        played.update(members)
         n = len(scores)
         if n == 1:
+            alone[members[0]] += 1
             continue
-        compared.update(members)
         memo: dict[Any, int | str] = {}
         if is_mp:
             denominator = 2 * (n - 1)
@@ -513,7 +518,12 @@ def _ranking_table(
                         text = _quotient(numerator, denominator)
                     memo[numerator] = text
                 line[4], line[7] = text, n
-        compared_groups.append((members, numerators, denominator))
+        bucket = by_denominator.get(denominator)
+        if bucket is None:
+            bucket = by_denominator[denominator] = {}
+        bucket_get = bucket.get
+        for player, numerator in zip(members, numerators, strict=True):
+            bucket[player] = bucket_get(player, 0) + numerator
 
     penalty_points: dict[Hashable, int] = {}
     for penalty in penalties:
@@ -525,14 +535,20 @@ def _ranking_table(
 
     # Every player's summed values as one numerator over the common denominator.
     common = 1
-    for denominator in {group[2] for group in compared_groups}:
+    for denominator in by_denominator:
         common = common * denominator // gcd(common, denominator)
-    sums: dict[Hashable, Any] = {}
+    if len(by_denominator) == 1:  # every group of one size: nothing to rescale
+        (sums,) = by_denominator.values()
+    else:
+        sums = {}
+        for denominator, bucket in by_denominator.items():
+            scale = common // denominator
+            for player, summed in bucket.items():
+                sums[player] = sums.get(player, 0) + summed * scale
     sums_get = sums.get
-    for members, numerators, denominator in compared_groups:
-        scale = common // denominator
-        for player, numerator in zip(members, numerators, strict=True):
-            sums[player] = sums_get(player, 0) + numerator * scale
+
+    played = {player: len(card) - unplayed[player] for player, card in cards.items()}
+    compared = {player: count - alone[player] for player, count in played.items()}
 
     # (sort key, player, total, differential total); the key orders exactly as the total.
     ranked: list[tuple[Any, Hashable, int | str, int | str]] = []
@@ -540,7 +556,7 @@ def _ranking_table(
         summed = sums_get(player, 0)
         pen = penalty_points.get(player, 0)
         if is_mp:
-            count = compared.get(player, 0)
+            count = compared[player]
             base = Fraction(summed, common * count) if count else _ZERO
             total = base - pen * rate
             ranked.append((total, player, exact_value(total), exact_value(base)))
@@ -566,8 +582,8 @@ def _ranking_table(
                     total_text,
                     base_text,
                     penalty_points.get(player, 0),
-                    played.get(player, 0),
-                    compared.get(player, 0),
+                    played[player],
+                    compared[player],
                 ],
             )
         )

@@ -8,10 +8,11 @@ version it read. It is idempotent: a snapshot that exists for (version, method, 
 computed again.
 
 Linear in the size of the tournament: the rows are read as columns (values_list, no model
-instances), and the garbage collector is paused for the computation. The computation builds
-hundreds of thousands of small, acyclic objects; with the collector on, every 700 allocations
-start a collection that walks all of the young objects, then ever larger generations, which
-made a tournament three times larger cost almost five times more.
+instances; the JSON columns as text, decoded with msgspec), and the garbage collector is
+paused for the computation. The computation builds hundreds of thousands of small, acyclic
+objects; with the collector on, every 700 allocations start a collection that walks all of
+the young objects, then ever larger generations, which made a tournament three times larger
+cost almost five times more.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
+import msgspec
 from django.conf import settings
 from django.db import IntegrityError, connection, transaction
 from django.db.models import (
@@ -38,13 +40,13 @@ from django.db.models import (
     IntegerField,
     OuterRef,
     Q,
+    TextField,
     Value,
     When,
 )
-from django.db.models.constants import OnConflict
 from django.db.models.functions import Cast, Coalesce, Now
-from django.db.models.sql import InsertQuery
 
+from scoring.fields import CardLinesField
 from scoring.models import RankingSnapshot, RankingState
 from scoring.ranking import (
     DonneLine,
@@ -123,14 +125,31 @@ def _consistent_read() -> Iterator[None]:
         yield
 
 
+def _counted_results(tournament_id: int) -> Any:
+    """The one place that says which results enter the ranking."""
+    return Result.objects.counted().filter(tournament_id=tournament_id).order_by()
+
+
 def ranked_results(*, tournament_id: int) -> Any:
     """The results that enter the ranking, as columns: (pk, status, donne id, table id,
-    holders, scores, sitter id). The one place that says which results count."""
+    holders, scores, sitter id)."""
+    return _counted_results(tournament_id).values_list(
+        "pk", "status", "donne_id", "table_id", "holders", "scores", "sitter_id"
+    )
+
+
+def ranked_results_json(*, tournament_id: int) -> Any:
+    """`ranked_results` with holders and scores as their JSON text, for the caller to decode
+    with msgspec: Django decodes each JSON value with json.loads, which for the thousands of
+    small documents of a championship costs as much as the query itself."""
     return (
-        Result.objects.counted()
-        .filter(tournament_id=tournament_id)
-        .order_by()
-        .values_list("pk", "status", "donne_id", "table_id", "holders", "scores", "sitter_id")
+        _counted_results(tournament_id)
+        .annotate(
+            holders_json=Cast("holders", TextField()), scores_json=Cast("scores", TextField())
+        )
+        .values_list(
+            "pk", "status", "donne_id", "table_id", "holders_json", "scores_json", "sitter_id"
+        )
     )
 
 
@@ -173,7 +192,11 @@ def ranking_inputs(*, tournament_id: int) -> RankingInputs | None:
             return RankingInputs(
                 tournament_id, version, method, rate, True, [], [], [], [], read_at
             )
-        results = list(ranked_results(tournament_id=tournament_id))
+        # Fetched whole by the driver: the queryset's SQL, without its iteration in chunks.
+        sql, params = ranked_results_json(tournament_id=tournament_id).query.sql_with_params()
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            results = cursor.fetchall()
         no_int = Cast(Value(None), IntegerField())
         seat_rows = (
             Seat.objects.filter(round__tournament_id=tournament_id)
@@ -200,11 +223,16 @@ def ranking_inputs(*, tournament_id: int) -> RankingInputs | None:
     played_status = Result.Status.PLAYED
     annulled_status = Result.Status.ANNULLED
     add = plays.append
-    for pk, status, donne, table, holders, scores, sitter in results:
+    decode = msgspec.json.decode
+    for pk, status, donne, table, holders_json, scores_json, sitter in results:
         if sitter is not None:
             sit_outs.append((sitter, donne))
         if status == annulled_status:
             annulled.append((donne, table))
+        try:
+            holders, scores = decode(holders_json), decode(scores_json)
+        except msgspec.DecodeError:
+            raise RankingDataError(f"result {pk}: holders or scores are not JSON") from None
         if not holders:
             continue
         if status == played_status:
@@ -342,7 +370,10 @@ def _recompute(*, tournament_id: int, where: str, clock: TaskClock | None) -> in
     )
     data, cards = ranking_table_encode(table)
     duration = int((time.perf_counter() - started) * 1000)
+    own_transaction = not connection.in_atomic_block
     with transaction.atomic():
+        if own_transaction and connection.vendor == "postgresql":
+            _commit_without_waiting()
         created = _snapshot_insert(
             RankingSnapshot(
                 tournament_id=tournament_id,
@@ -371,13 +402,25 @@ def _recompute(*, tournament_id: int, where: str, clock: TaskClock | None) -> in
     return inputs.results_version
 
 
+def _commit_without_waiting() -> None:
+    """The snapshot's commit does not wait for its megabyte of WAL to reach the disk.
+
+    Safe for derived data only, hence only in a transaction of the computation's own: a
+    crash may lose the last snapshot, never corrupt it, and loses its RankingState update
+    with it, so the ranking reads as stale and is computed again."""
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL synchronous_commit = off")
+
+
 def _snapshot_insert(snapshot: RankingSnapshot) -> bool:
     """INSERT the snapshot; False when another computation stored this version meanwhile
     (unique constraint).
 
     On PostgreSQL the parameters are bound by the server (Django's cursors quote them into
     the SQL text on the client, which for a megabyte of score-card lines costs more than the
-    database's own work), and ON CONFLICT DO NOTHING replaces a savepoint (two round trips)."""
+    database's own work), and ON CONFLICT DO NOTHING replaces a savepoint (two round trips).
+    The score-card lines go as one binary text[] of keys and JSON texts, which
+    jsonb_object() turns into the same jsonb without parsing a megabyte of JSON."""
     if connection.vendor != "postgresql":
         try:
             with transaction.atomic():
@@ -386,12 +429,28 @@ def _snapshot_insert(snapshot: RankingSnapshot) -> bool:
             return False
         return True
     import psycopg
+    from psycopg.types.json import Jsonb
 
     meta = RankingSnapshot._meta
     fields = [f for f in meta.concrete_fields if f is not meta.auto_field]
-    query = InsertQuery(RankingSnapshot, on_conflict=OnConflict.IGNORE)
-    query.insert_values(fields, [snapshot])
-    ((sql, params),) = query.get_compiler(connection=connection).as_sql()
+    placeholders: list[str] = []
+    params: list[Any] = []
+    for field in fields:
+        value = field.pre_save(snapshot, True)
+        if isinstance(field, CardLinesField) and isinstance(value, dict):
+            placeholders.append("jsonb_object(%b::text[])")
+            params.append(field.key_text_pairs(value))
+        elif field.name == "data" and isinstance(value, dict):
+            params.append(Jsonb(value, dumps=_json_text))
+            placeholders.append("%s")
+        else:
+            params.append(field.get_db_prep_save(value, connection))
+            placeholders.append("%s")
+    quote = connection.ops.quote_name
+    sql = (
+        f"INSERT INTO {quote(meta.db_table)} ({', '.join(quote(f.column) for f in fields)}) "
+        f"VALUES ({', '.join(placeholders)}) ON CONFLICT DO NOTHING"
+    )
     connection.ensure_connection()
     started = time.monotonic()
     with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
@@ -400,6 +459,11 @@ def _snapshot_insert(snapshot: RankingSnapshot) -> bool:
     if connection.queries_logged:  # counted like every other query (tests, benchmarks)
         connection.queries_log.append({"sql": sql, "time": f"{time.monotonic() - started:.3f}"})
     return created
+
+
+def _json_text(value: Any) -> str:
+    """JSON of plain values (the ranking rows) with msgspec, several times json.dumps' speed."""
+    return msgspec.json.encode(value).decode()
 
 
 def _state_after(inputs: RankingInputs, *, computed: bool) -> None:

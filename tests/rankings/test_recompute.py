@@ -5,13 +5,20 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
-from django.db import connection
+from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from scoring.models import RankingSnapshot, RankingState
+from scoring.ranking import compute_ranking_table
 from scoring.selectors import ranking_current, score_card
-from scoring.services.ranking import ranking_method_changed, ranking_recompute
+from scoring.services import ranking as ranking_service
+from scoring.services.ranking import (
+    ranking_inputs,
+    ranking_method_changed,
+    ranking_recompute,
+    ranking_table_encode,
+)
 from tests.rankings.builders import build_tournament, fill_results, save_result
 from tournaments.models import Penalty, Result, Tournament
 
@@ -153,6 +160,44 @@ def test_recompute_uses_a_fixed_number_of_queries_whatever_the_size():
     assert large <= 12
 
 
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's bulk write")
+def test_cards_written_through_jsonb_object_are_the_fields_own_document():
+    """The lines sent as a text[] of keys and JSON texts make the very jsonb the field writes
+    (each player's lines one JSON string, which a score card reads by its key)."""
+    built = build_tournament(players=10, rounds=3, status="published")
+    fill_results(built, seed=3)
+    Penalty.objects.create(
+        tournament=built.tournament,
+        player=built.players[0],
+        kind="early_pickup",
+        points=10,
+        given_by=built.user,
+    )
+    inputs = ranking_inputs(tournament_id=built.tournament.pk)
+    assert inputs is not None and inputs.plays
+    table = compute_ranking_table(
+        inputs.plays,
+        method=inputs.method,
+        annulled=inputs.annulled,
+        sit_outs=inputs.sit_outs,
+        penalties=inputs.penalties,
+        matchpoint_penalty_rate=Fraction(inputs.rate),
+    )
+    _data, expected = ranking_table_encode(table)
+    ranking_recompute(tournament_id=built.tournament.pk)
+    snapshot = snapshot_of(built.tournament)
+    assert len(snapshot.cards) == 10
+    assert snapshot.cards == expected
+    field = RankingSnapshot._meta.get_field("cards")
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT cards = %s, (SELECT count(*) FROM jsonb_each(cards) "
+            "WHERE jsonb_typeof(value) <> 'string') FROM scoring_rankingsnapshot WHERE id = %s",
+            [field.get_db_prep_value(expected, connection), snapshot.pk],
+        )
+        assert cursor.fetchone() == (True, 0)
+
+
 def test_snapshot_never_claims_a_version_it_did_not_read():
     built = build_tournament(players=8, rounds=2)
     save_result(built, 1, 1, 0, deal=GARDE_WON)
@@ -240,3 +285,34 @@ def test_no_garbage_collection_runs_during_a_recomputation():
     with pytest.raises(ValueError):
         ranking_recompute(tournament_id=built.tournament.pk)
     assert gc.isenabled()
+
+
+def synchronous_commit() -> str:
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW synchronous_commit")
+        return cursor.fetchone()[0]
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="a PostgreSQL setting")
+@pytest.mark.django_db(transaction=True)
+def test_only_the_computations_own_transaction_commits_without_waiting(monkeypatch):
+    """The snapshot's own transaction does not wait for the WAL flush; the setting ends with
+    it, and a caller's transaction (which may hold other writes) keeps waiting."""
+    built = build_tournament(players=8, rounds=2)
+    fill_results(built)
+    seen: list[str] = []
+    insert = ranking_service._snapshot_insert
+    monkeypatch.setattr(
+        ranking_service,
+        "_snapshot_insert",
+        lambda snapshot: seen.append(synchronous_commit()) or insert(snapshot),
+    )
+    RankingSnapshot.objects.filter(tournament=built.tournament).delete()  # if scheduled
+    ranking_recompute(tournament_id=built.tournament.pk)
+    assert seen == ["off"]
+    assert synchronous_commit() == "on"
+    assert RankingSnapshot.objects.filter(tournament=built.tournament).count() == 1
+    with transaction.atomic():
+        save_result(built, 1, 1, 0, deal=GARDE_WON)
+        ranking_recompute(tournament_id=built.tournament.pk)
+        assert seen == ["off", "on"]

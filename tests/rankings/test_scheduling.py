@@ -7,7 +7,7 @@ import logging
 from datetime import timedelta
 
 import pytest
-from django.db import OperationalError
+from django.db import OperationalError, connection
 from django.utils import timezone
 
 from scoring import tasks
@@ -131,6 +131,21 @@ def test_a_result_with_a_missing_score_is_reported_not_ranked_wrongly():
         ranking_service.ranking_recompute(tournament_id=built.tournament.pk)
     built.tournament.refresh_from_db()
     assert not ranking_current(built.tournament).is_current  # never shown as current
+
+
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="SQLite keeps the JSON text as given")
+def test_a_result_whose_json_the_decoder_rejects_is_reported_not_ranked():
+    """Valid JSON for the database, not for the decoder (a number out of range, hand-edited):
+    a data error, which the task does not retry."""
+    built = build_tournament(players=8, rounds=2)
+    result = save_result(built, 1, 1, 0)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "UPDATE tournaments_result SET scores = %s WHERE id = %s",
+            ['{"N": 1e999, "E": 0, "S": 0, "W": 0}', result.pk],
+        )
+    with pytest.raises(RankingDataError, match=f"result {result.pk}: holders or scores"):
+        ranking_service.ranking_recompute(tournament_id=built.tournament.pk)
 
 
 def test_broker_down_the_result_is_saved_and_the_page_says_being_updated(
