@@ -336,8 +336,7 @@ def report(args: argparse.Namespace, rates: dict[str, dict[int, list[float]]], e
             "the token's statement under a tenth each; the entry's serializer about a "
             "twentieth; the checks against the rules and the cards about a twenty-fifth; the "
             "ranking's dispatch nothing while a task is queued; the rest is Django's and DRF's "
-            "request "
-            "handling. No single hot spot is left.",
+            "request handling. No single hot spot is left.",
         ]
     return "\n".join(lines) + "\n"
 
