@@ -328,14 +328,15 @@ def report(args: argparse.Namespace, rates: dict[str, dict[int, list[float]]], e
         lines += [
             "",
             "Where a write's time goes (`--profile`, cProfile on CPU time; every statement "
-            "is plain SQL, prepared on PostgreSQL; the result, its ledger line and the "
-            "results version go in one statement): running the statements through psycopg "
-            "about a fifth of it in all; the write's statement (its values prepared) about "
-            "a sixth; the cell's read, the idempotency record and the checks against the "
-            "rules and the cards under a tenth each; the throttle's one Redis round trip, the "
-            "token, the tournament with the caller's roles and the entry's serializer about "
-            "a twentieth each; the ranking's dispatch nothing while a task is queued; the rest is "
-            "Django's and DRF's request handling. No single hot spot is left.",
+            "is plain SQL, prepared on PostgreSQL; the token, the tournament and the caller's "
+            "roles are read in one statement; the result, its ledger line and the results "
+            "version go in one statement): running the statements through psycopg about a "
+            "seventh of it in all; the write's statement (its values prepared) about an eighth; "
+            "the cell's read, the idempotency record, the throttle's one Redis round trip and "
+            "the token's statement under a tenth each; the entry's serializer about a "
+            "twentieth; the checks against the rules and the cards about a twenty-fifth; the "
+            "ranking's dispatch nothing while a task is queued; the rest is Django's and DRF's "
+            "request handling. No single hot spot is left.",
         ]
     return "\n".join(lines) + "\n"
 

@@ -121,3 +121,34 @@ def test_a_compiled_read_answers_as_its_queryset(personas) -> None:
         assert (computations, queued) == (expected, expected_queued) == (t.pk, None)
         assert type(at) is type(expected_at) and at.tzinfo is not None
     assert read.rows(10**8) == []
+
+
+def test_a_new_instance_is_the_orms(personas) -> None:
+    """`new` leaves the instance Model.__init__ leaves: every field (given, its default),
+    the related instances cached, a fresh state; a name that is no field goes to __init__."""
+    from tournaments.services.rows import new
+
+    t = stage_tournament(personas=personas)
+    table_round = TableRound.objects.select_related("table", "round", "etui_set").first()
+    result, line = pair(t, personas.arbiter, table_round, 0)
+    kinds = [
+        (Result, {k: getattr(result, k) for k in ("status", "scores")}, result),
+        (LedgerEntry, {"action": "result_created", "reason": "x"}, line),
+    ]
+    for model, given, orm in kinds:
+        relations = {
+            f.name: getattr(orm, f.name)
+            for f in model._meta.concrete_fields
+            if f.is_relation and getattr(orm, f.attname) is not None
+        }
+        plain = new(model, **given, **relations)
+        built = model(**given, **relations)
+        assert columns(model)._plain_new
+        assert values(plain, ()) == values(built, ())
+        assert (plain._state.adding, plain._state.db) == (True, built._state.db)
+        for name, related in relations.items():
+            assert getattr(plain, name) is related  # cached: no query
+    assert new(Result, version=2, sitter_id=None).version == 2  # an attname
+    with pytest.raises(TypeError):
+        new(Result, no_such_field=1)  # Model.__init__'s own refusal
+    assert insert(new(LedgerEntry, tournament=t, action="result_created")).pk is not None

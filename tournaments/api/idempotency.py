@@ -38,7 +38,7 @@ from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from tournaments.services.rows import insert
+from tournaments.services.rows import insert, new
 
 from .exceptions import ApiError
 from .models import IdempotencyRecord
@@ -149,7 +149,8 @@ def _json(data: Any) -> Any:
 
 
 def _store(request: Request, key: str, print_: str, response: Response) -> None:
-    record = IdempotencyRecord(
+    record = new(
+        IdempotencyRecord,
         user=request.user,
         key=key,
         method=request.method,

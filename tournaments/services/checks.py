@@ -96,34 +96,64 @@ def bout_facts(
     defence). Bouts cannot be put in the écart, so in a prise or garde the taker keeps the
     bouts of the chien in his hand.
     """
-    sure_a: list[str] = []
-    sure_d: list[str] = []
-    likely_a: list[str] = []
-    likely_d: list[str] = []
-    named = (
-        (cards.TRUMP_21, _("the 21")),
-        (cards.EXCUSE, _("the Excuse")),
-        (cards.PETIT, _("the Petit")),
-    )
-    for card, name in named:
+    places = _bout_places(hands, taker=taker, contract=contract)
+    return BoutFacts(*(_bout_texts(places, kind, contract, seats) for kind in range(len(_KINDS))))
+
+
+# The kinds of `_bout_places`, in BoutFacts' order.
+_KINDS = (_SURE_ATTACK, _SURE_DEFENCE, _LIKELY_ATTACK, _LIKELY_DEFENCE) = range(4)
+
+
+def _bout_places(
+    hands: Mapping[str, tuple[cards.Card, ...]], *, taker: str, contract: str
+) -> list[tuple[int, cards.Card, str]]:
+    """`bout_facts` without its texts: (kind, bout, where: a position or "chien") of each bout
+    whose camp is known; the texts are written only for a warning that names them."""
+    places: list[tuple[int, cards.Card, str]] = []
+    for card in (cards.TRUMP_21, cards.EXCUSE, cards.PETIT):
         where = next((p for p, hand in hands.items() if card in hand), "chien")
         if where == "chien":
             if contract == "garde_sans":
-                sure_a.append(_("%(card)s in the chien (garde sans)") % {"card": name})
+                places.append((_SURE_ATTACK, card, where))
                 continue
             if contract == "garde_contre":
-                sure_d.append(_("%(card)s in the chien (garde contre)") % {"card": name})
+                places.append((_SURE_DEFENCE, card, where))
                 continue
             if contract not in TAKES_CHIEN:
                 continue  # contract not chosen yet: nothing can be said
             where = taker
         attack = where == taker
-        text = _("%(card)s held by %(who)s") % {"card": name, "who": _who(where, seats)}
         if card == cards.TRUMP_21:
-            (sure_a if attack else sure_d).append(text)
+            places.append((_SURE_ATTACK if attack else _SURE_DEFENCE, card, where))
         elif card == cards.EXCUSE:
-            (likely_a if attack else likely_d).append(text)
-    return BoutFacts(tuple(sure_a), tuple(sure_d), tuple(likely_a), tuple(likely_d))
+            places.append((_LIKELY_ATTACK if attack else _LIKELY_DEFENCE, card, where))
+    return places
+
+
+def _bout_texts(
+    places: list[tuple[int, cards.Card, str]],
+    kind: int,
+    contract: str,
+    seats: Mapping[str, Any] | None,
+) -> tuple[str, ...]:
+    """The descriptions of the bouts of ``kind`` ("the 21 held by East"...)."""
+    texts = []
+    for of_kind, card, where in places:
+        if of_kind != kind:
+            continue
+        if card == cards.TRUMP_21:
+            name = _("the 21")
+        elif card == cards.EXCUSE:
+            name = _("the Excuse")
+        else:
+            name = _("the Petit")
+        if where != "chien":
+            texts.append(_("%(card)s held by %(who)s") % {"card": name, "who": _who(where, seats)})
+        elif contract == "garde_sans":
+            texts.append(_("%(card)s in the chien (garde sans)") % {"card": name})
+        else:
+            texts.append(_("%(card)s in the chien (garde contre)") % {"card": name})
+    return tuple(texts)
 
 
 # A donne's hands are read for every entry of its tables: each text is parsed once per
@@ -212,29 +242,34 @@ def card_checks(
     )
 
     if taker and contract and bouts is not None:
-        facts = bout_facts(parsed, parsed_chien, taker=taker, contract=contract, seats=seats)
-        most = 3 - len(facts.sure_defence)
-        least = len(facts.sure_attack)
+        places = _bout_places(parsed, taker=taker, contract=contract)
+        kinds = [kind for kind, _card, _where in places]
+
+        def named(kind: int) -> str:
+            return ", ".join(_bout_texts(places, kind, contract, seats))
+
+        most = 3 - kinds.count(_SURE_DEFENCE)
+        least = kinds.count(_SURE_ATTACK)
         if bouts > most:
             warnings["bouts_held_by_defence"] = _(
                 "The attack counts %(bouts)s bout(s), but %(cards)s: the defence kept it, so "
                 "the attack has at most %(most)s. Check the bouts."
-            ) % {"bouts": bouts, "cards": ", ".join(facts.sure_defence), "most": most}
-        elif bouts > most - len(facts.likely_defence):
+            ) % {"bouts": bouts, "cards": named(_SURE_DEFENCE), "most": most}
+        elif bouts > most - kinds.count(_LIKELY_DEFENCE):
             warnings["excuse_held_by_defence"] = _(
                 "The attack counts %(bouts)s bout(s), but %(cards)s: it stays with the defence "
                 "unless it was played to the last trick. Check the bouts, or confirm."
-            ) % {"bouts": bouts, "cards": ", ".join(facts.likely_defence)}
+            ) % {"bouts": bouts, "cards": named(_LIKELY_DEFENCE)}
         if bouts < least:
             warnings["bouts_held_by_attack"] = _(
                 "The attack counts %(bouts)s bout(s), but %(cards)s: the attack kept it, so it "
                 "has at least %(least)s. Check the bouts."
-            ) % {"bouts": bouts, "cards": ", ".join(facts.sure_attack), "least": least}
-        elif bouts < least + len(facts.likely_attack):
+            ) % {"bouts": bouts, "cards": named(_SURE_ATTACK), "least": least}
+        elif bouts < least + kinds.count(_LIKELY_ATTACK):
             warnings["excuse_held_by_attack"] = _(
                 "The attack counts %(bouts)s bout(s), but %(cards)s: it stays with the attack "
                 "unless it was played to the last trick. Check the bouts, or confirm."
-            ) % {"bouts": bouts, "cards": ", ".join(facts.likely_attack)}
+            ) % {"bouts": bouts, "cards": named(_LIKELY_ATTACK)}
     return errors, warnings
 
 

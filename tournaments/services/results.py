@@ -47,7 +47,7 @@ from ..permissions import can_write_results
 from . import checks
 from .errors import translate_error
 from .events import open_round_bump, ranking_on_commit, results_changed_in_open_round
-from .rows import insert_pair
+from .rows import insert_pair, new
 
 __all__ = [
     "PLAYERS_PER_DONNE",
@@ -722,7 +722,9 @@ def _write(
             raise ResultConflict(ctx.current)
         try:
             with transaction.atomic(savepoint=False):
-                result = Result(
+                # `new`: Model.__init__ without its general loop (rows.py).
+                result = new(
+                    Result,
                     tournament=tournament,
                     table_round=ctx.table_round,
                     table=table,
@@ -732,7 +734,8 @@ def _write(
                     version=1,
                     **values,
                 )
-                line = LedgerEntry(
+                line = new(
+                    LedgerEntry,
                     tournament=tournament,
                     round=ctx.round,
                     action=action_created,

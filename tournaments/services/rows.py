@@ -13,14 +13,16 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from django.db import DEFAULT_DB_ALIAS, connection, connections
 from django.db.models import Model, QuerySet
 from django.db.models.base import ModelState
 from django.db.models.signals import post_init, pre_init
 
-__all__ = ["Columns", "CompiledRead", "Ran", "columns", "insert", "insert_pair", "run"]
+M = TypeVar("M", bound=Model)
+
+__all__ = ["Columns", "CompiledRead", "Ran", "columns", "insert", "insert_pair", "new", "run"]
 
 
 class Columns:
@@ -37,6 +39,13 @@ class Columns:
         self._plain = (
             model.__init__ is Model.__init__ and model.from_db.__func__ is Model.from_db.__func__
         )
+        # ... and new instances too (see `new`), where every field is concrete.
+        self._plain_new = (
+            self._plain
+            and list(model._meta.fields) == self.fields
+            and not model._meta.private_fields
+        )
+        self._names = {f.name: f for f in self.fields} | {f.attname: f for f in self.fields}
         self.width = len(self.fields)
         self.table = connection.ops.quote_name(model._meta.db_table)
         self._converters: dict[str, list[tuple[int, list[Callable[..., Any]], Any]]] = {}
@@ -132,6 +141,37 @@ def run(sql: str, params: Sequence[Any]) -> Ran:
 
 
 _COLUMNS: dict[type[Model], Columns] = {}
+
+
+def new(model: type[M], **values: Any) -> M:
+    """``model(**values)``, a new unsaved instance, without Model.__init__'s general loop
+    (positional values, properties, deferred fields): each value set as __init__ sets it (a
+    related instance through its descriptor), every other field its default. For models to
+    which __init__ adds nothing (`Columns`) and that no init signal watches; otherwise, or
+    for a name that is not a concrete field, ``model(**values)`` itself."""
+    cols = columns(model)
+    if (
+        not cols._plain_new
+        or pre_init.receivers
+        or post_init.receivers
+        or not values.keys() <= cols._names.keys()
+    ):
+        return model(**values)
+    obj = model.__new__(model)
+    obj._state = ModelState()
+    attrs = obj.__dict__
+    for f in cols.fields:
+        if f.name in values:
+            value = values[f.name]
+            if f.is_relation:
+                setattr(obj, f.name, value)  # the descriptor: its id and its cache
+                continue
+        elif f.attname in values:
+            value = values[f.attname]
+        else:
+            value = f.get_default()
+        attrs[f.attname] = value
+    return obj
 
 
 def columns(model: type[Model]) -> Columns:

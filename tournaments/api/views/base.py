@@ -170,6 +170,17 @@ class TournamentView(ApiView):
     read_rule: api_permissions.Rule = api_permissions.SEE_TOURNAMENT
     write_rule: api_permissions.Rule = api_permissions.MANAGE
 
+    #: (tournament id, user id, the tournament with his roles or None), when the token's
+    #: authentication read them with the token (tokens.TokenAuthentication).
+    preloaded: tuple[int, Any, Tournament | None] | None = None
+
+    def preload_tournament(self) -> int | None:
+        """The tournament's id in the URL, for the token's authentication to read it too."""
+        try:
+            return int(self.kwargs["tournament"])
+        except (KeyError, TypeError, ValueError):
+            return None
+
     @cached_property
     def tournament(self) -> Tournament:
         # The caller's roles come with the row: the access rule (and the service's own check
@@ -178,13 +189,16 @@ class TournamentView(ApiView):
             pk = int(self.kwargs["tournament"])
         except (TypeError, ValueError):
             raise Http404 from None
-        tournament = tournament_with_roles(pk, self.request.user)
+        user = self.request.user
+        preloaded = self.preloaded
+        if preloaded is not None and preloaded[:2] == (pk, user.pk) and user.is_authenticated:
+            tournament = preloaded[2]
+        else:
+            tournament = tournament_with_roles(pk, user)
         if tournament is None:
             raise Http404
         safe = self.request.method in ("GET", "HEAD", "OPTIONS")
-        api_permissions.require(
-            self.request.user, tournament, self.read_rule if safe else self.write_rule
-        )
+        api_permissions.require(user, tournament, self.read_rule if safe else self.write_rule)
         return tournament
 
     def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
