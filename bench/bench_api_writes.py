@@ -69,7 +69,7 @@ POINTS = {0: (40, 70), 1: (35, 65), 2: (30, 60), 3: (25, 55)}
 def clean_entry(donne: Any, seats: dict[str, Any], rng: random.Random) -> dict[str, Any]:
     """An entry for this donne that the service accepts without a warning: the engine's own
     checks and those against the cards (RULES §5.1) find nothing; "all passed" otherwise."""
-    from scoring import engine
+    from scoring.rules import engine
     from tournaments.services.checks import card_checks
 
     takers = list("NESW")

@@ -59,7 +59,7 @@ from django.utils import timezone, translation  # noqa: E402
 from scoring.documents.fingerprint import Inputs  # noqa: E402
 from scoring.documents.models import Document  # noqa: E402
 from scoring.documents.services import WHOLE_SET, document_build  # noqa: E402
-from scoring.engine import score_deal  # noqa: E402
+from scoring.rules.engine import score_deal  # noqa: E402
 from scoring.services.ranking import ranking_recompute  # noqa: E402
 from tournaments.models import (  # noqa: E402
     Club,
@@ -411,7 +411,7 @@ def main() -> None:
             "escaped string) are worked out at first sight and then looked up column by "
             "column, a plain number without fitting it; the running-total chart is operators "
             "too, its grids, value labels and donne labels written once per document; numbers "
-            "are formatted in integer arithmetic (scoring.display.exact_text, checked against "
+            "are formatted in integer arithmetic (scoring.rules.display.exact_text, checked against "
             "the Decimal path); each result's texts and each contract's are told once, not "
             "once per player of its table; the cyclic garbage collector is paused during the "
             "build (reference counting frees as usual; it resumes at the end). ReportLab's C "

@@ -31,10 +31,10 @@ import benchdoc
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from scoring import engine  # noqa: E402
-from scoring.engine import THRESHOLDS, score_deal  # noqa: E402
-from scoring.errors import ScoringError  # noqa: E402
-from scoring.ranking import Penalty, Play, compute_ranking  # noqa: E402
+from scoring.rules import engine  # noqa: E402
+from scoring.rules.engine import THRESHOLDS, score_deal  # noqa: E402
+from scoring.rules.errors import ScoringError  # noqa: E402
+from scoring.rules.ranking import Penalty, Play, compute_ranking  # noqa: E402
 
 SECTION = "## Scoring engine"
 DOC = ROOT / "docs" / "BENCHMARKS.md"
@@ -364,7 +364,7 @@ def main() -> None:
         "processes is not counted), but their use of the caches still slows both scorers; "
         "rates move with the load, and the ratios with it, by a tenth or two.",
         "",
-        "Single-deal scoring, `scoring.engine.score_deal` (with its validation), against a "
+        "Single-deal scoring, `scoring.rules.engine.score_deal` (with its validation), against a "
         "plain reference scorer written straight from the rules (no validation, no tables; "
         "checked to agree on 20,000 deals, passed either way) in the same run. Target: at least 2× on the first "
         f"sight of each deal, as the software calls the engine. {rounds} rounds; in each, every row makes its own "
@@ -411,7 +411,7 @@ def main() -> None:
         "scored again and again (the repeated row) shows what the rest costs when the deal is "
         "in the processor's caches, which a random deal among 9,984 seldom is.",
         "",
-        "Tournament ranking, `scoring.ranking.compute_ranking`, 1,000 players × 24 donnes "
+        "Tournament ranking, `scoring.rules.ranking.compute_ranking`, 1,000 players × 24 donnes "
         f"({len(plays):,} plays, 96 groups of 250, one annulled table, two penalties; "
         "target well under 1 s):",
         "",

@@ -28,15 +28,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import benchdoc
 
-from scoring import movement
-from scoring.cards import DECK
-from scoring.dealing import generate_donnes
-from scoring.movement import (
+from scoring.rules import movement
+from scoring.rules.cards import DECK
+from scoring.rules.dealing import generate_donnes
+from scoring.rules.movement import (
     generate_movement,
     sit_out_spread,
     validate,
 )
-from scoring.movement_algebra import ring, stage_design
+from scoring.rules.movement_algebra import ring, stage_design
 
 SECTION = "## Movements and dealing"
 CASES = [(24, 6), (25, 8), (121, 8), (200, 8), (400, 10)]

@@ -4,7 +4,7 @@ spreadsheet, the same bytes for the site and the API.
 Why these choices: French Excel splits on ";" and reads "40,5" as a number only with a
 decimal comma, and it reads UTF-8 (accents in names) only after a byte-order mark; English
 spreadsheets expect "," and a decimal point (the BOM is harmless there and keeps the accents).
-Numbers are written by scoring.display, like the screens and the PDFs.
+Numbers are written by scoring.rules.display, like the screens and the PDFs.
 
 A name or a club is text typed by people: a cell starting with = + - @ (or a tab or a carriage
 return) would be run as a formula by a spreadsheet ("CSV injection"), so such a text cell is
@@ -27,7 +27,7 @@ from django.utils import translation
 from django.utils.text import slugify
 from django.utils.translation import gettext as _
 
-from scoring import display
+from scoring.rules import display
 from scoring.selectors import (
     ScoreCardLine,
     ranking_snapshot,

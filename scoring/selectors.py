@@ -29,8 +29,8 @@ from django.db.models.fields.json import KeyTransform
 from django.db.models.functions import Now
 from django.utils.translation import gettext_lazy as _
 
-from scoring.duplicate import differentials, matchpoint_percentage
 from scoring.models import RankingSnapshot, RankingState
+from scoring.rules.duplicate import differentials, matchpoint_percentage
 from tournaments.models import (
     POSITIONS,
     Club,
@@ -898,10 +898,10 @@ def hand_view(position: str, label: str, text: str) -> HandView:
     R D C V or K Q C J; trumps high to low)."""
     from django.utils.translation import get_language
 
-    from scoring import display
+    from scoring.rules import display
 
     try:
-        from scoring.cards import parse_hand
+        from scoring.rules.cards import parse_hand
 
         cards = parse_hand(text)
     except Exception:  # a hand the notation cannot read is shown as stored

@@ -51,7 +51,7 @@ def _default_format(value: float) -> str:
     """A signed value with one decimal, as the active language writes it (+2,5 in French)."""
     from django.utils.translation import get_language
 
-    from scoring.display import signed_text
+    from scoring.rules.display import signed_text
 
     return signed_text(value, get_language(), places=1)
 

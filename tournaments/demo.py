@@ -10,8 +10,8 @@ from __future__ import annotations
 import random
 from decimal import Decimal
 
-from scoring import cards
-from scoring.engine import THRESHOLDS, points_range
+from scoring.rules import cards
+from scoring.rules.engine import THRESHOLDS, points_range
 
 from .models import TableRound, Tournament
 from .services.preparation import donne_from_row

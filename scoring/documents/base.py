@@ -36,7 +36,7 @@ from reportlab.pdfgen.canvas import Canvas
 from reportlab.platypus import BaseDocTemplate, Flowable, Frame, PageTemplate, Paragraph
 from reportlab.platypus.tables import TableStyle
 
-from scoring.cards import Card, parse_hand
+from scoring.rules.cards import Card, parse_hand
 from scoring.templatetags.rankings import number, signed
 from tournaments.models import Position, Tournament
 
@@ -211,7 +211,7 @@ def face_labels() -> dict[int, str]:
 
 def hand_groups(text: str) -> tuple[dict[str, list[str]], list[str]]:
     """A stored hand grouped for display: ranks per suit high to low, then the trumps 21…1 and
-    the Excuse (the cards are sorted by scoring.cards' display order)."""
+    the Excuse (the cards are sorted by scoring.rules.cards' display order)."""
     faces = face_labels()
     suits: dict[str, list[str]] = {s: [] for s in ("S", "H", "D", "C")}
     trumps: list[str] = []

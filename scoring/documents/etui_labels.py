@@ -13,7 +13,7 @@ from reportlab.lib.units import mm
 from reportlab.pdfgen.canvas import Canvas
 from reportlab.platypus import Flowable, Paragraph
 
-from scoring.cards import parse_hand
+from scoring.rules.cards import parse_hand
 from tournaments.models import Donne
 
 from .base import (

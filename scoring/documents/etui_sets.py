@@ -15,7 +15,7 @@ from reportlab.lib.styles import ParagraphStyle
 from reportlab.lib.units import mm
 from reportlab.platypus import Flowable, KeepTogether, PageBreak, Paragraph, Spacer, Table
 
-from scoring.cards import DECK, SUITS, Card, parse_hand
+from scoring.rules.cards import DECK, SUITS, Card, parse_hand
 from tournaments.models import Donne
 
 from .base import (

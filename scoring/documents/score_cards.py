@@ -28,7 +28,7 @@ from reportlab.lib.units import mm
 from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.platypus import Flowable, Paragraph, Spacer, Table
 
-from scoring.display import exact_text
+from scoring.rules.display import exact_text
 from scoring.selectors import ScoreCard, ScoreCardLine
 from tournaments.models import Player
 

@@ -3,7 +3,7 @@ web processes and the workers coalesce computations through the database.
 
 `ranking_recompute` reads everything in a fixed number of queries, whatever the size of the
 tournament, inside one consistent read (REPEATABLE READ on PostgreSQL), runs the pure
-`scoring.ranking.compute_ranking` and stores a RankingSnapshot tagged with the results
+`scoring.rules.ranking.compute_ranking` and stores a RankingSnapshot tagged with the results
 version it read. It is idempotent: a snapshot that exists for (version, method, rate) is not
 computed again.
 
@@ -48,7 +48,7 @@ from django.db.models.functions import Cast, Coalesce, Now
 
 from scoring.fields import CardLinesField
 from scoring.models import RankingSnapshot, RankingState
-from scoring.ranking import (
+from scoring.rules.ranking import (
     DonneLine,
     DonneStatus,
     Penalty,
@@ -217,7 +217,7 @@ def ranking_inputs(*, tournament_id: int) -> RankingInputs | None:
             else:
                 penalty_rows.append((player, points, donne))
 
-    plays: list[tuple[int, int, str, int, int]] = []  # the fields of a scoring.ranking.Play
+    plays: list[tuple[int, int, str, int, int]] = []  # the fields of a scoring.rules.ranking.Play
     annulled: list[tuple[int, int]] = []
     sit_outs: list[tuple[int, int]] = []
     played_status = Result.Status.PLAYED

@@ -1,6 +1,6 @@
 """Display of exact numbers (RULES §6: differentials are exact; round only when displaying).
 
-The writing itself (decimal comma in French) is scoring/display.py, shared with the PDFs."""
+The writing itself (decimal comma in French) is scoring/rules/display.py, shared with the PDFs."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 from django import template
 from django.utils.translation import get_language
 
-from scoring import display
+from scoring.rules import display
 
 register = template.Library()
 

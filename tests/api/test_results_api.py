@@ -11,7 +11,7 @@ import pytest
 from django.db.models import F
 from rest_framework.test import APIClient
 
-from scoring import cards
+from scoring.rules import cards
 from tests.api.conftest import client_for
 from tournaments.models import LedgerEntry, Penalty, Result, Seat, Table, Tournament
 from tournaments.services.checks import WARNING_CODES

@@ -11,9 +11,9 @@ from fractions import Fraction
 import pytest
 from django.urls import reverse
 
-from scoring.cards import DECK, format_hand, parse_hand
 from scoring.documents.models import Document
 from scoring.documents.services import document_render
+from scoring.rules.cards import DECK, format_hand, parse_hand
 from scoring.selectors import score_card
 from tests.fixtures.tournaments import stage_tournament
 from tournaments.models import Donne, Player, Result, Table, TableRound, Tournament

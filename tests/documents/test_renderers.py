@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from django.utils import translation
 
-from scoring.cards import parse_hand
 from scoring.documents.fonts import register_fonts
 from scoring.documents.models import Document
 from scoring.documents.services import document_render
+from scoring.rules.cards import parse_hand
 from scoring.selectors import ranking_current
 from tests.fixtures.services import require
 from tests.fixtures.tournaments import stage_tournament

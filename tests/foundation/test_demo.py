@@ -6,7 +6,7 @@ import pytest
 from django.contrib.auth import authenticate
 from django.core.management import call_command
 
-from scoring.movement import Movement, validate
+from scoring.rules.movement import Movement, validate
 from tournaments.models import Donne, Player, Seat, TableRound, Tournament
 
 pytestmark = pytest.mark.django_db(transaction=True)

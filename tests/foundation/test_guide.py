@@ -13,7 +13,7 @@ import pytest
 from django.urls import Resolver404, URLPattern, URLResolver, get_resolver, resolve, reverse
 from django.utils import translation
 
-from scoring.duplicate import differentials, matchpoint_percentage, matchpoints
+from scoring.rules.duplicate import differentials, matchpoint_percentage, matchpoints
 from tarot_club.guide.pages import IMAGE_DIR, LANGUAGES, PAGES, guide_page
 from tarot_club.guide.screenshots import SHOTS
 from tarot_club.guide.topics import NO_HELP, TOPICS

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from scoring.engine import poignee_min_trumps, score_deal
+from scoring.rules.engine import poignee_min_trumps, score_deal
 
 RULES = (Path(__file__).resolve().parents[2] / "docs" / "rules.md").read_text(encoding="utf-8")
 

@@ -18,8 +18,8 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
-from scoring.cards import DECK, format_hand
-from scoring.engine import score_deal
+from scoring.rules.cards import DECK, format_hand
+from scoring.rules.engine import score_deal
 from tournaments.models import (
     POSITIONS,
     Club,

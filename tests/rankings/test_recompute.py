@@ -10,7 +10,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from scoring.models import RankingSnapshot, RankingState
-from scoring.ranking import compute_ranking_table
+from scoring.rules.ranking import compute_ranking_table
 from scoring.selectors import ranking_current, score_card
 from scoring.services import ranking as ranking_service
 from scoring.services.ranking import (

@@ -1,4 +1,4 @@
-"""Cards and the text notation (scoring/cards.py, docs/formats.md): values, round trips, errors."""
+"""Cards and the text notation (scoring/rules/cards.py, docs/formats.md): values, round trips, errors."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scoring.cards import (
+from scoring.rules.cards import (
     DECK,
     EXCUSE,
     PETIT,

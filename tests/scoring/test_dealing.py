@@ -1,4 +1,4 @@
-"""The fair, verifiable generator (scoring/dealing.py): frozen vectors, deal shape, uniformity."""
+"""The fair, verifiable generator (scoring/rules/dealing.py): frozen vectors, deal shape, uniformity."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scoring.cards import (
+from scoring.rules.cards import (
     DECK,
     PETIT,
     Donne,
@@ -19,7 +19,7 @@ from scoring.cards import (
     is_petit_sec,
     parse_donne_set,
 )
-from scoring.dealing import (
+from scoring.rules.dealing import (
     InvalidSeed,
     commitment,
     deal_attempt,
@@ -36,7 +36,7 @@ from scoring.dealing import (
 SEED = bytes(range(32)).hex()  # 000102…1f
 IDENTITY = "tarot_club test vector"
 
-# Frozen outputs of the version-1 procedure (docstring of scoring/dealing.py). If one of these
+# Frozen outputs of the version-1 procedure (docstring of scoring/rules/dealing.py). If one of these
 # changes, every published commitment check breaks: bump the domain strings instead.
 DONNE_1 = """\
 donne 1 dealer N

@@ -1,4 +1,4 @@
-"""scoring/display.py: numbers, cards and positions as French and English players read them."""
+"""scoring/rules/display.py: numbers, cards and positions as French and English players read them."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from fractions import Fraction
 from hypothesis import given
 from hypothesis import strategies as st
 
-from scoring import display
+from scoring.rules import display
 
 
 def test_decimal_comma_in_french_point_in_english():
@@ -58,7 +58,7 @@ def test_exact_text_writes_what_decimal_and_signed_text_write():
     in French and English (random values, and the edge cases by name)."""
     import random
 
-    from scoring.display import decimal_text, exact_text, signed_text
+    from scoring.rules.display import decimal_text, exact_text, signed_text
 
     rnd = random.Random(16)
     values: list[int | Fraction] = [0, 1, -1, 1230, -1152, Fraction(-1, 1000), Fraction(1, 1000)]

@@ -7,8 +7,8 @@ from fractions import Fraction
 
 import pytest
 
-from scoring.duplicate import Method, differentials, matchpoint_percentage
-from scoring.errors import InvalidMethod, InvalidScore
+from scoring.rules.duplicate import Method, differentials, matchpoint_percentage
+from scoring.rules.errors import InvalidMethod, InvalidScore
 
 F = Fraction
 

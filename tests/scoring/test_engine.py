@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from scoring import duplicate, engine, errors, ranking
-from scoring.engine import (
+from scoring.rules import duplicate, engine, errors, ranking
+from scoring.rules.engine import (
     CARD_TOTAL,
     CHELEM_BONUS,
     COEFFICIENTS,
@@ -30,7 +30,7 @@ from scoring.engine import (
     points_range,
     score_deal,
 )
-from scoring.errors import (
+from scoring.rules.errors import (
     InvalidBouts,
     InvalidCalledSelf,
     InvalidChelem,

@@ -16,8 +16,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scoring import engine
-from scoring.engine import (
+from scoring.rules import engine
+from scoring.rules.engine import (
     CARD_TOTAL,
     COEFFICIENTS,
     THRESHOLDS,
@@ -27,7 +27,7 @@ from scoring.engine import (
     PoigneeSize,
     score_deal,
 )
-from scoring.errors import ScoringError
+from scoring.rules.errors import ScoringError
 
 
 class Seats(enum.IntEnum):

@@ -9,10 +9,10 @@ from typing import Any
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from scoring.duplicate import differentials, matchpoints
-from scoring.engine import CARD_TOTAL, THRESHOLDS, deal_errors, score_deal
-from scoring.errors import ScoringError
-from scoring.ranking import Penalty, Play, compute_ranking
+from scoring.rules.duplicate import differentials, matchpoints
+from scoring.rules.engine import CARD_TOTAL, THRESHOLDS, deal_errors, score_deal
+from scoring.rules.errors import ScoringError
+from scoring.rules.ranking import Penalty, Play, compute_ranking
 
 # Deterministic and quick: the same examples on every run, no example database, no deadline.
 PROPERTY = settings(

@@ -1,7 +1,7 @@
 """docs/formats.md is enough to re-derive the donnes: its reference program runs against the code.
 
 Why: the verifiability promise is only as good as the documentation an outsider reads; the
-program printed there is executed here and compared with scoring.dealing, and the worked
+program printed there is executed here and compared with scoring.rules.dealing, and the worked
 commitments it quotes are recomputed.
 """
 
@@ -13,7 +13,7 @@ from pathlib import Path
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from scoring import dealing
+from scoring.rules import dealing
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "formats.md"
 SEED = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"

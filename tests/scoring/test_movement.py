@@ -1,4 +1,4 @@
-"""Movements (scoring/movement.py): every field size, the validator, opponent diversity."""
+"""Movements (scoring/rules/movement.py): every field size, the validator, opponent diversity."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from scoring.movement import (
+from scoring.rules.movement import (
     MAX_ROUNDS,
     InvalidMovementData,
     InvalidRounds,
@@ -24,7 +24,7 @@ from scoring.movement import (
     table_layout,
     validate,
 )
-from scoring.movement_algebra import prime_power_factors, ring, stage_design
+from scoring.rules.movement_algebra import prime_power_factors, ring, stage_design
 
 SIZES = [n for n in range(8, 201) if n != 11]
 

@@ -8,8 +8,8 @@ from fractions import Fraction
 
 import pytest
 
-from scoring.errors import InvalidMethod, InvalidPenalty, InvalidPlays, InvalidScore
-from scoring.ranking import DonneLine, DonneStatus, Penalty, Play, compute_ranking
+from scoring.rules.errors import InvalidMethod, InvalidPenalty, InvalidPlays, InvalidScore
+from scoring.rules.ranking import DonneLine, DonneStatus, Penalty, Play, compute_ranking
 
 F = Fraction
 

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scoring.errors import ScoringError
-from scoring.ranking import (
+from scoring.rules.errors import ScoringError
+from scoring.rules.ranking import (
     Penalty,
     Play,
     Ranking,

@@ -8,7 +8,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scoring.movement import (
+from scoring.rules.movement import (
     FIFTH,
     Movement,
     donnes_of_set,
@@ -17,7 +17,7 @@ from scoring.movement import (
     sit_out_spread,
     validate,
 )
-from scoring.movement_algebra import stage_design
+from scoring.rules.movement_algebra import stage_design
 
 SIZES = [n for n in range(8, 201) if n != 11]
 # The suite checks a large sample; bench/bench_movement.py sweeps every n × 1..8 rounds.

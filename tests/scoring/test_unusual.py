@@ -1,11 +1,11 @@
-"""The rule of results unlike the others on a donne (scoring.unusual), without a database."""
+"""The rule of results unlike the others on a donne (scoring.rules.unusual), without a database."""
 
 from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from scoring.unusual import FAR, OPPOSITE, Line, unusual_results
+from scoring.rules.unusual import FAR, OPPOSITE, Line, unusual_results
 
 
 def line(key, taker="N", contract="garde", taker_score=204) -> Line:
@@ -85,10 +85,10 @@ def test_one_flipped_sign_among_identical_results_is_always_caught(taker, score,
 
 
 def test_the_rule_in_the_docs_states_the_thresholds_the_code_uses():
-    """docs/rules.md §6.1 is what arbiters read: its numbers are those of scoring.unusual."""
+    """docs/rules.md §6.1 is what arbiters read: its numbers are those of scoring.rules.unusual."""
     from pathlib import Path
 
-    from scoring.unusual import MIN_GAP, MIN_OTHERS, SPREAD
+    from scoring.rules.unusual import MIN_GAP, MIN_OTHERS, SPREAD
 
     text = (Path(__file__).resolve().parents[2] / "docs" / "rules.md").read_text()
     section = text.split("### 6.1 Results unlike the others")[1].split("\n## ")[0]

@@ -10,7 +10,7 @@ from decimal import Decimal
 import pytest
 from django.utils import translation
 
-from scoring import cards
+from scoring.rules import cards
 from tournaments.services.checks import bout_facts, card_checks
 
 SUIT_CARDS = [c for c in cards.DECK if not c.is_trump and not c.is_excuse]
@@ -22,7 +22,7 @@ def trumps(*numbers: int) -> list[str]:
 
 
 def deal(**fixed: list[str]) -> tuple[dict[str, str], str]:
-    """Hands N, E, S, W (18 cards) and the chien (6) in the notation of scoring.cards.
+    """Hands N, E, S, W (18 cards) and the chien (6) in the notation of scoring.rules.cards.
 
     ``fixed`` gives some cards of a part ("N", ..., "chien"). The other cards go first to the
     parts in the order N, E, S, W, chien, suit cards before trumps, and last to one "dump"

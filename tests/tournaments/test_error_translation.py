@@ -13,9 +13,9 @@ import re
 import pytest
 from django.utils import timezone, translation
 
-from scoring import cards, dealing
-from scoring.errors import Message, ScoringError
-from scoring.movement import generate_movement
+from scoring.rules import cards, dealing
+from scoring.rules.errors import Message, ScoringError
+from scoring.rules.movement import generate_movement
 from tests.fixtures.tournaments import make_players, stage_tournament
 from tournaments.models import Registration, Tournament
 from tournaments.services.errors import translate_error

@@ -8,8 +8,8 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.utils import timezone, translation
 
-from scoring import cards, dealing
-from scoring.movement import Movement, validate
+from scoring.rules import cards, dealing
+from scoring.rules.movement import Movement, validate
 from tests.fixtures.tournaments import TEST_SEED, make_players, stage_tournament
 from tournaments.models import Club, Donne, Registration, Result, Seat, TableRound, Tournament
 from tournaments.services.preparation import (

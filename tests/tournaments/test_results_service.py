@@ -176,7 +176,7 @@ def test_impossible_entries_say_which_field_and_why(t, arbiter, change, field, w
 
 def test_errors_are_in_the_language_of_the_request(t, arbiter):
     """Messages are translated when raised, in the active language (French by default)."""
-    from scoring.errors import InvalidPoints
+    from scoring.rules.errors import InvalidPoints
 
     data = ResultInput(status="played", points=Decimal(92))
     with translation.override("fr"), pytest.raises(ResultInvalid) as exc:

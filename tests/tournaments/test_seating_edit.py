@@ -14,7 +14,7 @@ from django.urls import reverse
 from django.utils import translation
 
 from scoring.documents.services import seating_key
-from scoring.movement import Movement, validate
+from scoring.rules.movement import Movement, validate
 from tests.fixtures.tournaments import Personas, stage_tournament
 from tests.tournaments.test_card_checks import deal
 from tests.tournaments.test_results_service import GARDE_WON, cell, set_hands

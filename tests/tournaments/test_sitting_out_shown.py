@@ -12,7 +12,7 @@ from django.utils import translation
 
 from scoring.documents.models import Document
 from scoring.documents.services import document_render
-from scoring.movement import Movement, sit_out_counts, sit_out_spread, validate
+from scoring.rules.movement import Movement, sit_out_counts, sit_out_spread, validate
 from tests.documents.pdf import pdf_text
 from tests.fixtures.tournaments import Personas, stage_tournament
 from tournaments.models import Seat, TableRound, Tournament

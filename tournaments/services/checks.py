@@ -16,8 +16,8 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 
-from scoring import cards
-from scoring.engine import PoigneeSize, poignee_min_trumps
+from scoring.rules import cards
+from scoring.rules.engine import PoigneeSize, poignee_min_trumps
 
 from ..models import PoigneeSize as PoigneeLabel
 from ..models import Position
@@ -181,7 +181,7 @@ def card_checks(
     """Errors {field: message} and warnings {code: message} of an entry against the cards.
 
     ``hands`` are the donne's hands by position and ``chien`` its chien, in the notation of
-    scoring.cards; ``seats`` (optional) names the players in the messages.
+    scoring.rules.cards; ``seats`` (optional) names the players in the messages.
     """
     errors: dict[str, str] = {}
     warnings: dict[str, str] = {}

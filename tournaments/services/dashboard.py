@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from django.utils.translation import gettext_lazy as _
 
-from scoring.unusual import Line, Unusual, unusual_results
+from scoring.rules.unusual import Line, Unusual, unusual_results
 
 from ..models import Donne, EntryStatus, Result, Round, Table, TableRound, Tournament
 
@@ -147,7 +147,7 @@ class Dashboard:
 
     @property
     def unusual(self) -> list[Cell]:
-        """Cells whose result is unlike the others on the same donne (scoring.unusual)."""
+        """Cells whose result is unlike the others on the same donne (scoring.rules.unusual)."""
         return [c for c in self.cells if c.unusual is not None]
 
     def only_needing(self) -> Dashboard:

@@ -1,7 +1,7 @@
-"""The one translation of the pure modules' errors (scoring.errors.ScoringError).
+"""The one translation of the pure modules' errors (scoring.rules.errors.ScoringError).
 
 A pure module raises an error with an English ``template`` marked for makemessages and its
-``params``; a param that is itself words is a ``scoring.errors.Message`` with its own marked
+``params``; a param that is itself words is a ``scoring.rules.errors.Message`` with its own marked
 template and params. ``translate_error`` translates the template and, recursively, every such
 param, in the active language: a French arbiter reads no English word.
 """
@@ -13,7 +13,7 @@ from typing import Any
 
 from django.utils.translation import gettext
 
-from scoring.errors import Message, ScoringError
+from scoring.rules.errors import Message, ScoringError
 
 __all__ = ["translate_error"]
 

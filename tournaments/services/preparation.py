@@ -1,6 +1,6 @@
 """Seating, movement, étuis and donnes of a tournament, from its checked-in players.
 
-The pure modules decide (scoring.movement, scoring.dealing); this module stores their output.
+The pure modules decide (scoring.rules.movement, scoring.rules.dealing); this module stores their output.
 The seed stays secret until the event is over; its commitment is public from the start, and
 `tournament_verify` regenerates every donne from the revealed seed.
 """
@@ -15,9 +15,9 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from scoring import cards, dealing
-from scoring.errors import ScoringError
-from scoring.movement import FIFTH, Movement, generate_movement
+from scoring.rules import cards, dealing
+from scoring.rules.errors import ScoringError
+from scoring.rules.movement import FIFTH, Movement, generate_movement
 
 from ..models import (
     Donne,

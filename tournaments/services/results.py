@@ -1,7 +1,7 @@
 """Entering, correcting and annulling a table's result on a donne (RULES.md §3-§6).
 
 This module is the only writer of Result rows. Every change checks the permission,
-validates against the rules (scoring.engine) and the cards (tournaments.services.checks),
+validates against the rules (scoring.rules.engine) and the cards (tournaments.services.checks),
 then, in one transaction, writes the row with optimistic concurrency enforced by the
 database (unique (table, donne) on creation, ``UPDATE ... WHERE version = expected`` on
 change), appends a LedgerEntry and bumps the tournament's results version so the ranking
@@ -27,7 +27,7 @@ from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from scoring import engine
+from scoring.rules import engine
 
 from ..models import (
     POSITIONS,
@@ -1084,7 +1084,7 @@ def result_describe(snapshot: Mapping[str, Any] | None) -> str:
     """One line saying what a ledger snapshot of a result holds, for people to read."""
     from django.utils.translation import get_language
 
-    from scoring.display import decimal_text, position_letter
+    from scoring.rules.display import decimal_text, position_letter
 
     from ..models import Chelem, PetitAuBout, PoigneeSize, Position
 

@@ -1,10 +1,10 @@
 """Editing the seating by hand: the arbiter swaps two players' seats, or makes a table
 play another étui set, in one round. Every edit is checked against the movement rules
-(`scoring.movement.validate`) on the rows as stored, and refused with every breach when it
+(`scoring.rules.movement.validate`) on the rows as stored, and refused with every breach when it
 breaks one; then nothing is changed.
 
 The rows (Seat, TableRound) are the truth: `movement_from_rows` rebuilds a Movement from them.
-Players are numbered 1..n the way scoring.movement numbers them (by first appearance: round 1,
+Players are numbered 1..n the way scoring.rules.movement numbers them (by first appearance: round 1,
 table 1 N E S W F, table 2 …), so an untouched seating gives back the generated movement; the
 numbers map back to the Player rows to name them in messages. `Tournament.movement` is rewritten
 after each accepted edit so it always says what is stored.
@@ -25,7 +25,7 @@ from django.db.models import Count, Prefetch, Subquery
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from scoring.movement import Breach, Movement, Round, Sitting, donnes_of_set, validate
+from scoring.rules.movement import Breach, Movement, Round, Sitting, donnes_of_set, validate
 
 from ..models import (
     EtuiSet,
@@ -46,7 +46,7 @@ ROLE_ORDER = {role: index for index, role in enumerate("NESWF")}
 EDITED = "edited by hand"
 CLOSED_STATUSES = (Tournament.Status.FINISHED, Tournament.Status.PUBLISHED)
 
-# What each rule of scoring.movement.RULES_CHECKED asks, for the arbiter.
+# What each rule of scoring.rules.movement.RULES_CHECKED asks, for the arbiter.
 RULE_TEXT = {
     "structure": gettext_lazy("the rounds, tables and étui sets must be numbered 1, 2, 3 …"),
     "seating": gettext_lazy("each player is seated exactly once per round"),
@@ -159,7 +159,7 @@ def _stored(tournament: Tournament) -> StoredMovement:
 
 def movement_from_rows(tournament: Tournament) -> Movement:
     """The movement the stored Seat and TableRound rows describe (players numbered 1..n by
-    first appearance, as scoring.movement numbers them)."""
+    first appearance, as scoring.rules.movement numbers them)."""
     return _stored(tournament).movement
 
 

@@ -155,7 +155,7 @@ def tournament_seating_status(*, tournament: Tournament) -> SeatingStatus:
 
 def _check_supported(tournament: Tournament) -> None:
     """The movements are built for relais of DONNES_PER_SET donnes (the clubs' standard)."""
-    from scoring.movement import DONNES_PER_SET
+    from scoring.rules.movement import DONNES_PER_SET
 
     if tournament.donnes_per_relais != DONNES_PER_SET:
         raise ValidationError(

@@ -235,7 +235,7 @@ def _points_text(points: Any) -> str:
     """The attack's points as the arbiter writes them: "40,5" in French (the form reads both)."""
     from django.utils.translation import get_language
 
-    from scoring.display import decimal_text
+    from scoring.rules.display import decimal_text
 
     return decimal_text(points, get_language(), places=1)
 

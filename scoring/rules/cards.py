@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, ClassVar, SupportsIndex
 
-from scoring.errors import Message, ScoringError
+from scoring.rules.errors import Message, ScoringError
 
 __all__ = [
     "CHIEN_SIZE",
@@ -58,7 +58,7 @@ __all__ = [
 
 
 def _(message: str) -> str:
-    """Mark a string for translation without importing Django (see scoring/errors.py)."""
+    """Mark a string for translation without importing Django (see scoring/rules/errors.py)."""
     return message
 
 
@@ -723,7 +723,7 @@ _HEX_RE = re.compile(r"^[0-9a-fA-F]+$")
 class DonneSet:
     """The donnes of one tournament with the header that lets anyone check them.
 
-    ``commitment`` is published before play (scoring.dealing.commitment); ``seed`` is None until
+    ``commitment`` is published before play (scoring.rules.dealing.commitment); ``seed`` is None until
     the organiser reveals it after the tournament.
     """
 

@@ -22,8 +22,8 @@ from fractions import Fraction
 from numbers import Rational, Real
 from typing import Any, NamedTuple
 
-from scoring.duplicate import Method
-from scoring.errors import (
+from scoring.rules.duplicate import Method
+from scoring.rules.errors import (
     POINTS_FOR_ONE_BOUT,
     InvalidBouts,
     InvalidCalledSelf,

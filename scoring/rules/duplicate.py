@@ -12,7 +12,7 @@ from enum import StrEnum
 from fractions import Fraction
 from numbers import Rational
 
-from scoring.errors import InvalidMethod, InvalidScore, display_value
+from scoring.rules.errors import InvalidMethod, InvalidScore, display_value
 
 __all__ = [
     "Method",

@@ -17,7 +17,7 @@ hand of the one who sits out (the one sitting out gets a differential of 0 for t
 nobody plays a donne twice.
 
 The scheme (``generate_movement``). Tables are numbered by the ring A = GF(q1) × … × GF(qm) of
-the prime-power factors of t (scoring.movement_algebra). The rounds are cut into stages of at most
+the prime-power factors of t (scoring.rules.movement_algebra). The rounds are cut into stages of at most
 t rounds; each stage uses t fresh étui sets, one per table. In a stage of L rounds, round r is an
 element x_r of A; the players of a position move with their own stride λ (table h + λ·x_r), the
 fifth players stay, the sets move with a stride of their own; the strides are searched so that
@@ -71,8 +71,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from scoring.errors import Message, ScoringError
-from scoring.movement_algebra import SETS, Ring, ring, stage_design
+from scoring.rules.errors import Message, ScoringError
+from scoring.rules.movement_algebra import SETS, Ring, ring, stage_design
 
 __all__ = [
     "MAX_ROUNDS",
@@ -100,7 +100,7 @@ __all__ = [
 
 
 def _(message: str) -> str:
-    """Mark a string for translation without importing Django (see scoring/errors.py)."""
+    """Mark a string for translation without importing Django (see scoring/rules/errors.py)."""
     return message
 
 

@@ -15,7 +15,7 @@ The procedure (version 1; any change of output needs a new domain string):
    of ``HMAC-SHA256(key=seed, msg=b"tarot_club/deal/v1\\n" + identity + b"\\n" + f"{k}:{a}:{c}")``.
 4. Unbiased integer below ``m`` (m ≤ 256): take the next stream byte ``b``; if
    ``b < 256 - 256 % m`` return ``b % m``, otherwise discard it and take the next byte.
-5. Fisher–Yates: start from the 78 cards in display order (ids 0..77, see scoring.cards); for
+5. Fisher–Yates: start from the 78 cards in display order (ids 0..77, see scoring.rules.cards); for
    ``i`` from 77 down to 1 swap card ``i`` with card ``j`` = integer below ``i + 1``.
 6. Cards 0–17 of the shuffled pack go to N, 18–35 to E, 36–53 to S, 54–71 to W, 72–77 to
    the chien.
@@ -34,7 +34,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 # bouts_in, holds, is_petit_sec, points_in and trump_count are re-exported for the Django layer.
-from scoring.cards import (
+from scoring.rules.cards import (
     DECK,
     Donne,
     DonneSet,
@@ -47,7 +47,7 @@ from scoring.cards import (
     points_in,
     trump_count,
 )
-from scoring.errors import Message, ScoringError
+from scoring.rules.errors import Message, ScoringError
 
 __all__ = [
     "ANTICLOCKWISE",
@@ -76,7 +76,7 @@ __all__ = [
 
 
 def _(message: str) -> str:
-    """Mark a string for translation without importing Django (see scoring/errors.py)."""
+    """Mark a string for translation without importing Django (see scoring/rules/errors.py)."""
     return message
 
 

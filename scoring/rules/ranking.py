@@ -21,8 +21,14 @@ from functools import cached_property
 from math import gcd
 from typing import Any, NamedTuple
 
-from scoring.duplicate import Method, matchpoints, parse_method, to_exact
-from scoring.errors import InvalidPenalty, InvalidPlays, InvalidScore, ScoringError, display_value
+from scoring.rules.duplicate import Method, matchpoints, parse_method, to_exact
+from scoring.rules.errors import (
+    InvalidPenalty,
+    InvalidPlays,
+    InvalidScore,
+    ScoringError,
+    display_value,
+)
 
 __all__ = [
     "DonneLine",
