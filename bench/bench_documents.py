@@ -59,8 +59,8 @@ from django.utils import timezone, translation  # noqa: E402
 from scoring.documents.fingerprint import Inputs  # noqa: E402
 from scoring.documents.models import Document  # noqa: E402
 from scoring.documents.services import WHOLE_SET, document_build  # noqa: E402
+from scoring.rankings.services import ranking_recompute  # noqa: E402
 from scoring.rules.engine import score_deal  # noqa: E402
-from scoring.services.ranking import ranking_recompute  # noqa: E402
 from tournaments.models import (  # noqa: E402
     Club,
     Donne,

@@ -375,7 +375,7 @@ def main() -> None:
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(max(soft, 4096), hard), hard))
 
-    from scoring.services.ranking import ranking_recompute
+    from scoring.rankings.services import ranking_recompute
     from tarot_club.celery import app
     from tarot_club.health import redis_reachable
     from tests.fixtures.services import (

@@ -77,7 +77,7 @@ def best_of(repeats: int, fn: Callable[[], Any], before: Callable[[], Any] | Non
 def measure_recompute(players: int, repeats: int) -> dict[str, Any]:
     """Recomputation of a tournament of `players` × 24 donnes against its floor SELECT."""
     from scoring.models import RankingSnapshot
-    from scoring.services.ranking import ranked_results, ranking_recompute
+    from scoring.rankings.services import ranked_results, ranking_recompute
     from tests.rankings.builders import build_tournament, fill_results
 
     start = time.perf_counter()
@@ -159,7 +159,7 @@ def measure_worker_delays(builts: dict[str, Any], samples: int) -> dict[str, lis
     """Seconds from a result's commit to the snapshot of its version, via a real worker, for
     each tournament given (one worker for all)."""
     from scoring.models import RankingSnapshot
-    from scoring.services.ranking import min_interval
+    from scoring.rankings.services import min_interval
     from tarot_club.celery import app
     from tarot_club.health import redis_reachable
     from tests.fixtures.services import WorkerProcess, reset_connections

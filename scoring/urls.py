@@ -5,6 +5,6 @@ from __future__ import annotations
 from django.urls import URLPattern, URLResolver, include, path
 
 urlpatterns: list[URLPattern | URLResolver] = [
-    path("", include("scoring.urls_rankings")),
-    path("", include("scoring.urls_documents")),
+    path("", include("scoring.rankings.urls")),
+    path("", include("scoring.documents.urls")),
 ]

@@ -8,7 +8,7 @@ opening a client from that closed connection, which raises AttributeError ("'Non
 has no attribute 'hostname'") and kills the worker ("Unrecoverable error"). Here a channel
 whose connection is gone leaves those messages where they are: in Redis' unacked hash, from
 which kombu restores them to the queue after the visibility timeout (CELERY_VISIBILITY_TIMEOUT);
-if Redis lost them with its data, the sweep (scoring/sweep.py) catches up from the database.
+if Redis lost them with its data, the sweep (scoring/rankings/sweep.py) catches up from the database.
 
 Installed for the `redis://` and `rediss://` schemes by tarot_club/celery.py.
 """

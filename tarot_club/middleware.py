@@ -140,7 +140,7 @@ def refuse(request: HttpRequest, status: int, code: str) -> HttpResponse:
 class RankingPollMiddleware:
     """A live ranking's poll, for a tournament whose results are public, answered here when
     the answer is the same for every reader (a 204, or the fragment of the latest snapshot
-    already rendered: `scoring.views.rankings.public_poll_answer`), before the session,
+    already rendered: `scoring.rankings.views.public_poll_answer`), before the session,
     locale, CSRF, authentication and messages middleware: it is what nearly every phone of
     a hall asks every few seconds. Anything else goes on to the view as usual."""
 
@@ -149,7 +149,7 @@ class RankingPollMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         if request.method == "GET" and "since" in request.GET and request.GET.get("partial") == "1":
-            from scoring.views.rankings import public_poll_answer
+            from scoring.rankings.views import public_poll_answer
 
             answer = public_poll_answer(request)
             if answer is not None:

@@ -160,7 +160,7 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # visibility_timeout: a task taken by a worker that died is delivered again after this many
 # seconds (Redis' default is an hour). Longer than the longest task (a document build) and
-# countdown; a stale ranking is picked up sooner by the sweep (scoring/sweep.py).
+# countdown; a stale ranking is picked up sooner by the sweep (scoring/rankings/sweep.py).
 CELERY_VISIBILITY_TIMEOUT = int(env_str("CELERY_VISIBILITY_TIMEOUT", "600"))
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     "socket_connect_timeout": 1,
@@ -178,7 +178,7 @@ CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "tarot_club")
 # progress for DOCUMENT_STALE_SECONDS are rebuilt on request (their worker died).
 RANKING_MIN_INTERVAL = float(env_str("RANKING_MIN_INTERVAL", "1"))
 RANKING_STALE_AFTER = float(env_str("RANKING_STALE_AFTER", "15"))
-# Every worker sweeps for stale rankings and dead document builds this often (scoring/sweep.py);
+# Every worker sweeps for stale rankings and dead document builds this often (scoring/rankings/sweep.py);
 # empty: a quarter of RANKING_STALE_AFTER.
 RANKING_SWEEP_SECONDS = float(env_str("RANKING_SWEEP_SECONDS", "0") or 0) or None
 # /healthz checks Redis and pings the workers at most this often (in the background).

@@ -27,7 +27,7 @@ from tournaments.models import (
 from tournaments.search import fold
 
 if TYPE_CHECKING:
-    from scoring.selectors import RankingView, ScoreCard
+    from scoring.rankings.selectors import RankingView, ScoreCard
 
 POSITIONS = ("N", "E", "S", "W")
 FIFTH = "F"
@@ -122,8 +122,8 @@ def donne_range(donnes: list[Donne]) -> tuple[int, int]:
 def ranking_up_to_date(tournament: Tournament) -> RankingView:
     """The tournament's ranking, computed here if the snapshot lags behind the results: a
     printed ranking or score card must show every saved result, not "being updated"."""
-    from scoring.selectors import ranking_current
-    from scoring.services.ranking import ranking_recompute
+    from scoring.rankings.selectors import ranking_current
+    from scoring.rankings.services import ranking_recompute
 
     view = ranking_current(tournament, refresh=False)
     if not view.is_current:
@@ -152,10 +152,10 @@ def score_cards_bulk(
     tournament: Tournament, players: list[Player], *, snapshot_id: int | None
 ) -> dict[int, ScoreCard]:
     """Every given player's score card as an arbiter sees it (nothing hidden), from the
-    snapshot the document prints: `scoring.selectors.score_cards_from_snapshot`, the one
+    snapshot the document prints: `scoring.rankings.selectors.score_cards_from_snapshot`, the one
     implementation the pages use too, in a fixed number of queries."""
-    from scoring.models import RankingSnapshot
-    from scoring.selectors import score_cards_from_snapshot, snapshot_is_current
+    from scoring.rankings.models import RankingSnapshot
+    from scoring.rankings.selectors import score_cards_from_snapshot, snapshot_is_current
 
     snapshot = (
         RankingSnapshot.objects.defer("cards").filter(pk=snapshot_id).first()

@@ -14,7 +14,7 @@ from django.utils.translation import gettext as _
 from reportlab.lib.units import mm
 from reportlab.platypus import CondPageBreak, Flowable, KeepTogether, Paragraph, Spacer, Table
 
-from scoring.selectors import Traveller, travellers
+from scoring.rankings.selectors import Traveller, travellers
 from tournaments.models import Donne, Method, Result
 
 from .base import (

@@ -28,8 +28,8 @@ from reportlab.lib.units import mm
 from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.platypus import Flowable, Paragraph, Spacer, Table
 
+from scoring.rankings.selectors import ScoreCard, ScoreCardLine
 from scoring.rules.display import exact_text
-from scoring.selectors import ScoreCard, ScoreCardLine
 from tournaments.models import Player
 
 from .base import (

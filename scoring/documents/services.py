@@ -32,7 +32,7 @@ from django.db.models.functions import Now
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
-from scoring.heartbeat import beating
+from scoring.documents.heartbeat import beating
 from tournaments.models import Donne, EtuiSet, Seat, Tournament
 from tournaments.permissions import can_manage_tournament, can_see_results
 

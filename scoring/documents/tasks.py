@@ -1,6 +1,6 @@
 """Celery entry point of the documents: thin, takes an id, calls the service.
 
-Registered by `scoring/tasks.py` importing it (Celery's autodiscovery looks at `<app>.tasks`
+Registered by `scoring/rankings/tasks.py` importing it (Celery's autodiscovery looks at `<app>.tasks`
 only); the name is explicit so that producers and workers agree whatever imports it first.
 """
 

@@ -6,7 +6,7 @@ the same size. Skipped where the server was built without lz4 (and on SQLite).""
 
 from django.db import migrations
 
-import scoring.fields
+import scoring.rankings.fields
 
 
 def cards_lz4(apps, schema_editor):
@@ -44,7 +44,7 @@ class Migration(migrations.Migration):
         migrations.AlterField(
             model_name="rankingsnapshot",
             name="cards",
-            field=scoring.fields.CardLinesField(default=dict),
+            field=scoring.rankings.fields.CardLinesField(default=dict),
         ),
         migrations.RunPython(cards_lz4, cards_default_compression),
     ]

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from scoring.selectors import ranking_current
-from scoring.services.ranking import ranking_recompute
+from scoring.rankings.selectors import ranking_current
+from scoring.rankings.services import ranking_recompute
 from tests.api.conftest import client_for
 from tests.fixtures.tournaments import stage_tournament
 from tournaments.models import POSITIONS, Donne, Player, Seat, TableRound, Tournament

@@ -1,6 +1,6 @@
 """The documents' bulk reads agree with the pages' reads: a printed score card is the player's
 score-card page, whoever is asked and whatever state the tournament is in. Both go through
-`scoring.selectors.score_cards_from_snapshot`; these tests hold its two ways of reading (a few
+`scoring.rankings.selectors.score_cards_from_snapshot`; these tests hold its two ways of reading (a few
 players' keys, or the whole snapshot at once) to the same cards, in a fixed number of queries."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 from scoring.documents.data import ranking_up_to_date, score_cards_bulk, tournament_players
 from scoring.documents.models import Document
 from scoring.documents.services import document_render
-from scoring.selectors import CardScore, ScoreCardLine, score_card, score_cards
+from scoring.rankings.selectors import CardScore, ScoreCardLine, score_card, score_cards
 from tests.fixtures.tournaments import stage_tournament
 from tournaments.models import Player, Result
 from tournaments.services.results import result_annul

@@ -13,8 +13,8 @@ from django.urls import reverse
 
 from scoring.documents.models import Document
 from scoring.documents.services import document_render
+from scoring.rankings.selectors import score_card
 from scoring.rules.cards import DECK, format_hand, parse_hand
-from scoring.selectors import score_card
 from tests.fixtures.tournaments import stage_tournament
 from tournaments.models import Donne, Player, Result, Table, TableRound, Tournament
 from tournaments.services.penalties import penalty_give

@@ -163,7 +163,7 @@ def test_the_arbiters_log_prints_every_ledger_entry(played_tournament):
 
 
 def test_the_results_summary_shows_the_podium(played_tournament):
-    from scoring.selectors import ranking_current
+    from scoring.rankings.selectors import ranking_current
 
     text = pdf_text(render(played_tournament, Kind.RESULTS_SUMMARY))
     rows = ranking_current(played_tournament).rows

@@ -12,7 +12,7 @@ from pypdf import PdfReader
 from scoring.documents.base import FOOTER_H, MARGIN
 from scoring.documents.models import Document
 from scoring.documents.ranking import rounds_complete
-from scoring.selectors import ranking_current
+from scoring.rankings.selectors import ranking_current
 from tests.fixtures.tournaments import stage_tournament
 from tournaments.models import Tournament
 

@@ -14,8 +14,8 @@ from django.utils import translation
 from scoring.documents.fonts import register_fonts
 from scoring.documents.models import Document
 from scoring.documents.services import document_render
+from scoring.rankings.selectors import ranking_current
 from scoring.rules.cards import parse_hand
-from scoring.selectors import ranking_current
 from tests.fixtures.services import require
 from tests.fixtures.tournaments import stage_tournament
 from tournaments.models import Donne, Player, Result, Seat, TableAccess, TableRound, Tournament

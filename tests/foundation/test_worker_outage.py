@@ -127,7 +127,7 @@ def _unacked(broker_url: str) -> int:
 def test_worker_holding_a_delayed_task_survives_redis_killed_and_catches_up(
     prefork_worker: PreforkWorker, own_redis: RedisServer, personas, settings
 ):
-    from scoring.tasks import recompute_ranking
+    from scoring.rankings.tasks import recompute_ranking
     from tarot_club.celery import app
 
     settings.RANKING_STALE_AFTER = 3600  # the worker catches up, not a page read

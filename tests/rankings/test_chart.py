@@ -13,8 +13,8 @@ from django.utils import translation
 from hypothesis import given
 from hypothesis import strategies as st
 
-from scoring.score_card_chart import score_card_chart
-from scoring.svg import chart_trend, running_total_chart
+from scoring.rankings.score_card_chart import score_card_chart
+from scoring.rankings.svg import chart_trend, running_total_chart
 from tests.rankings.helpers import enter, schedule
 from tests.rankings.test_pages import get, player_of
 

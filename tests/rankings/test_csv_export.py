@@ -13,10 +13,10 @@ from django.urls import reverse
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from scoring.exports import text_cell
 from scoring.models import RankingSnapshot
-from scoring.selectors import ranking_snapshot, ranking_view
-from scoring.services.ranking import ranking_recompute
+from scoring.rankings.exports import text_cell
+from scoring.rankings.selectors import ranking_snapshot, ranking_view
+from scoring.rankings.services import ranking_recompute
 from tests.fixtures.tournaments import stage_tournament
 from tests.rankings.builders import build_tournament, fill_results
 from tests.rankings.helpers import enter, tables_playing

@@ -13,7 +13,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from scoring.models import RankingState
-from scoring.services.ranking import ranking_task_started
+from scoring.rankings.services import ranking_task_started
 from tests.fixtures.tournaments import stage_tournament
 from tournaments.models import Round
 from tournaments.services.events import open_round_bump

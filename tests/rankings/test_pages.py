@@ -12,7 +12,7 @@ from django.urls import reverse
 from django.utils import translation
 
 from scoring.models import RankingSnapshot
-from scoring.services.ranking import ranking_recompute
+from scoring.rankings.services import ranking_recompute
 from scoring.templatetags.rankings import signed
 from tests.fixtures.tournaments import stage_tournament
 from tests.rankings.builders import build_tournament, fill_results
@@ -337,7 +337,7 @@ def test_another_players_card_hides_donnes_not_finished_everywhere(
 
 
 def test_travellers_of_every_donne_in_three_queries(django_assert_num_queries):
-    from scoring.selectors import traveller, travellers
+    from scoring.rankings.selectors import traveller, travellers
 
     built = build_tournament(players=40, rounds=2, status="published", seed=5)
     fill_results(built)
@@ -424,7 +424,7 @@ def test_a_rendered_fragment_is_served_from_the_poll_state_alone(
 ):
     """Once a snapshot's fragment is rendered, a public poll gets it for the one query of
     the poll state, and with RANKING_POLL_CACHE_SECONDS a process reuses that state."""
-    from scoring.views import rankings as views
+    from scoring.rankings import views
 
     built = build_tournament(players=40, rounds=2, status="published", seed=8)
     fill_results(built)

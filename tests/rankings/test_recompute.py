@@ -10,15 +10,15 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from scoring.models import RankingSnapshot, RankingState
-from scoring.rules.ranking import compute_ranking_table
-from scoring.selectors import ranking_current, score_card
-from scoring.services import ranking as ranking_service
-from scoring.services.ranking import (
+from scoring.rankings import services as ranking_service
+from scoring.rankings.selectors import ranking_current, score_card
+from scoring.rankings.services import (
     ranking_inputs,
     ranking_method_changed,
     ranking_recompute,
     ranking_table_encode,
 )
+from scoring.rules.ranking import compute_ranking_table
 from tests.rankings.builders import build_tournament, fill_results, save_result
 from tournaments.models import Penalty, Result, Tournament
 

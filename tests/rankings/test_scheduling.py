@@ -10,11 +10,11 @@ import pytest
 from django.db import OperationalError, connection
 from django.utils import timezone
 
-from scoring import tasks
 from scoring.models import RankingSnapshot, RankingState
-from scoring.selectors import ranking_current
-from scoring.services import ranking as ranking_service
-from scoring.services.ranking import RankingDataError
+from scoring.rankings import services as ranking_service
+from scoring.rankings import tasks
+from scoring.rankings.selectors import ranking_current
+from scoring.rankings.services import RankingDataError
 from tests.fixtures.services import reset_connections
 from tests.rankings.builders import build_tournament, save_result
 from tournaments.models import Result
@@ -153,7 +153,7 @@ def test_broker_down_the_result_is_saved_and_the_page_says_being_updated(
 ):
     settings.RANKING_STALE_AFTER = 3600
     built = build_tournament(players=8, rounds=2)
-    with caplog.at_level(logging.WARNING, logger="scoring.tasks"):
+    with caplog.at_level(logging.WARNING, logger="scoring.rankings.tasks"):
         result = save_committed(built, django_capture_on_commit_callbacks, 1, 1, 0)
     assert Result.objects.filter(pk=result.pk).exists()  # acknowledged and kept
     assert "could not schedule the ranking" in caplog.text
@@ -193,7 +193,7 @@ def test_a_queued_task_holds_the_claim_so_no_second_one_is_sent(
     held = timezone.now()
     RankingState.objects.filter(pk=built.tournament.pk).update(queued_at=held)
     caplog.clear()
-    with caplog.at_level(logging.WARNING, logger="scoring.tasks"):
+    with caplog.at_level(logging.WARNING, logger="scoring.rankings.tasks"):
         save_committed(built, django_capture_on_commit_callbacks, 1, 1, 1)
     assert "could not schedule" not in caplog.text  # nothing was sent
     assert RankingState.objects.get(pk=built.tournament.pk).queued_at == held
@@ -201,7 +201,7 @@ def test_a_queued_task_holds_the_claim_so_no_second_one_is_sent(
     RankingState.objects.filter(pk=built.tournament.pk).update(
         queued_at=held - timedelta(minutes=5)
     )
-    with caplog.at_level(logging.WARNING, logger="scoring.tasks"):
+    with caplog.at_level(logging.WARNING, logger="scoring.rankings.tasks"):
         save_committed(built, django_capture_on_commit_callbacks, 1, 1, 2)
     assert "could not schedule" in caplog.text
 
@@ -209,7 +209,7 @@ def test_a_queued_task_holds_the_claim_so_no_second_one_is_sent(
 def test_score_card_while_updating_shows_the_entry_without_a_differential(
     broker_down, settings, django_capture_on_commit_callbacks
 ):
-    from scoring.selectors import score_card
+    from scoring.rankings.selectors import score_card
 
     settings.RANKING_STALE_AFTER = 3600
     built = build_tournament(players=8, rounds=2)
@@ -255,7 +255,7 @@ def test_page_reads_do_not_queue_a_task_while_one_is_pending(
 
     def page_read_sends() -> bool:
         caplog.clear()
-        with caplog.at_level(logging.WARNING, logger="scoring.tasks"):
+        with caplog.at_level(logging.WARNING, logger="scoring.rankings.tasks"):
             assert not ranking_current(built.tournament).is_current
         return "could not schedule" in caplog.text
 
@@ -335,14 +335,14 @@ def test_polls_of_a_stale_ranking_do_not_queue_a_task_while_one_is_pending(
     RankingState.objects.filter(pk=built.tournament.pk).update(queued_at=timezone.now())
     url = reverse("ranking", args=[built.tournament.pk])
     caplog.clear()
-    with caplog.at_level(logging.WARNING, logger="scoring.tasks"):
+    with caplog.at_level(logging.WARNING, logger="scoring.rankings.tasks"):
         assert client.get(f"{url}?partial=1&since={snapshot.pk}&cur=0").status_code == 204
         assert client.get(f"{url}?partial=1&since={snapshot.pk}&cur=1").status_code == 200
         assert client.get(url).status_code == 200
     assert "could not schedule" not in caplog.text
     # the claim void (no task pending): a read asks again, and says so when it cannot
     RankingState.objects.filter(pk=built.tournament.pk).update(queued_at=None)
-    with caplog.at_level(logging.WARNING, logger="scoring.tasks"):
+    with caplog.at_level(logging.WARNING, logger="scoring.rankings.tasks"):
         client.get(url)
     assert "could not schedule" in caplog.text
 

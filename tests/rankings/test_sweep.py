@@ -10,10 +10,10 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from scoring.documents.heartbeat import beating
 from scoring.documents.models import Document
-from scoring.heartbeat import beating
 from scoring.models import RankingSnapshot, RankingState
-from scoring.sweep import documents_sweep, rankings_sweep
+from scoring.rankings.sweep import documents_sweep, rankings_sweep
 from tests.fixtures.services import reset_connections
 from tests.fixtures.tournaments import stage_tournament
 from tests.rankings.helpers import enter, schedule

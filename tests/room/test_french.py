@@ -10,8 +10,8 @@ import pytest
 from django.urls import reverse
 from django.utils import translation
 
-from scoring.selectors import hand_view
-from scoring.svg import running_total_chart
+from scoring.rankings.selectors import hand_view
+from scoring.rankings.svg import running_total_chart
 from scoring.templatetags.rankings import number, position_letter, signed
 from tests.rankings.helpers import enter, tables_playing
 from tournaments.services.results import result_describe

@@ -10,7 +10,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from scoring.models import RankingSnapshot
-from scoring.services.ranking import ranking_recompute
+from scoring.rankings.services import ranking_recompute
 from tournaments.models import LedgerEntry, Penalty, Player, Result, Tournament
 from tournaments.services.archive import ARCHIVE_VERSION
 from tournaments.services.penalties import penalty_give

@@ -394,7 +394,7 @@ def test_player_code_reissue_changes_the_code(t, personas):
 
 
 def test_awaiting_results_stay_out_of_the_ranking_and_of_complete_donnes(t, personas):
-    from scoring.selectors import complete_donnes
+    from scoring.rankings.selectors import complete_donnes
 
     access = table_access_issue(table_round=table_round(t, 1))
     d = first_donne(t, 1)

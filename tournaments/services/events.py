@@ -19,7 +19,7 @@ def results_changed(*, tournament_id: int) -> None:
     broker), and a snapshot older than the version is shown as "being updated".
     """
     Tournament.objects.filter(pk=tournament_id).update(results_version=F("results_version") + 1)
-    from scoring.tasks import schedule_ranking
+    from scoring.rankings.tasks import schedule_ranking
 
     transaction.on_commit(partial(schedule_ranking, tournament_id))
 
@@ -37,7 +37,7 @@ def _guarded_bump_sql(vendor: str) -> str:
     reads the results) and a computation's end (which clears the stale mark unless the
     version moved) both update that row, so both wait for this write's commit. A task seen
     queued here will therefore read this change: there is nothing to dispatch."""
-    from scoring.models import RankingState
+    from scoring.rankings.models import RankingState
 
     t, r, s = Tournament._meta, Round._meta, RankingState._meta
     lock = " FOR SHARE" if vendor == "postgresql" else ""
@@ -68,7 +68,7 @@ def open_round_bump(*, tournament_id: int, round_id: int) -> tuple[str, list[Any
     that runs it with other statements (tournaments.services.rows.insert_pair). It changes
     one row, or none when refused; on PostgreSQL that row answers whether a ranking task
     is queued already (see `_guarded_bump_sql`). The caller then calls `ranking_on_commit`."""
-    from scoring.services.ranking import QUEUE_CLAIM_TIMEOUT
+    from scoring.rankings.services import QUEUE_CLAIM_TIMEOUT
 
     vendor = connection.vendor
     sql = _GUARDED_BUMP.get(vendor)
@@ -84,7 +84,7 @@ def open_round_bump(*, tournament_id: int, round_id: int) -> tuple[str, list[Any
 def ranking_on_commit(tournament_id: int, *, queued: bool = False) -> None:
     """Schedule the tournament's ranking once the transaction commits; nothing to do when
     the bump saw a task queued under its lock (``queued``) and tasks go to a broker."""
-    from scoring.tasks import broker_in_use, schedule_ranking
+    from scoring.rankings.tasks import broker_in_use, schedule_ranking
 
     if queued and broker_in_use():
         return

@@ -286,7 +286,7 @@ def _preview_for(
 
 def _hands(donne: Donne) -> list[Any]:
     """The donne's hands and chien with suit symbols and the ranks of the page's language."""
-    from scoring.selectors import hand_view
+    from scoring.rankings.selectors import hand_view
 
     hands = [hand_view(p, str(Position(p).label), donne.hand(p)) for p in POSITIONS]
     return [*hands, hand_view("", str(_("Chien")), donne.chien)]

@@ -65,7 +65,7 @@ def _clock_context(tournament: Tournament) -> dict:
 
 
 def _ranking_context(request: HttpRequest, tournament: Tournament) -> dict:
-    from scoring.selectors import ranking_current
+    from scoring.rankings.selectors import ranking_current
 
     rows = _int_param(request, "rows", ROWS_PER_PAGE, 3, 40)
     every = _int_param(request, "every", SECONDS_PER_PAGE, 2, 120)

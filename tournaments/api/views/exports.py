@@ -1,5 +1,5 @@
 """The ranking, and the results donne by donne, as CSV files for a spreadsheet: the same bytes
-as the ranking page's downloads (scoring.exports), under the same rule as the ranking
+as the ranking page's downloads (scoring.rankings.exports), under the same rule as the ranking
 (SEE_RESULTS)."""
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from scoring.exports import ranking_csv, score_cards_csv
-from scoring.views.exports import csv_response, viewer_player_id
+from scoring.rankings.export_views import csv_response, viewer_player_id
+from scoring.rankings.exports import ranking_csv, score_cards_csv
 
 from .. import permissions as rules
 from ..exceptions import ApiError

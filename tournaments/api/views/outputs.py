@@ -1,5 +1,5 @@
 """What the computations produce: the ranking (with its snapshot's version and whether it is
-current), score cards and travellers — read through scoring.selectors, as the pages do."""
+current), score cards and travellers — read through scoring.rankings.selectors, as the pages do."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from drf_spectacular.utils import OpenApiExample, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from scoring.selectors import (
+from scoring.rankings.selectors import (
     donne_is_complete,
     ranking_snapshot,
     ranking_view,

@@ -13,7 +13,7 @@ from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schem
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from scoring.selectors import complete_donnes
+from scoring.rankings.selectors import complete_donnes
 from tournaments.models import (
     Donne,
     EtuiSet,

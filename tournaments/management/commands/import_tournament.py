@@ -6,7 +6,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from scoring.services.ranking import ranking_recompute
+from scoring.rankings.services import ranking_recompute
 from tournaments.services.archive import ArchiveError, tournament_import
 
 

@@ -10,7 +10,7 @@ from django.core.management.base import BaseCommand
 from django.db import transaction
 from django.utils import timezone
 
-from scoring.services.ranking import ranking_recompute
+from scoring.rankings.services import ranking_recompute
 from tournaments.demo import play_demo_results
 from tournaments.models import Club, Player, Registration, Tournament
 from tournaments.services.preparation import tournament_generate, tournament_reveal_seed

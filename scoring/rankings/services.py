@@ -46,8 +46,8 @@ from django.db.models import (
 )
 from django.db.models.functions import Cast, Coalesce, Now
 
-from scoring.fields import CardLinesField
-from scoring.models import RankingSnapshot, RankingState
+from scoring.rankings.fields import CardLinesField
+from scoring.rankings.models import RankingSnapshot, RankingState
 from scoring.rules.ranking import (
     DonneLine,
     DonneStatus,
@@ -500,7 +500,7 @@ def _state_after(inputs: RankingInputs, *, computed: bool) -> None:
         )
 
 
-# --- bookkeeping shared by the scheduler (scoring.tasks) and the pages (scoring.selectors) ----
+# --- bookkeeping shared by the scheduler (scoring.rankings.tasks) and the pages (scoring.rankings.selectors) ----
 
 
 def ranking_mark_stale(*, tournament_id: int) -> tuple[datetime | None, bool, datetime]:
@@ -657,6 +657,6 @@ def ranking_method_changed(*, tournament_id: int) -> None:
     on their own and say "being updated" until the new one is stored.)"""
     from functools import partial
 
-    from scoring.tasks import schedule_ranking
+    from scoring.rankings.tasks import schedule_ranking
 
     transaction.on_commit(partial(schedule_ranking, tournament_id))

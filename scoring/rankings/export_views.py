@@ -11,7 +11,7 @@ from django.utils.cache import patch_vary_headers
 from django.utils.translation import get_language
 from django.views.decorators.http import require_GET
 
-from scoring.exports import CONTENT_TYPE, RankingCsv, ranking_csv, score_cards_csv
+from scoring.rankings.exports import CONTENT_TYPE, RankingCsv, ranking_csv, score_cards_csv
 from tournaments.models import Tournament
 from tournaments.permissions import can_manage_tournament, can_see_results
 

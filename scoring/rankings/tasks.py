@@ -15,7 +15,7 @@ that will include the change is running (`ranking_pending`).
 
 Without a broker in use (CELERY_EAGER, a laptop with no Redis) the task runs in-process on
 commit, unless one ran less than RANKING_MIN_INTERVAL ago: then the pages compute it on their
-next read (scoring.selectors), so the ranking is never wrong, only computed a moment later.
+next read (scoring.rankings.selectors), so the ranking is never wrong, only computed a moment later.
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ PUBLISH_RETRY_POLICY = {"max_retries": 1, "interval_start": 0, "interval_step": 
 )
 def recompute_ranking(self, tournament_id: int) -> int:
     """Recompute and store the tournament's ranking snapshot; returns its results version."""
-    from scoring.services.ranking import IN_PROCESS, ranking_recompute, ranking_task_started
+    from scoring.rankings.services import IN_PROCESS, ranking_recompute, ranking_task_started
 
     where = IN_PROCESS if self.request.is_eager else (self.request.hostname or socket.gethostname())
     clock = ranking_task_started(tournament_id=tournament_id)
@@ -69,7 +69,7 @@ def recompute_ranking(self, tournament_id: int) -> int:
 
 
 def _note_error(tournament_id: int, exc: BaseException) -> None:
-    from scoring.services.ranking import ranking_note_error
+    from scoring.rankings.services import ranking_note_error
 
     try:
         ranking_note_error(tournament_id=tournament_id, error=exc)
@@ -85,7 +85,7 @@ def broker_in_use() -> bool:
 def schedule_ranking(tournament_id: int) -> None:
     """Ask for a new ranking once a change is committed. Never raises: a saved result must
     stay saved when the broker or the worker is down; the pages then say "being updated" and
-    catch up (see scoring.selectors)."""
+    catch up (see scoring.rankings.selectors)."""
     try:
         _schedule(tournament_id)
     except (kombu.exceptions.OperationalError, *TRANSIENT_ERRORS) as exc:
@@ -95,7 +95,7 @@ def schedule_ranking(tournament_id: int) -> None:
 
 
 def _schedule(tournament_id: int) -> None:
-    from scoring.services.ranking import (
+    from scoring.rankings.services import (
         min_interval,
         ranking_mark_stale,
         ranking_mark_stale_and_claim,
@@ -111,7 +111,7 @@ def _schedule(tournament_id: int) -> None:
         started_at, _queued, now = ranking_mark_stale(tournament_id=tournament_id)
         if wait_after(started_at, now) == 0.0:
             recompute_ranking.apply(args=(tournament_id,), throw=False)
-        return  # computed too recently: the next page read computes it (scoring.selectors)
+        return  # computed too recently: the next page read computes it (scoring.rankings.selectors)
     # The stale mark and the claim in one statement (two round trips for the whole dispatch).
     started_at, claimed, now = ranking_mark_stale_and_claim(tournament_id=tournament_id)
     if not claimed:
@@ -127,6 +127,3 @@ def _schedule(tournament_id: int) -> None:
     except Exception:
         ranking_release_queue(tournament_id=tournament_id, claimed_at=now)
         raise
-
-
-from scoring.documents.tasks import build_document  # noqa: E402, F401  (discovered with these)

@@ -27,14 +27,14 @@ from django.utils import translation
 from django.utils.text import slugify
 from django.utils.translation import gettext as _
 
-from scoring.rules import display
-from scoring.selectors import (
+from scoring.rankings.selectors import (
     ScoreCardLine,
     ranking_snapshot,
     ranking_view,
     score_cards_from_snapshot,
     snapshot_cached,
 )
+from scoring.rules import display
 from tournaments.models import Tournament
 
 BOM = "\ufeff"

@@ -6,7 +6,7 @@ thread of its main process (tarot_club/celery.py):
 - a tournament whose ranking has waited a third of RANKING_STALE_AFTER is computed
   there and then (one worker wins the claim in the database; the others skip it), so the
   ranking is current within RANKING_STALE_AFTER even when Redis lost the queued task;
-- a document build that stopped beating (scoring.heartbeat) or a request whose task was
+- a document build that stopped beating (scoring.documents.heartbeat) or a request whose task was
   lost is dispatched again (the build's claim lets one build run).
 Times are compared with the database's clock, so hosts whose clocks differ agree.
 """
@@ -20,7 +20,7 @@ from django.conf import settings
 from django.db import close_old_connections, connections
 from django.db.models import Q
 
-from scoring.services.ranking import (
+from scoring.rankings.services import (
     database_time_minus,
     min_interval,
     ranking_claim_in_process,
@@ -39,7 +39,7 @@ def sweep_period() -> float:
 
 def rankings_sweep(*, where: str) -> list[int]:
     """Compute the rankings left stale for a third of RANKING_STALE_AFTER; return their ids."""
-    from scoring.models import RankingState
+    from scoring.rankings.models import RankingState
 
     waiting = list(
         RankingState.objects.filter(stale_since__lte=database_time_minus(stale_after() / 3))

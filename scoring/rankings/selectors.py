@@ -29,7 +29,7 @@ from django.db.models.fields.json import KeyTransform
 from django.db.models.functions import Now
 from django.utils.translation import gettext_lazy as _
 
-from scoring.models import RankingSnapshot, RankingState
+from scoring.rankings.models import RankingSnapshot, RankingState
 from scoring.rules.duplicate import differentials, matchpoint_percentage
 from tournaments.models import (
     POSITIONS,
@@ -53,7 +53,7 @@ FIFTH_SEAT = SeatPosition.FIFTH
 
 
 def frac(value: Any) -> Fraction | None:
-    """Decode an exact number stored by scoring.services.ranking (int or "n/d")."""
+    """Decode an exact number stored by scoring.rankings.services (int or "n/d")."""
     if value is None:
         return None
     return Fraction(value)
@@ -93,7 +93,7 @@ def _catch_up(tournament: Tournament) -> bool:
     """Help a stale ranking catch up; True when it was computed here, in-process."""
     from django.utils import timezone
 
-    from scoring.services.ranking import (
+    from scoring.rankings.services import (
         IN_PROCESS,
         ranking_claim_in_process,
         ranking_note_error,
@@ -101,7 +101,7 @@ def _catch_up(tournament: Tournament) -> bool:
         ranking_recompute,
         stale_after,
     )
-    from scoring.tasks import broker_in_use, schedule_ranking
+    from scoring.rankings.tasks import broker_in_use, schedule_ranking
 
     if broker_in_use():
         queued_at, started_at, stale_since, now = (
@@ -384,8 +384,8 @@ def ranking_poll_unchanged(tournament: Tournament, *, since: str, cur: str) -> b
     and the workers are not late; without a broker a read computes, so it is never
     unchanged)."""
 
-    from scoring.services.ranking import ranking_pending, stale_after
-    from scoring.tasks import broker_in_use
+    from scoring.rankings.services import ranking_pending, stale_after
+    from scoring.rankings.tasks import broker_in_use
 
     snapshot_id = tournament.latest_snapshot_id  # type: ignore[attr-defined]
     version = tournament.latest_snapshot_version  # type: ignore[attr-defined]

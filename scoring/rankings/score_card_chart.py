@@ -13,7 +13,7 @@ from django.utils.safestring import SafeString
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from scoring.svg import chart_trend, running_total_chart
+from scoring.rankings.svg import chart_trend, running_total_chart
 from scoring.templatetags.rankings import number, signed
 
 

@@ -32,9 +32,9 @@ from django.utils.translation import gettext_lazy as _
 from django.views.decorators.gzip import gzip_page
 from django.views.decorators.http import require_GET
 
-from scoring.models import RankingSnapshot
-from scoring.score_card_chart import score_card_chart
-from scoring.selectors import (
+from scoring.rankings.models import RankingSnapshot
+from scoring.rankings.score_card_chart import score_card_chart
+from scoring.rankings.selectors import (
     club_season,
     donne_index,
     donne_is_complete,

@@ -1,0 +1,83 @@
+"""Rankings' stored rows: each tournament's ranking snapshots and the bookkeeping of its computation."""
+
+from __future__ import annotations
+
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+from scoring.rankings.fields import CardLinesField
+
+
+class RankingSnapshot(models.Model):
+    """A tournament's ranking as computed from `results_version` of its results.
+
+    Pages show the latest snapshot for the tournament's current method and rate, and say
+    "being updated" while the tournament's results_version is newer than the snapshot's.
+
+    `data` holds the ranking rows, keyed "p<player id>" (jsonb does not keep key order, and a
+    numeric key would be read as an array index): [rank, total, differential total, penalty
+    points, donnes played, donnes compared], exact numbers as Fraction strings ("45/2").
+    `cards` holds each player's per-donne lines, keyed the same way, so a score card reads one
+    key instead of the whole tournament: [donne id, position, table id, score, differential,
+    percentage, status, group size]; each player's lines are stored as one JSON text
+    (`CardLinesField`, cheaper for the database to take in) and read back as lists.
+    """
+
+    tournament = models.ForeignKey(
+        "tournaments.Tournament", on_delete=models.CASCADE, related_name="ranking_snapshots"
+    )
+    results_version = models.PositiveBigIntegerField()
+    method = models.CharField(max_length=12)
+    matchpoint_penalty_rate = models.DecimalField(max_digits=6, decimal_places=3, default="0.1")
+    computed_at = models.DateTimeField(auto_now_add=True)
+    computed_in = models.CharField(max_length=200, blank=True)
+    duration_ms = models.PositiveIntegerField(default=0)
+    data = models.JSONField(default=dict)
+    cards = CardLinesField(default=dict)
+
+    class Meta:
+        ordering = ["-results_version", "-pk"]
+        get_latest_by = "results_version"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["tournament", "results_version", "method", "matchpoint_penalty_rate"],
+                name="unique_snapshot_version",
+            )
+        ]
+        indexes = [models.Index(fields=["tournament", "method", "-results_version"])]
+        verbose_name = _("ranking snapshot")
+        verbose_name_plural = _("ranking snapshots")
+
+    def __str__(self) -> str:
+        return f"{self.tournament_id} v{self.results_version} {self.method}"
+
+
+class RankingState(models.Model):
+    """Per-tournament bookkeeping of the ranking computation, shared through the database by
+    the web processes and the workers, so that it still works when Redis is down.
+
+    - `queued_at`: a task is in the queue and has not started; later changes need no new task
+      (it will read the newest version when it starts). A claim older than a timeout is void.
+    - `started_at`: when the last computation started; spaces computations out (coalescing).
+    - `stale_since`: the first change not yet in a snapshot; pages compute in-process when the
+      workers have not caught up after RANKING_STALE_AFTER seconds.
+    """
+
+    tournament = models.OneToOneField(
+        "tournaments.Tournament",
+        on_delete=models.CASCADE,
+        primary_key=True,
+        related_name="ranking_state",
+    )
+    queued_at = models.DateTimeField(null=True, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    stale_since = models.DateTimeField(null=True, blank=True)
+    computations = models.PositiveIntegerField(default=0)
+    last_error = models.CharField(max_length=300, blank=True)
+
+    class Meta:
+        verbose_name = _("ranking state")
+        verbose_name_plural = _("ranking states")
+
+    def __str__(self) -> str:
+        return f"{self.tournament_id}: {self.computations} computations"

@@ -1,1 +1,0 @@
-"""Views of the scoring app, one module per group of pages (rankings; documents elsewhere)."""
