@@ -6,8 +6,8 @@ thread of its main process (tarot_club/celery.py):
 - a tournament whose ranking has waited a third of RANKING_STALE_AFTER is computed
   there and then (one worker wins the claim in the database; the others skip it), so the
   ranking is current within RANKING_STALE_AFTER even when Redis lost the queued task;
-- a document build that stopped beating (scoring.documents.heartbeat) or a request whose task was
-  lost is dispatched again (the build's claim lets one build run).
+- and whatever the other parts registered with `sweep_register` (the documents: a build that
+  stopped beating or whose task was lost is dispatched again).
 Times are compared with the database's clock, so hosts whose clocks differ agree.
 """
 
@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 
 from django.conf import settings
 from django.db import close_old_connections, connections
-from django.db.models import Q
 
 from scoring.rankings.services import (
     database_time_minus,
@@ -55,25 +55,21 @@ def rankings_sweep(*, where: str) -> list[int]:
     return done
 
 
-def documents_sweep() -> list[int]:
-    """Dispatch again the builds whose heartbeat stopped and the requests left pending."""
-    from scoring.documents.models import Document
-    from scoring.documents.services import dispatch_build
-    from scoring.documents.services import stale_after as document_stale
+def sweep_register(part: Callable[[], object]) -> None:
+    """Add a part's sweep (a callable taking no argument) to every later `sweep_once`.
 
-    limit = document_stale().total_seconds()
-    Status = Document.Status
-    dead = Q(status=Status.RUNNING, heartbeat_at__lt=database_time_minus(limit))
-    lost = Q(status=Status.PENDING, heartbeat_at__lt=database_time_minus(limit * 4))
-    ids = list(Document.objects.filter(dead | lost).values_list("pk", flat=True)[:20])
-    for document_id in ids:
-        dispatch_build(document_id)
-    return ids
+    Another part of scoring registers here from the app's ready(), so that the rankings import
+    nothing of it."""
+    if part not in _PARTS:
+        _PARTS.append(part)
+
+
+_PARTS: list[Callable[[], object]] = []
 
 
 def sweep_once(*, where: str) -> None:
     """One sweep; never raises (the next one tries again)."""
-    for part in (lambda: rankings_sweep(where=where), documents_sweep):
+    for part in (lambda: rankings_sweep(where=where), *_PARTS):
         try:
             close_old_connections()
             part()

@@ -12,8 +12,9 @@ from django.utils import timezone
 
 from scoring.documents.heartbeat import beating
 from scoring.documents.models import Document
+from scoring.documents.sweep import documents_sweep
 from scoring.models import RankingSnapshot, RankingState
-from scoring.rankings.sweep import documents_sweep, rankings_sweep
+from scoring.rankings.sweep import rankings_sweep
 from tests.fixtures.services import reset_connections
 from tests.fixtures.tournaments import stage_tournament
 from tests.rankings.helpers import enter, schedule
