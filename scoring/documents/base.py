@@ -40,6 +40,7 @@ from scoring.rules.cards import Card, parse_hand
 from scoring.templatetags.rankings import number, signed
 from tournaments.models import Position, Tournament
 
+from . import rl_internals as rl
 from .fonts import Fonts, font_runs, register_fonts
 from .textfit import (
     FLOOR,
@@ -731,10 +732,9 @@ class FastTable(Flowable):
                     op = colour_ops.get(colour)
                     if op is None:
                         text.setFillColor(colour)
-                        colour_ops[colour] = text._code[-1]
+                        colour_ops[colour] = rl.text_ops(text)[-1]
                     else:  # what setFillColor writes for an RGB colour
-                        text._code.append(op)
-                        text._fillColorObj = colour
+                        rl.text_fill_colour_set(text, op, colour)
                     current_colour = colour
                 if len(lines) == 1:  # nearly every cell: centred in its row
                     size = fitted.size
@@ -793,19 +793,14 @@ class FastTable(Flowable):
                 if self._font != (font, size):
                     text.setFont(font, size)
                     self._font = (font, size)
-                code = text._code
+                code = rl.text_ops(text)
                 ys = self._ys
                 at = ys.get(y)
                 if at is None:
                     at = ys[y] = fp_str(y)
                 code.append(f"1 0 0 1 {place} {at} Tm")
                 for subset, op in parts:
-                    if subset != text._curSubset:
-                        name = pdfmetrics.getFont(font).getSubsetInternalName(
-                            subset, text._canvas._doc
-                        )
-                        code.append(f"{name} {fp_str(size)} Tf {fp_str(text._leading)} TL")
-                        text._curSubset = subset
+                    rl.text_font_subset_set(text, pdfmetrics.getFont(font), subset, fp_str(size))
                     code.append(op)
                 return
         x = self._x(value, font, size, column, edges, align)
@@ -816,14 +811,14 @@ class FastTable(Flowable):
                 self._font = (font, size)
             text.setTextOrigin(x, y)
             # The run's text: a character no font has is already replaced in it.
-            text._textOut(runs[0][1])  # like textOut, without measuring the string again
+            rl.text_out(text, runs[0][1])
             return
         for name, part in runs:
             if self._font != (name, size):
                 text.setFont(name, size)
                 self._font = (name, size)
             text.setTextOrigin(x, y)
-            text._textOut(part)  # like textOut, without measuring the string again
+            rl.text_out(text, part)
             x += pdfmetrics.stringWidth(part, name, size)
 
     def _x(
@@ -851,16 +846,16 @@ def _document_ops(canvas: Canvas, fonts: Sequence[str]) -> dict[tuple[Any, ...],
         return None
     for name in fonts:
         font = pdfmetrics.getFont(name)
-        if not getattr(font, "_dynamicFont", False):
+        if not rl.is_subset_font(font):
             return None
-    return _OPS.setdefault(canvas._doc, {})
+    return _OPS.setdefault(rl.pdf_document(canvas), {})
 
 
 def _text_ops(text: Any, font: str, value: str) -> list[tuple[int, str]]:
     """What the text object's _formatText writes for `value` in a TrueType font, run by
     subset: the subset switch is written by the caller, the string once escaped."""
-    canvas = text._canvas
+    canvas = rl.text_canvas(text)
     return [
-        (subset, f"({canvas._escape(part)}) Tj")
-        for subset, part in pdfmetrics.getFont(font).splitString(value, canvas._doc)
+        (subset, f"({rl.escape(canvas, part)}) Tj")
+        for subset, part in pdfmetrics.getFont(font).splitString(value, rl.pdf_document(canvas))
     ]

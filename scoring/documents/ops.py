@@ -18,6 +18,7 @@ from reportlab.lib.rl_accel import fp_str
 from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfgen.canvas import Canvas
 
+from . import rl_internals as rl
 from .fonts import Fonts, font_runs
 from .textfit import FLOOR, MIN_SIZE, Fitted, _sizes, fit_text, one_line, text_width
 
@@ -40,7 +41,7 @@ class RawText:
 
     def __init__(self, canvas: Canvas) -> None:
         self.canvas = canvas
-        self.doc = canvas._doc
+        self.doc = rl.pdf_document(canvas)
         self._pieces: dict[tuple[str, str, float], tuple[Piece, ...]] = {}
 
     def pieces(self, value: str, font: str, size: float) -> tuple[Piece, ...]:
@@ -55,7 +56,7 @@ class RawText:
                 face = pdfmetrics.getFont(name)
                 for subset, chunk in face.splitString(part, self.doc):
                     tf = f"{face.getSubsetInternalName(subset, self.doc)} {size_s} Tf"
-                    out.append((tf, f"({self.canvas._escape(chunk)}) Tj"))
+                    out.append((tf, f"({rl.escape(self.canvas, chunk)}) Tj"))
             known = self._pieces[key] = tuple(out)
         return known
 
@@ -355,7 +356,7 @@ class RawTable:
     def draw(self, canvas: Canvas, x: float, top: float, rows: Sequence[Row]) -> float:
         """Draw the header and the measured `rows` with the table's top-left corner at
         (x, top); returns the bottom."""
-        code = canvas._code
+        code = rl.page_ops(canvas)
         code.append(f"q 1 0 0 1 {fp_str(x)} {fp_str(top)} cm")
         code.append(self._header_ops)
         y = -self.header_height

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from reportlab.lib.units import mm
 from reportlab.pdfgen.canvas import Canvas
 
+from . import rl_internals as rl
 from .base import FOOTER_H, INK, MARGIN, MUTED, numbered_canvas
 from .ops import RawText, colour_op
 from .textfit import draw_fitted, fit_text, text_width
@@ -50,10 +51,9 @@ class CanvasPages:
             self.total = total
             numbered = page_text % {"page": page, "pages": total}
             x = right - text_width(numbered, fonts.regular, 8.5)
-            canvas._code.append(f"/{canvas._doc.getXObjectName(FOOTER_FORM)} Do")
-            canvas._formsinuse.append(FOOTER_FORM)
+            rl.page_ops(canvas).append(rl.form_ops(canvas, FOOTER_FORM))
             line = self.raw.line(numbered, fonts.regular, 8.5, x, MARGIN)
-            canvas._code.append(f"q {self.ink}\n{line}\nQ")
+            rl.page_ops(canvas).append(f"q {self.ink}\n{line}\nQ")
 
         title = renderer.title()
         canvas = numbered_canvas(draw_footer)(

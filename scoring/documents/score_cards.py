@@ -32,6 +32,7 @@ from scoring.rankings.selectors import ScoreCard, ScoreCardLine
 from scoring.rules.display import exact_text
 from tournaments.models import Player
 
+from . import rl_internals as rl
 from .base import (
     GOOD,
     INK,
@@ -603,7 +604,7 @@ class _CardDrawer:
             baseline = y + (lead - size) / 2 + size * 0.22
             parts.append(self.raw.placed(line, font, size, self.pages.left, baseline))
         parts.append("ET Q")
-        self.canvas._code.append("\n".join(parts))
+        rl.page_ops(self.canvas).append("\n".join(parts))
         self.pages.y = top - fitted.height
 
     def form(self, text: str) -> None:
@@ -621,8 +622,7 @@ class _CardDrawer:
         name, height = known
         top = self.room_for(height)
         x = fp_str(self.pages.left, top - height)
-        canvas._code.append(f"q 1 0 0 1 {x} cm /{canvas._doc.getXObjectName(name)} Do Q")
-        canvas._formsinuse.append(name)
+        rl.page_ops(canvas).append(f"q 1 0 0 1 {x} cm {rl.form_ops(canvas, name)} Q")
         self.pages.y = top - height
 
     def space(self, height: float) -> None:
@@ -653,7 +653,7 @@ class _CardDrawer:
             parts.append("S")
             known = self.summaries[key] = ("\n".join(parts), "")
         top = self.room_for(head_h + value_h)
-        code = self.canvas._code
+        code = rl.page_ops(self.canvas)
         code.append(f"q 1 0 0 1 {fp_str(self.pages.left, top)} cm")
         code.append(known[0])
         code.append("BT")
@@ -668,7 +668,7 @@ class _CardDrawer:
 
     def chart(self, chart: RunningTotalChart) -> None:
         top = self.room_for(chart.height)
-        code = self.canvas._code
+        code = rl.page_ops(self.canvas)
         code.append(f"q 1 0 0 1 {fp_str(self.pages.left, top - chart.height)} cm")
         code.append(chart.ops(self.charts))
         code.append("Q")
