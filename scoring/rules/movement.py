@@ -68,7 +68,7 @@ import math
 import random
 from collections import Counter, defaultdict
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from scoring.rules.errors import Message, ScoringError
@@ -1111,6 +1111,30 @@ def validate(movement: Movement) -> list[Breach]:
 
     Works on any movement (generated, or edited by hand and read with Movement.from_dict).
     """
+    out = _structure_breaches(movement)
+    seen = _Seen()
+    for rnd in movement.rounds:
+        out.extend(_round_breaches(movement, rnd, seen))
+    if movement.tables >= 2:
+        out.extend(_coverage_breaches(movement, seen.plays))
+    if not any(b.rule in ("seating", "sit_out", "positions") for b in out):
+        out.extend(_sharing_breaches(movement))
+    return out
+
+
+@dataclass
+class _Seen:
+    """What `validate` has seen in the rounds before the current one."""
+
+    role: dict[int, tuple[str, int]] = field(default_factory=dict)  # player -> (role, round)
+    # player -> set -> first round
+    sets_of: dict[int, dict[int, int]] = field(default_factory=lambda: defaultdict(dict))
+    # set -> [(round, table)]
+    plays: dict[int, list[tuple[int, int]]] = field(default_factory=lambda: defaultdict(list))
+
+
+def _structure_breaches(movement: Movement) -> list[Breach]:
+    """The declared sizes and the rounds' numbering."""
     out: list[Breach] = []
     n, t, nsets = movement.players, movement.tables, movement.sets
     if n < 1:
@@ -1131,196 +1155,243 @@ def validate(movement: Movement) -> list[Breach]:
                     round=rnd.number,
                 )
             )
+    return out
 
-    role_seen: dict[int, tuple[str, int]] = {}  # player -> (role, first round)
-    sets_of: dict[int, dict[int, int]] = defaultdict(dict)  # player -> set -> first round
-    plays: dict[int, list[tuple[int, int]]] = defaultdict(list)  # set -> [(round, table)]
-    for rnd in movement.rounds:
-        rn = rnd.number
-        where_player: dict[int, list[int]] = defaultdict(list)
-        table_count = Counter(s.table for s in rnd.sittings)
-        for table, k in sorted(table_count.items()):
-            if not 1 <= table <= t:
-                out.append(
-                    Breach(
-                        "set_per_table",
-                        f"round {rn}: table {table} does not exist (tables 1 to {t})",
-                        round=rn,
-                        table=table,
-                    )
+
+def _round_breaches(movement: Movement, rnd: Any, seen: _Seen) -> list[Breach]:
+    """One round's breaches: its tables, each sitting, and where its players sit."""
+    rn = rnd.number
+    out = _table_list_breaches(movement, rnd)
+    where_player: dict[int, list[int]] = defaultdict(list)
+    for s in rnd.sittings:
+        out.extend(_sitting_breaches(movement, s, rn, seen))
+        for _role, p in s.seats:
+            where_player[p].append(s.table)
+    out.extend(_seating_breaches(movement, rn, where_player))
+    return out
+
+
+def _table_list_breaches(movement: Movement, rnd: Any) -> list[Breach]:
+    """Each table of the round exists and plays one étui set."""
+    out: list[Breach] = []
+    rn, t = rnd.number, movement.tables
+    table_count = Counter(s.table for s in rnd.sittings)
+    for table, k in sorted(table_count.items()):
+        if not 1 <= table <= t:
+            out.append(
+                Breach(
+                    "set_per_table",
+                    f"round {rn}: table {table} does not exist (tables 1 to {t})",
+                    round=rn,
+                    table=table,
                 )
-            if k > 1:
-                out.append(
-                    Breach(
-                        "set_per_table",
-                        f"round {rn}: table {table} is listed {k} times; a table plays one set "
-                        "per round",
-                        round=rn,
-                        table=table,
-                    )
+            )
+        if k > 1:
+            out.append(
+                Breach(
+                    "set_per_table",
+                    f"round {rn}: table {table} is listed {k} times; a table plays one set "
+                    "per round",
+                    round=rn,
+                    table=table,
                 )
-        for table in range(1, t + 1):
-            if table not in table_count:
-                out.append(
-                    Breach(
-                        "set_per_table",
-                        f"round {rn}: table {table} has no étui set (and no players)",
-                        round=rn,
-                        table=table,
-                    )
+            )
+    for table in range(1, t + 1):
+        if table not in table_count:
+            out.append(
+                Breach(
+                    "set_per_table",
+                    f"round {rn}: table {table} has no étui set (and no players)",
+                    round=rn,
+                    table=table,
                 )
-        for s in rnd.sittings:
-            size = len(s.seats)
-            if size not in (4, 5):
-                out.append(
-                    Breach(
-                        "table_size",
-                        f"round {rn}, table {s.table}: {size} players; a table has 4 or 5",
-                        round=rn,
-                        table=s.table,
-                    )
+            )
+    return out
+
+
+def _sitting_breaches(movement: Movement, s: Any, rn: int, seen: _Seen) -> list[Breach]:
+    """A table in a round: its size, positions, sit-out order, étui set and its players'
+    positions and sets against the rounds before."""
+    out: list[Breach] = []
+    size = len(s.seats)
+    if size not in (4, 5):
+        out.append(
+            Breach(
+                "table_size",
+                f"round {rn}, table {s.table}: {size} players; a table has 4 or 5",
+                round=rn,
+                table=s.table,
+            )
+        )
+    roles = [r for r, _p in s.seats]
+    out.extend(_position_breaches(s, rn, roles, size))
+    _check_sit_out(s, rn, roles, out)
+    nsets = movement.sets
+    if not 1 <= s.set_no <= nsets:
+        out.append(
+            Breach(
+                "set_per_table",
+                f"round {rn}, table {s.table}: étui set {s.set_no} does not exist "
+                f"(sets 1 to {nsets})",
+                round=rn,
+                table=s.table,
+                set_no=s.set_no,
+            )
+        )
+    else:
+        seen.plays[s.set_no].append((rn, s.table))
+    for role, p in s.seats:
+        if 1 <= p <= movement.players:
+            out.extend(_player_breaches(movement, s, rn, role, p, seen))
+    return out
+
+
+def _position_breaches(s: Any, rn: int, roles: list[str], size: int) -> list[Breach]:
+    """The positions at a table: known, given once, all there, no fifth at a table of four."""
+    out: list[Breach] = []
+    expected = set(POSITIONS) | ({FIFTH} if size == 5 else set())
+    for role, k in Counter(roles).items():
+        if role not in ROLES:
+            out.append(
+                Breach(
+                    "positions",
+                    f"round {rn}, table {s.table}: unknown position {role!r} (use N, E, "
+                    "S, W, and F for the fifth player)",
+                    round=rn,
+                    table=s.table,
                 )
-            roles = [r for r, _p in s.seats]
-            expected = set(POSITIONS) | ({FIFTH} if size == 5 else set())
-            for role, k in Counter(roles).items():
-                if role not in ROLES:
-                    out.append(
-                        Breach(
-                            "positions",
-                            f"round {rn}, table {s.table}: unknown position {role!r} (use N, E, "
-                            "S, W, and F for the fifth player)",
-                            round=rn,
-                            table=s.table,
-                        )
-                    )
-                elif k > 1:
-                    out.append(
-                        Breach(
-                            "positions",
-                            f"round {rn}, table {s.table}: position {role} is given {k} times",
-                            round=rn,
-                            table=s.table,
-                        )
-                    )
-            if size in (4, 5):
-                lacking = [r for r in ROLES if r in expected and r not in roles]
-                if lacking:
-                    out.append(
-                        Breach(
-                            "positions",
-                            f"round {rn}, table {s.table}: no player at {', '.join(lacking)}",
-                            round=rn,
-                            table=s.table,
-                        )
-                    )
-                if size == 4 and FIFTH in roles:
-                    out.append(
-                        Breach(
-                            "positions",
-                            f"round {rn}, table {s.table}: a fifth player (F) at a table of four",
-                            round=rn,
-                            table=s.table,
-                        )
-                    )
-            _check_sit_out(s, rn, roles, out)
-            if not 1 <= s.set_no <= nsets:
-                out.append(
-                    Breach(
-                        "set_per_table",
-                        f"round {rn}, table {s.table}: étui set {s.set_no} does not exist "
-                        f"(sets 1 to {nsets})",
-                        round=rn,
-                        table=s.table,
-                        set_no=s.set_no,
-                    )
+            )
+        elif k > 1:
+            out.append(
+                Breach(
+                    "positions",
+                    f"round {rn}, table {s.table}: position {role} is given {k} times",
+                    round=rn,
+                    table=s.table,
                 )
-            else:
-                plays[s.set_no].append((rn, s.table))
-            for role, p in s.seats:
-                where_player[p].append(s.table)
-                if 1 <= p <= n:
-                    if role != FIFTH and p in role_seen and role_seen[p][0] != role:
-                        first_role, first_round = role_seen[p]
-                        out.append(
-                            Breach(
-                                "position_kept",
-                                f"player {p} sits {role} in round {rn} (table {s.table}) but "
-                                f"{first_role} in round {first_round}: players keep their "
-                                "position",
-                                round=rn,
-                                table=s.table,
-                                player=p,
-                            )
-                        )
-                    if role != FIFTH:
-                        role_seen.setdefault(p, (role, rn))
-                    if 1 <= s.set_no <= nsets:
-                        first = sets_of[p].get(s.set_no)
-                        if first is not None and first != rn:
-                            out.append(
-                                Breach(
-                                    "set_repeat",
-                                    f"player {p} plays {_donnes_label(s.set_no)} again in round "
-                                    f"{rn} (table {s.table}); he played it in round {first}",
-                                    round=rn,
-                                    table=s.table,
-                                    player=p,
-                                    set_no=s.set_no,
-                                )
-                            )
-                        sets_of[p].setdefault(s.set_no, rn)
-        for p in sorted(where_player):
-            if not 1 <= p <= n:
-                out.append(
-                    Breach(
-                        "seating",
-                        f"round {rn}: player {p} is seated (table "
-                        f"{', '.join(map(str, where_player[p]))}) but players are numbered 1 "
-                        f"to {n}",
-                        round=rn,
-                        player=p,
-                    )
+            )
+    if size in (4, 5):
+        lacking = [r for r in ROLES if r in expected and r not in roles]
+        if lacking:
+            out.append(
+                Breach(
+                    "positions",
+                    f"round {rn}, table {s.table}: no player at {', '.join(lacking)}",
+                    round=rn,
+                    table=s.table,
                 )
-            elif len(where_player[p]) > 1:
-                out.append(
-                    Breach(
-                        "seating",
-                        f"round {rn}: player {p} is seated {len(where_player[p])} times "
-                        f"(tables {', '.join(map(str, where_player[p]))})",
-                        round=rn,
-                        player=p,
-                    )
+            )
+        if size == 4 and FIFTH in roles:
+            out.append(
+                Breach(
+                    "positions",
+                    f"round {rn}, table {s.table}: a fifth player (F) at a table of four",
+                    round=rn,
+                    table=s.table,
                 )
-        for p in range(1, n + 1):
-            if p not in where_player:
-                out.append(
-                    Breach("seating", f"round {rn}: player {p} is not seated", round=rn, player=p)
+            )
+    return out
+
+
+def _player_breaches(
+    movement: Movement, s: Any, rn: int, role: str, p: int, seen: _Seen
+) -> list[Breach]:
+    """A player keeps his position and never plays an étui set twice."""
+    out: list[Breach] = []
+    if role != FIFTH and p in seen.role and seen.role[p][0] != role:
+        first_role, first_round = seen.role[p]
+        out.append(
+            Breach(
+                "position_kept",
+                f"player {p} sits {role} in round {rn} (table {s.table}) but "
+                f"{first_role} in round {first_round}: players keep their "
+                "position",
+                round=rn,
+                table=s.table,
+                player=p,
+            )
+        )
+    if role != FIFTH:
+        seen.role.setdefault(p, (role, rn))
+    if 1 <= s.set_no <= movement.sets:
+        first = seen.sets_of[p].get(s.set_no)
+        if first is not None and first != rn:
+            out.append(
+                Breach(
+                    "set_repeat",
+                    f"player {p} plays {_donnes_label(s.set_no)} again in round "
+                    f"{rn} (table {s.table}); he played it in round {first}",
+                    round=rn,
+                    table=s.table,
+                    player=p,
+                    set_no=s.set_no,
                 )
-    if t >= 2:
-        for set_no in range(1, nsets + 1):
-            where = plays.get(set_no, [])
-            if not where:
-                out.append(
-                    Breach(
-                        "donne_coverage",
-                        f"{_donnes_label(set_no)} is never played",
-                        set_no=set_no,
-                    )
+            )
+        seen.sets_of[p].setdefault(s.set_no, rn)
+    return out
+
+
+def _seating_breaches(
+    movement: Movement, rn: int, where_player: dict[int, list[int]]
+) -> list[Breach]:
+    """Every player of the field seated exactly once in the round, and nobody else."""
+    out: list[Breach] = []
+    n = movement.players
+    for p in sorted(where_player):
+        if not 1 <= p <= n:
+            out.append(
+                Breach(
+                    "seating",
+                    f"round {rn}: player {p} is seated (table "
+                    f"{', '.join(map(str, where_player[p]))}) but players are numbered 1 "
+                    f"to {n}",
+                    round=rn,
+                    player=p,
                 )
-            elif len(where) == 1:
-                rn, table = where[0]
-                out.append(
-                    Breach(
-                        "donne_coverage",
-                        f"{_donnes_label(set_no)} is played at one table only (round {rn}, "
-                        f"table {table}): nothing to compare its results with",
-                        round=rn,
-                        table=table,
-                        set_no=set_no,
-                    )
+            )
+        elif len(where_player[p]) > 1:
+            out.append(
+                Breach(
+                    "seating",
+                    f"round {rn}: player {p} is seated {len(where_player[p])} times "
+                    f"(tables {', '.join(map(str, where_player[p]))})",
+                    round=rn,
+                    player=p,
                 )
-    if not any(b.rule in ("seating", "sit_out", "positions") for b in out):
-        out.extend(_sharing_breaches(movement))
+            )
+    for p in range(1, n + 1):
+        if p not in where_player:
+            out.append(
+                Breach("seating", f"round {rn}: player {p} is not seated", round=rn, player=p)
+            )
+    return out
+
+
+def _coverage_breaches(movement: Movement, plays: dict[int, list[tuple[int, int]]]) -> list[Breach]:
+    """With two tables or more, every étui set is played at two tables at least."""
+    out: list[Breach] = []
+    for set_no in range(1, movement.sets + 1):
+        where = plays.get(set_no, [])
+        if not where:
+            out.append(
+                Breach(
+                    "donne_coverage",
+                    f"{_donnes_label(set_no)} is never played",
+                    set_no=set_no,
+                )
+            )
+        elif len(where) == 1:
+            rn, table = where[0]
+            out.append(
+                Breach(
+                    "donne_coverage",
+                    f"{_donnes_label(set_no)} is played at one table only (round {rn}, "
+                    f"table {table}): nothing to compare its results with",
+                    round=rn,
+                    table=table,
+                    set_no=set_no,
+                )
+            )
     return out
 
 
