@@ -9,6 +9,7 @@ Landscape, plain-text cells: a donne of a 1,000-player tournament has 250 lines.
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any
 
 from django.utils.translation import gettext as _
 from reportlab.lib.units import mm
@@ -82,11 +83,31 @@ class DonneResultsRenderer(Renderer):
         return FitText(name, font=self.fonts.condensed, size=8, prefer_lines=3)
 
     def results(self, view: Traveller) -> Table | Paragraph:
+        """The donne's traveller: a row per table, the four positions' players, scores and
+        differentials (or percentages), and the averages they are measured from."""
         styles = self.styles
         if not view.rows:
             return Paragraph(esc(_("No table has played this donne yet.")), styles.body)
         mp = view.is_matchpoints
-        cell = styles.small_cell
+        rows, commands = self.results_header(mp)
+        for row in view.rows:
+            rows.append(self.result_row(row, len(rows), mp, commands))
+        averages = donne_average(view)
+        if averages:
+            rows.append(self.average_row(averages, len(rows), commands))
+        player_w, score_w, diff_w = self.player_w, 11 * mm, 12 * mm
+        fixed = [11 * mm, 0, 11 * mm, 12 * mm, 25 * mm]
+        fixed[1] = self.frame_w - sum(fixed) - 4 * (player_w + score_w + diff_w)
+        table = Table(rows, colWidths=[*fixed, *[player_w, score_w, diff_w] * 4], repeatRows=2)
+        table.setStyle(styles.grid(*commands, size=8))
+        return table
+
+    # The traveller's first columns (table, contract, bouts, points, bonuses); then three per
+    # position.
+    FIRST = 5
+
+    def results_header(self, mp: bool) -> tuple[list[list[object]], list[tuple[object, ...]]]:
+        """The traveller's two header rows and the table's style commands so far."""
         head1: list[object] = [
             _("Table"),
             _("Contract and taker"),
@@ -95,7 +116,7 @@ class DonneResultsRenderer(Renderer):
             _("Petit au bout, poignées, chelem"),
         ]
         head2: list[object] = ["", "", "", "", ""]
-        first = len(head1)
+        first = self.FIRST
         commands: list[tuple[object, ...]] = [
             *[("SPAN", (c, 0), (c, 1)) for c in range(first)],
             ("BACKGROUND", (0, 0), (-1, 1), "#eef1f6"),
@@ -122,72 +143,79 @@ class DonneResultsRenderer(Renderer):
             commands.append(("ALIGN", (col + 1, 1), (col + 2, -1), "RIGHT"))
             commands.append(("LINEBEFORE", (col, 0), (col, -1), 1, "#5b6475"))
         rows: list[list[object]] = [
-            [Paragraph(esc(h), styles.head_cell) if h else "" for h in head1],
+            [Paragraph(esc(h), self.styles.head_cell) if h else "" for h in head1],
             head2,
         ]
-        for row in view.rows:
-            r = len(rows)
-            result = row.result
-            bouts = points = ""
-            extras: list[str] = []
-            if row.status == Result.Status.ANNULLED:
-                contract = _("Annulled")
-                if result.annul_reason:
-                    extras.append(result.annul_reason)
-            elif row.status == Result.Status.ALL_PASSED:
-                contract = _("All passed")
-            else:
-                contract = _("%(contract)s, taker %(taker)s") % {
-                    "contract": row.contract_label,
-                    "taker": row.taker_label,
-                }
-                bouts = str(result.bouts) if result.bouts is not None else ""
-                points = points_text(result)
-                extras = bonus_words(result)
-            if row.sitter is not None:
-                extras.append(_("sat out: %(player)s") % {"player": row.sitter.full_name})
-            cells: list[object] = [
-                str(row.table_number),
-                self.name_cell(contract),
-                bouts,
-                points,
-                [FitText(e, font=self.fonts.condensed, size=7.5, prefer_lines=3) for e in extras],
+        return rows, commands
+
+    def result_row(
+        self, row: Any, r: int, mp: bool, commands: list[tuple[object, ...]]
+    ) -> list[object]:
+        """Row `r` of the traveller: one table's result and its four positions; the row's
+        style commands are added to `commands`."""
+        result = row.result
+        bouts = points = ""
+        extras: list[str] = []
+        if row.status == Result.Status.ANNULLED:
+            contract = _("Annulled")
+            if result.annul_reason:
+                extras.append(result.annul_reason)
+        elif row.status == Result.Status.ALL_PASSED:
+            contract = _("All passed")
+        else:
+            contract = _("%(contract)s, taker %(taker)s") % {
+                "contract": row.contract_label,
+                "taker": row.taker_label,
+            }
+            bouts = str(result.bouts) if result.bouts is not None else ""
+            points = points_text(result)
+            extras = bonus_words(result)
+        if row.sitter is not None:
+            extras.append(_("sat out: %(player)s") % {"player": row.sitter.full_name})
+        cells: list[object] = [
+            str(row.table_number),
+            self.name_cell(contract),
+            bouts,
+            points,
+            [FitText(e, font=self.fonts.condensed, size=7.5, prefer_lines=3) for e in extras],
+        ]
+        for k, (_position, player, score, diff, pct) in enumerate(row.cells):
+            col = self.FIRST + 3 * k
+            value = ""
+            if diff is not None:
+                value = fmt_number(pct) if mp and pct is not None else fmt_signed(diff)
+                if not mp and diff:
+                    colour = GOOD if diff > 0 else RED
+                    commands.append(("TEXTCOLOR", (col + 2, r), (col + 2, r), colour))
+            cells += [
+                self.name_cell(player.full_name) if player else "",
+                fmt_signed(score) if score is not None else "",
+                value,
             ]
-            for k, (_position, player, score, diff, pct) in enumerate(row.cells):
-                col = first + 3 * k
-                value = ""
-                if diff is not None:
-                    value = fmt_number(pct) if mp and pct is not None else fmt_signed(diff)
-                    if not mp and diff:
-                        colour = GOOD if diff > 0 else RED
-                        commands.append(("TEXTCOLOR", (col + 2, r), (col + 2, r), colour))
-                cells += [
-                    self.name_cell(player.full_name) if player else "",
-                    fmt_signed(score) if score is not None else "",
-                    value,
-                ]
-                commands.append(("FONTNAME", (col + 1, r), (col + 1, r), self.fonts.condensed_bold))
-            rows.append(cells)
-        averages = donne_average(view)
-        if averages:
-            r = len(rows)
-            label = _("Average (what the differentials are measured from)")
-            cells = [Paragraph(f"<b>{esc(label)}</b>", cell), "", "", "", ""]
-            for position in POSITIONS:
-                average = averages.get(position)
-                cells += ["", fmt_signed(average) if average is not None else "", ""]
-            rows.append(cells)
-            commands += [
-                ("SPAN", (0, r), (first - 1, r)),
-                ("BACKGROUND", (0, r), (-1, r), "#f7f8fb"),
-                ("FONTNAME", (0, r), (-1, r), self.fonts.condensed_bold),
-            ]
-        player_w, score_w, diff_w = self.player_w, 11 * mm, 12 * mm
-        fixed = [11 * mm, 0, 11 * mm, 12 * mm, 25 * mm]
-        fixed[1] = self.frame_w - sum(fixed) - 4 * (player_w + score_w + diff_w)
-        table = Table(rows, colWidths=[*fixed, *[player_w, score_w, diff_w] * 4], repeatRows=2)
-        table.setStyle(styles.grid(*commands, size=8))
-        return table
+            commands.append(("FONTNAME", (col + 1, r), (col + 1, r), self.fonts.condensed_bold))
+        return cells
+
+    def average_row(
+        self, averages: dict[str, Any], r: int, commands: list[tuple[object, ...]]
+    ) -> list[object]:
+        """Row `r`: each position's average score, what the differentials are measured from."""
+        label = _("Average (what the differentials are measured from)")
+        cells: list[object] = [
+            Paragraph(f"<b>{esc(label)}</b>", self.styles.small_cell),
+            "",
+            "",
+            "",
+            "",
+        ]
+        for position in POSITIONS:
+            average = averages.get(position)
+            cells += ["", fmt_signed(average) if average is not None else "", ""]
+        commands += [
+            ("SPAN", (0, r), (self.FIRST - 1, r)),
+            ("BACKGROUND", (0, r), (-1, r), "#f7f8fb"),
+            ("FONTNAME", (0, r), (-1, r), self.fonts.condensed_bold),
+        ]
+        return cells
 
     def donne_section(self, view: Traveller) -> list[Flowable]:
         styles = self.styles
