@@ -6,10 +6,7 @@ saved (`numbered_canvas`), and the body is the area between them, top to bottom.
 
 from __future__ import annotations
 
-import gc
 import io
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from reportlab.lib.units import mm
@@ -109,19 +106,3 @@ class CanvasPages:
         self.canvas.save()
         self.renderer.pages = self.total
         return self.buffer.getvalue()
-
-
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """The cyclic garbage collector paused while a long document is built: its data, layouts
-    and page streams are hundreds of thousands of small objects that live until the PDF is
-    written, and the collector's passes over them took a fifth of a thousand score cards'
-    time. Nothing is kept longer: reference counting frees as usual, and the collector
-    resumes (with its usual thresholds) at the end."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()

@@ -29,7 +29,9 @@ from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.platypus import Flowable, Paragraph, Spacer, Table
 
 from scoring.rankings.selectors import ScoreCard, ScoreCardLine
+from scoring.rankings.svg import nice_step
 from scoring.rules.display import exact_text
+from scoring.runtime import collector_paused
 from tournaments.models import Player
 
 from . import rl_internals as rl
@@ -56,7 +58,7 @@ from .data import (
 )
 from .details import bonus_short, legend, points_text, position_letter, short_codes
 from .ops import RawTable, RawText, colour_op
-from .pages import CanvasPages, collector_paused
+from .pages import CanvasPages
 from .textfit import fit_text, text_width
 
 POSITIONS = ("N", "E", "S", "W")
@@ -85,15 +87,6 @@ def _numbers(language: str | None, *, sign: bool) -> Callable[[Any], str]:
 
 
 CONTRACT_W = 33 * mm
-
-
-def _nice_step(span: float) -> float:
-    """A round step (1, 2 or 5 × 10^k) giving about four grid lines over the span."""
-    if span <= 0:
-        return 1.0
-    raw = span / 4
-    base = 10.0 ** math.floor(math.log10(raw))
-    return next(base * factor for factor in (1, 2, 5, 10) if base * factor >= raw)
 
 
 class ChartOps:
@@ -145,7 +138,7 @@ class RunningTotalChart:
         low, high = min([base, *values]), max([base, *values])
         if high == low:
             high, low = high + 1, low - 1
-        step = _nice_step(high - low)
+        step = nice_step(high - low)
         low, high = step * math.floor(low / step), step * math.ceil(high / step)
         count = max(len(values), 1)
         scale = plot_h / (high - low)
@@ -250,10 +243,9 @@ class CardLayout:
 
 
 class ScoreCardsRenderer(Renderer):
-    """The score cards, drawn straight on the canvas (`CanvasPages`, `RawTable`): a thousand
-    cards of the same shape, where platypus' frames, Paragraphs and Tables cost ten times
-    what the text itself does. A long card continues on the next page, its table's header
-    repeated."""
+    """The score cards, drawn straight on the canvas (`CanvasPages`, `RawTable`) rather than
+    through platypus, every card having the same shape. A long card continues on the next
+    page, its table's header repeated."""
 
     kind = "score_cards"
     data_share = 0.5

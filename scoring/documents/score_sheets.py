@@ -85,12 +85,12 @@ def pack_sentence(
 
 class QrCode(Flowable):
     """A QR code drawn as one filled path (dark runs of each row as rectangles), with its
-    quiet zone. Made by the `qrcode` package; ReportLab's widget draws each module as its own
-    shape and cost most of the time of a tournament's score sheets."""
+    quiet zone. Made by the `qrcode` package (ReportLab's widget draws each module as its own
+    shape)."""
 
     def __init__(self, value: str, size: float = QR_SIZE) -> None:
         super().__init__()
-        # A fixed mask: any of the eight is valid; searching the "best" one took 40 ms a code.
+        # A fixed mask: any of the eight is valid, and none is searched for.
         code = qrcode.QRCode(
             error_correction=qrcode.constants.ERROR_CORRECT_M, border=4, mask_pattern=2
         )

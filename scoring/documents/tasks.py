@@ -1,21 +1,14 @@
 """Celery entry point of the documents: thin, takes an id, calls the service.
 
-Registered by `scoring/rankings/tasks.py` importing it (Celery's autodiscovery looks at `<app>.tasks`
-only); the name is explicit so that producers and workers agree whatever imports it first.
+Found by Celery's autodiscovery (tarot_club/celery.py); the name is explicit so that producers
+and workers agree whatever imports it first.
 """
 
 from __future__ import annotations
 
-import redis.exceptions
 from celery import shared_task
-from django.db import InterfaceError, OperationalError
 
-TRANSIENT_ERRORS: tuple[type[BaseException], ...] = (
-    OperationalError,
-    InterfaceError,
-    redis.exceptions.ConnectionError,
-    redis.exceptions.TimeoutError,
-)
+from scoring.runtime import TRANSIENT_ERRORS
 
 
 @shared_task(

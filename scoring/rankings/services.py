@@ -17,7 +17,6 @@ cost almost five times more.
 
 from __future__ import annotations
 
-import gc
 import logging
 import time
 from collections.abc import Iterator
@@ -57,6 +56,7 @@ from scoring.rules.ranking import (
     compute_ranking_table,
     exact_value,
 )
+from scoring.runtime import collector_paused
 from tournaments.models import Penalty as PenaltyRow
 from tournaments.models import Result, Seat, Tournament
 from tournaments.services.rows import CompiledRead
@@ -151,18 +151,6 @@ def ranked_results_json(*, tournament_id: int) -> Any:
             "pk", "status", "donne_id", "table_id", "holders_json", "scores_json", "sitter_id"
         )
     )
-
-
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """Pause the garbage collector (see the module docstring); restored even on error."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def ranking_inputs(*, tournament_id: int) -> RankingInputs | None:

@@ -12,7 +12,7 @@ from html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 
-def _nice_step(span: float) -> float:
+def nice_step(span: float) -> float:
     """A round step (1, 2 or 5 × 10^k) giving about four grid lines over the span."""
     if span <= 0:
         return 1.0
@@ -95,7 +95,7 @@ def running_total_chart(
     high = max([0.0, *values])
     if high == low:
         high, low = high + 1, low - 1
-    step = _nice_step(high - low)
+    step = nice_step(high - low)
     low = step * (low // step)
     high = step * -(-high // step)
 

@@ -25,19 +25,12 @@ import socket
 from typing import Any
 
 import kombu.exceptions
-import redis.exceptions
 from celery import shared_task
-from django.db import InterfaceError, OperationalError
+
+from scoring.runtime import TRANSIENT_ERRORS
 
 logger = logging.getLogger(__name__)
 
-# Only failures that may go away by themselves are retried; a bug or bad data is not.
-TRANSIENT_ERRORS: tuple[type[BaseException], ...] = (
-    OperationalError,
-    InterfaceError,
-    redis.exceptions.ConnectionError,
-    redis.exceptions.TimeoutError,
-)
 # Fail fast when the broker is down: the result is saved; the pages catch up.
 PUBLISH_RETRY_POLICY = {"max_retries": 1, "interval_start": 0, "interval_step": 0.2}
 
