@@ -15,6 +15,14 @@ Bounded and local: it listens on 127.0.0.1 only, stops by itself after --seconds
 
 Run: .venv/bin/python bench/bench_load.py [--write] [--viewers 1000] [--seconds 30]
                                           [--workers 4]
+
+With --hall it measures the room's server instead: the very command `make run HOST=0.0.0.0`
+runs (`manage.py serve`, on 127.0.0.2 with `--server gunicorn`, and its Celery worker) under
+a hall of phones: --requests (600) requests, --at-once (60) at a time, each on a fresh
+connection, on the mixed pages of a running tournament (home, live ranking, ranking poll,
+seats search, table page, room screen), after the same load on a static file as baseline.
+Reports the errors (5xx, no answer), p50 / p95 / p99 and the most connections PostgreSQL held
+to the site's database (`pg_stat_activity`). Its database is <DATABASE_URL's name>_hall.
 Needs PostgreSQL (DATABASE_URL, default postgres://postgres@127.0.0.1:5432/tarot_club; the
 test creates and drops its own database test_<name>_load) and Redis (REDIS_URL).
 """
@@ -23,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import datetime as dt
 import gzip
 import multiprocessing
@@ -358,6 +367,303 @@ def write_section(text: str) -> None:
     benchdoc.write_section(SECTION, text)
 
 
+# The room's server: what `make run HOST=0.0.0.0` starts, under a hall of phones.
+
+HALL_SECTION = "## Load test: the room's server (`make run HOST=0.0.0.0`)"
+HALL_HOST = "127.0.0.2"  # a loopback address served as the room is (`serve --server gunicorn`)
+HALL_KINDS = ("home", "ranking", "poll", "seats", "table", "screen")
+HALL_STATIC = "/static/tarot_club/site.css"  # the baseline: served by WhiteNoise, no database
+
+
+async def hall_get(host: str, port: int, path: str) -> int:
+    """One GET over a fresh connection, as a phone arriving in the room; the status."""
+    reader, writer = await asyncio.open_connection(host, port)
+    try:
+        writer.write(
+            f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nAccept-Encoding: gzip\r\n"
+            "Accept-Language: fr\r\nConnection: close\r\n\r\n".encode()
+        )
+        await writer.drain()
+        data = await reader.read(-1)
+    finally:
+        writer.close()
+    return int(data.split(b"\r\n", 1)[0].split()[1])
+
+
+async def hall_load(
+    host: str, port: int, paths: list[tuple[str, str]], total: int, at_once: int
+) -> dict[str, Any]:
+    """`total` requests, `at_once` in flight at any time, taking `paths` in turn; returns the
+    latencies by kind of page, the statuses and the errors (5xx, no answer in TIMEOUT)."""
+    latencies: dict[str, list[float]] = {kind: [] for kind, _path in paths}
+    statuses: dict[int, int] = {}
+    errors: list[str] = []
+    queue = list(range(total))
+
+    async def phone() -> None:
+        while queue:
+            kind, path = paths[queue.pop() % len(paths)]
+            started = time.perf_counter()
+            try:
+                status = await asyncio.wait_for(hall_get(host, port, path), TIMEOUT)
+            except Exception as exc:  # counted and reported
+                errors.append(f"{kind}: {type(exc).__name__}")
+                continue
+            latencies[kind].append(time.perf_counter() - started)
+            statuses[status] = statuses.get(status, 0) + 1
+            if status >= 500:
+                errors.append(f"{kind}: HTTP {status}")
+
+    started = time.perf_counter()
+    await asyncio.gather(*(phone() for _ in range(at_once)))
+    return {
+        "latencies": latencies,
+        "statuses": statuses,
+        "errors": errors,
+        "seconds": time.perf_counter() - started,
+    }
+
+
+class ConnectionWatch:
+    """The most connections PostgreSQL held to one database, sampled every 20 ms from
+    pg_stat_activity through a connection of its own (to another database)."""
+
+    def __init__(self, dbname: str) -> None:
+        import psycopg
+
+        conf = connection.settings_dict
+        self.dbname = dbname
+        self.conn = psycopg.connect(
+            host=conf.get("HOST") or "127.0.0.1",
+            port=conf.get("PORT") or 5432,
+            user=conf.get("USER") or None,
+            password=conf.get("PASSWORD") or None,
+            dbname="postgres",
+            autocommit=True,
+        )
+        self.peak = 0
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def count(self) -> int:
+        query = "SELECT count(*) FROM pg_stat_activity WHERE datname = %s"
+        return self.conn.execute(query, (self.dbname,)).fetchone()[0]
+
+    def _watch(self) -> None:
+        while not self._stop.wait(0.02):
+            self.peak = max(self.peak, self.count())
+
+    def __enter__(self) -> ConnectionWatch:
+        self.peak = self.count()
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+class RoomServer:
+    """`manage.py serve --host 127.0.0.2 --server gunicorn`: the command `make run HOST=0.0.0.0`
+    runs (gunicorn, a Celery worker when Redis answers), in a process group of its own."""
+
+    def __init__(self, env: dict[str, str], port: int) -> None:
+        self.port = port
+        self.log = Path(f"/tmp/tarot-load-serve-{port}.log")
+        cmd = [sys.executable, "manage.py", "serve", "--host", HALL_HOST, "--port", str(port)]
+        cmd += ["--server", "gunicorn"]
+        self.process = subprocess.Popen(
+            cmd,
+            env=env,
+            cwd=ROOT,
+            stdout=self.log.open("wb"),
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+
+    def wait_ready(self, timeout: float = 60) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"serve exited: {self.log.read_text()[-2000:]}")
+            try:
+                if asyncio.run(hall_get(HALL_HOST, self.port, "/healthz")) in (200, 503):
+                    return
+            except OSError:
+                time.sleep(0.3)
+        raise RuntimeError("serve did not answer in time")
+
+    def stop(self) -> None:
+        """Ctrl-C: serve stops gunicorn and the worker; the group is killed if it lingers."""
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGINT)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.process.wait(timeout=30)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait()
+
+    def served_by(self) -> str:
+        found = re.search(r"\(gunicorn, [^)]*\)", self.log.read_text(errors="replace"))
+        return found.group(0)[1:-1] if found else "?"
+
+
+def hall_tournament(players: int) -> tuple[Any, list[tuple[str, str]]]:
+    """A running tournament, public during play, three rounds of six played and its
+    ranking computed; the pages a hall of phones opens, by kind."""
+    from scoring.rankings.services import ranking_recompute
+    from tests.rankings.builders import build_tournament, fill_results
+    from tournaments.services.table_entry import table_access_issue
+
+    built = build_tournament(players=players, rounds=6, per_relais=4, status="running", seed=3)
+    fill_results(built, seed=1, share=0.5)
+    ranking_recompute(tournament_id=built.tournament.pk)
+    pk = built.tournament.pk
+    secret = table_access_issue(table_round=built.table_rounds[(4, 1)]).secret
+    name = built.players[0].last_name[:5].lower()
+    paths = [
+        ("home", "/"),
+        ("ranking", f"/t/{pk}/ranking/"),
+        ("poll", f"/t/{pk}/ranking/?partial=1&since=&cur=1"),
+        ("seats", f"/t/{pk}/seats/?q={name}"),
+        ("table", f"/table/{secret}/"),
+        ("screen", f"/t/{pk}/screen/"),
+    ]
+    return built, paths
+
+
+def hall_main(args: argparse.Namespace) -> None:
+    """The hall: `--requests` requests, `--at-once` at a time, a fresh connection each, on
+    the mixed pages of a running tournament, through `manage.py serve` on 127.0.0.2."""
+    from tests.fixtures.services import database_url_for_current_test_db
+
+    setup_test_environment()
+    base_name = connection.settings_dict["NAME"]
+    connection.settings_dict["TEST"]["NAME"] = f"{base_name}_hall"
+    old_name = connection.creation.create_test_db(verbosity=0, autoclobber=True)
+    dbname = connection.settings_dict["NAME"]
+    server = watch = None
+    try:
+        _built, paths = hall_tournament(args.players)
+        connection.close()
+        watch = ConnectionWatch(dbname)
+        port = free_port()
+        env = dict(os.environ)
+        env.pop("DJANGO_SETTINGS_MODULE", None)
+        env.update(
+            {
+                "DATABASE_URL": database_url_for_current_test_db(),
+                "CELERY_QUEUE": f"hall-{uuid.uuid4().hex[:8]}",
+                "LOG_LEVEL": "ERROR",
+                "SITE_URL": f"http://{HALL_HOST}:{port}",
+            }
+        )
+        server = RoomServer(env, port)
+        server.wait_ready()
+        idle = watch.count()
+
+        async def run() -> tuple[dict[str, Any], dict[str, Any]]:
+            for _round in range(3):  # every thread once: imports, first queries
+                await hall_load(HALL_HOST, port, paths, 2 * len(paths), len(paths))
+            with watch:
+                health = await hall_load(
+                    HALL_HOST, port, [("static", HALL_STATIC)], args.requests, args.at_once
+                )
+            health["peak"] = watch.peak
+            with watch:
+                hall = await hall_load(HALL_HOST, port, paths, args.requests, args.at_once)
+            hall["peak"] = watch.peak
+            return health, hall
+
+        health, hall = asyncio.run(asyncio.wait_for(run(), timeout=600))
+        served_by = server.served_by()
+        postgres = watch.conn.info.server_version // 10000
+    finally:
+        if server is not None:
+            server.stop()
+        if watch is not None:
+            watch.close()
+        connection.close()
+        connection.creation.destroy_test_db(old_name, verbosity=0)
+    load_avg = ", ".join(f"{value:.1f}" for value in os.getloadavg())
+    text = hall_report(
+        args, health, hall, idle=idle, served_by=served_by, postgres=postgres, load_avg=load_avg
+    )
+    print(text)
+    if args.write:
+        benchdoc.write_section(HALL_SECTION, text)
+
+
+def hall_report(
+    args: argparse.Namespace,
+    health: dict[str, Any],
+    hall: dict[str, Any],
+    *,
+    idle: int,
+    served_by: str,
+    postgres: int,
+    load_avg: str,
+) -> str:
+    ms = lambda s: f"{s * 1000:.0f}"  # noqa: E731
+
+    def row(what: str, values: list[float], errors: int | str, peak: int | str) -> str:
+        p50, p95, p99 = (percentile(values, share) for share in (0.5, 0.95, 0.99))
+        return (
+            f"| {what} | {len(values):,} | {errors} | {ms(p50)} ms | {ms(p95)} ms "
+            f"| {ms(p99)} ms | {peak} |"
+        )
+
+    every = [x for values in hall["latencies"].values() for x in values]
+    statuses = ", ".join(f"{code}: {n:,}" for code, n in sorted(hall["statuses"].items()))
+    errors = ", ".join(sorted(set(hall["errors"]))) or "none"
+    lines = [
+        HALL_SECTION,
+        "",
+        f"Run on {dt.date.today():%Y-%m-%d} with "
+        "`.venv/bin/python bench/bench_load.py --hall --write`.",
+        f"Machine: {os.cpu_count()} cores ({platform.machine()}), Python "
+        f"{platform.python_version()}, PostgreSQL {postgres}; load "
+        f"average {load_avg} after the run (the machine was shared with other work; the "
+        "phones, the server, its worker and the database all ran on it).",
+        f"`manage.py serve --host {HALL_HOST} --server gunicorn` — what `make run "
+        f"HOST=0.0.0.0` runs: {served_by}, DEBUG off, WhiteNoise, and its Celery worker — "
+        f"serves a running tournament of {args.players} players (public during play). "
+        f"{args.requests} requests, {args.at_once} at once, each on a fresh connection "
+        "(phones arriving in the room), in turn: home page, live ranking, ranking poll, "
+        "seats search, table page, room screen. Baseline in the same run: the same load on "
+        "the site's stylesheet (WhiteNoise, no database). Connections: the most PostgreSQL held to the site's "
+        f"database at any time, sampled every 20 ms in `pg_stat_activity` ({idle} before "
+        "the load: the worker's and the sweep's).",
+        "",
+        "| what | requests | errors (5xx, no answer) | p50 | p95 | p99 "
+        "| most database connections |",
+        "|---|---|---|---|---|---|---|",
+        row(
+            "the stylesheet (baseline)",
+            health["latencies"]["static"],
+            len(health["errors"]),
+            health["peak"],
+        ),
+        row("**the hall, every page**", every, f"**{len(hall['errors'])}**", f"**{hall['peak']}**"),
+    ]
+    for kind in HALL_KINDS:
+        if kind in hall["latencies"]:
+            failed = sum(1 for e in hall["errors"] if e.startswith(f"{kind}:"))
+            lines.append(row(kind, hall["latencies"][kind], failed, ""))
+    lines += [
+        "",
+        f"The hall took {hall['seconds']:.1f} s ({len(every) / hall['seconds']:.0f} "
+        f"requests/s); statuses {statuses}; errors: {errors}.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--write", action="store_true", help="update docs/BENCHMARKS.md")
@@ -369,11 +675,20 @@ def main() -> None:
     parser.add_argument(
         "--generator-seconds", type=float, default=10.0, help="viewers against a trivial server"
     )
+    parser.add_argument(
+        "--hall", action="store_true", help="the room's server (`serve`) under a hall of phones"
+    )
+    parser.add_argument("--requests", type=int, default=600, help="with --hall")
+    parser.add_argument("--at-once", type=int, default=60, help="with --hall")
     args = parser.parse_args()
     if connection.vendor != "postgresql":
         sys.exit("This load test runs on PostgreSQL: set DATABASE_URL.")
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(max(soft, 4096), hard), hard))
+    if args.hall:
+        args.players = 64 if args.players == 1000 else args.players
+        hall_main(args)
+        return
 
     from scoring.rankings.services import ranking_recompute
     from tarot_club.celery import app

@@ -9,16 +9,19 @@ thread of its main process (tarot_club/celery.py):
 - and whatever the other parts registered with `sweep_register` (the documents: a build that
   stopped beating or whose task was lost is dispatched again).
 Times are compared with the database's clock, so hosts whose clocks differ agree.
+While the database does not answer, the sweep says so in one line when the outage begins and
+in one when it ends (`DatabaseOutageLog`), not at every try.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable
 
 from django.conf import settings
-from django.db import close_old_connections, connections
+from django.db import InterfaceError, OperationalError, close_old_connections, connections
 
 from scoring.rankings.services import (
     database_time_minus,
@@ -67,21 +70,56 @@ def sweep_register(part: Callable[[], object]) -> None:
 _PARTS: list[Callable[[], object]] = []
 
 
-def sweep_once(*, where: str) -> None:
-    """One sweep; never raises (the next one tries again)."""
+class DatabaseOutageLog:
+    """One warning when the database stops answering the sweep, one when it answers again;
+    the tries in between are silent (the sweep goes on trying every sweep_period())."""
+
+    def __init__(self) -> None:
+        self.down_since: float | None = None
+
+    def failed(self, exc: OperationalError | InterfaceError) -> None:
+        if self.down_since is not None:
+            return
+        self.down_since = time.monotonic()
+        reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        logger.warning(
+            "sweep: the database does not answer (%s); trying again every %g s",
+            reason,
+            sweep_period(),
+        )
+
+    def succeeded(self) -> None:
+        if self.down_since is None:
+            return
+        logger.warning(
+            "sweep: the database answers again (after %.0f s)", time.monotonic() - self.down_since
+        )
+        self.down_since = None
+
+
+def sweep_once(*, where: str, outage: DatabaseOutageLog | None = None) -> None:
+    """One sweep; never raises (the next one tries again). A database that does not answer
+    is reported through `outage` (one line per outage), any other failure with its
+    traceback."""
+    outage = outage or DatabaseOutageLog()
     for part in (lambda: rankings_sweep(where=where), *_PARTS):
         try:
             close_old_connections()
             part()
+        except (OperationalError, InterfaceError) as exc:
+            outage.failed(exc)
+            return  # the other part would fail the same way
         except Exception:
             logger.warning("sweep failed; the next one tries again", exc_info=True)
+    outage.succeeded()
 
 
 def sweep_forever(*, where: str, stop: threading.Event) -> None:
     """Sweep at once, then every sweep_period() seconds until `stop` is set."""
+    outage = DatabaseOutageLog()
     try:
         while True:
-            sweep_once(where=where)
+            sweep_once(where=where, outage=outage)
             if stop.wait(sweep_period()):
                 return
     finally:

@@ -1,6 +1,10 @@
-"""A worker rides out a Redis outage: it holds a delayed task (as during a burst of results,
-whose ranking is coalesced with a countdown) when its own Redis server is killed; it keeps
-running, reconnects when Redis is back, and computes the next ranking (tarot_club/broker.py).
+"""A worker rides out a Redis outage (tarot_club/broker.py):
+- it holds a delayed task (as during a burst of results, whose ranking is coalesced with a
+  countdown) when its own Redis server is killed; it keeps running, reconnects when Redis is
+  back, and computes the next ranking;
+- a task that ends while Redis is down is acknowledged once the worker has reconnected (its
+  entry leaves Redis' unacked hash, so it is not delivered again), and the same worker process
+  goes on taking tasks.
 
 The worker runs with the prefork pool, as `manage.py serve` and the deployment start it; the
 Redis server is one the test starts on a free port, so the machine's shared one is untouched.
@@ -41,15 +45,21 @@ def _free_port() -> int:
 
 
 class RedisServer:
-    """A private `redis-server` without persistence, which the test may kill and restart."""
+    """A private `redis-server`, which the test may kill and restart. Without `data_dir` it
+    keeps nothing; with one it writes every command to an append-only file there (fsync
+    always), so a restart after SIGKILL finds the data as it was."""
 
-    def __init__(self, port: int) -> None:
+    def __init__(self, port: int, data_dir: Path | None = None) -> None:
         self.port = port
+        self.data_dir = data_dir
         self.process: subprocess.Popen | None = None
 
     def start(self) -> None:
-        cmd = ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1"]
-        cmd += ["--save", "", "--appendonly", "no"]
+        cmd = ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", ""]
+        if self.data_dir is None:
+            cmd += ["--appendonly", "no"]
+        else:
+            cmd += ["--appendonly", "yes", "--appendfsync", "always", "--dir", str(self.data_dir)]
         self.process = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
         client = redis.Redis(port=self.port, socket_connect_timeout=0.2)
         deadline = time.monotonic() + 10
@@ -69,9 +79,12 @@ class RedisServer:
 
 
 @pytest.fixture
-def own_redis() -> Iterator[RedisServer]:
+def own_redis(tmp_path: Path) -> Iterator[RedisServer]:
+    """A private Redis that keeps its data across a kill and restart (its own directory)."""
     require("redis-server", shutil.which("redis-server") is not None)
-    server = RedisServer(_free_port())
+    data_dir = tmp_path / "redis"
+    data_dir.mkdir()
+    server = RedisServer(_free_port(), data_dir)
     server.start()
     try:
         yield server
@@ -86,7 +99,8 @@ def redis_url(own_redis: RedisServer) -> str:
 
 
 class PreforkWorker(WorkerProcess):
-    """The worker as deployed: prefork pool, gossip and mingle on."""
+    """The worker as deployed: prefork pool, gossip and mingle on; it also loads the tasks
+    of tests/foundation/outage_tasks.py."""
 
     def start(self) -> None:
         env = dict(os.environ)
@@ -101,7 +115,7 @@ class PreforkWorker(WorkerProcess):
         )
         cmd = [sys.executable, "-m", "celery", "-A", "tarot_club", "worker", "--loglevel", "INFO"]
         cmd += ["--pool", "prefork", "--concurrency", "2", "-Q", self.queue]
-        cmd += ["-n", f"{self.queue}@%h"]
+        cmd += ["-n", f"{self.queue}@%h", "--include", "tests.foundation.outage_tasks"]
         self.process = subprocess.Popen(
             cmd, env=env, cwd=ROOT, stdout=self.log.open("wb"), stderr=subprocess.STDOUT
         )
@@ -151,18 +165,72 @@ def test_worker_holding_a_delayed_task_survives_redis_killed_and_catches_up(
     assert "Unrecoverable error" not in log, log[-3000:]
 
     own_redis.start()  # same port: the worker reconnects by itself
-    deadline = time.monotonic() + 60
-    while True:  # the worker reconnects (its retry interval grows 2, 4, 6 s...)
-        reset_connections(app)  # this test process' pooled connections died with the server
-        try:
-            if app.control.ping(destination=[prefork_worker.name], timeout=0.5):
-                break
-        except Exception:
-            pass
-        assert prefork_worker.process.poll() is None
-        assert time.monotonic() < deadline, "the worker did not reconnect"
-        time.sleep(0.5)
+    _wait_for_reconnection(prefork_worker)
     enter(tournament, *cells[1], personas.arbiter)
     snapshot = wait_for_version(tournament, timeout=60)
     assert snapshot.results_version == 2
     assert snapshot.computed_in == prefork_worker.name
+
+
+def _wait_for_reconnection(worker: PreforkWorker, timeout: float = 60) -> None:
+    """Until the worker answers a ping through the restarted Redis (its retry interval grows
+    2, 4, 6 s...); the worker must stay up all along."""
+    from tarot_club.celery import app
+
+    deadline = time.monotonic() + timeout
+    while True:
+        reset_connections(app)  # this test process' pooled connections died with the server
+        try:
+            if app.control.ping(destination=[worker.name], timeout=0.5):
+                return
+        except Exception:
+            pass
+        assert worker.process is not None and worker.process.poll() is None
+        assert time.monotonic() < deadline, "the worker did not reconnect"
+        time.sleep(0.5)
+
+
+def _trace(path: Path) -> list[str]:
+    return path.read_text().split() if path.exists() else []
+
+
+def _wait_for_trace(path: Path, expected: list[str], timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while _trace(path) != expected:
+        assert time.monotonic() < deadline, f"{what}: trace {_trace(path)}"
+        time.sleep(0.05)
+
+
+def test_task_ending_during_redis_outage_is_acknowledged_and_the_same_worker_goes_on(
+    prefork_worker: PreforkWorker, own_redis: RedisServer, tmp_path: Path
+):
+    from tarot_club.celery import app
+    from tests.foundation.outage_tasks import hold_worker
+
+    assert prefork_worker.process is not None
+    pid = prefork_worker.process.pid
+    first = tmp_path / "first.trace"
+    hold_worker.apply_async((str(first), 3.0))
+    _wait_for_trace(first, ["started"], 20, "the worker did not start the task")
+    assert _unacked(app.conf.broker_url) == 1  # acks_late: held until the task ends
+
+    own_redis.kill()
+    _wait_for_trace(first, ["started", "done"], 20, "the task did not end")
+    time.sleep(1)  # the result reaches the worker's main process while Redis is down
+    own_redis.start()  # same port and data: the task's entry is still in the unacked hash
+
+    _wait_for_reconnection(prefork_worker)
+    second = tmp_path / "second.trace"
+    reset_connections(app)
+    hold_worker.apply_async((str(second), 0.1))
+    _wait_for_trace(second, ["started", "done"], 30, "the worker did not run a new task")
+
+    log = Path(prefork_worker.log).read_text(errors="replace")
+    assert prefork_worker.process.poll() is None, log[-3000:]
+    assert prefork_worker.process.pid == pid
+    assert "Unrecoverable error" not in log, log[-3000:]
+    deadline = time.monotonic() + 10
+    while _unacked(app.conf.broker_url):  # acknowledged through the new connection
+        assert time.monotonic() < deadline, log[-3000:]
+        time.sleep(0.1)
+    assert _trace(first) == ["started", "done"]  # run once, not delivered again

@@ -3,9 +3,13 @@ ranking whose task was lost, and dispatches a document build whose heartbeat sto
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import threading
 import time
+from collections.abc import Iterator
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 from django.utils import timezone
@@ -14,7 +18,7 @@ from scoring.documents.heartbeat import beating
 from scoring.documents.models import Document
 from scoring.documents.sweep import documents_sweep
 from scoring.models import RankingSnapshot, RankingState
-from scoring.rankings.sweep import rankings_sweep
+from scoring.rankings.sweep import DatabaseOutageLog, rankings_sweep, sweep_once
 from tests.fixtures.services import reset_connections
 from tests.fixtures.tournaments import stage_tournament
 from tests.rankings.helpers import enter, schedule
@@ -114,3 +118,51 @@ def test_worker_sweep_brings_the_ranking_current_without_any_page_read(
         time.sleep(0.2)
     assert snapshot.computed_in == celery_worker.name
     assert Tournament.objects.get(pk=tournament.pk).results_version == 2
+
+
+@contextlib.contextmanager
+def database_unreachable(tmp_path: Path) -> Iterator[None]:
+    """The database stops answering this thread: its connection is closed and pointed at a
+    file in a missing folder (SQLite) or a closed port (PostgreSQL), then put back."""
+    from django.db import connection
+
+    saved = dict(connection.settings_dict)
+    connection.close()
+    if connection.vendor == "sqlite":
+        connection.settings_dict["NAME"] = str(tmp_path / "missing" / "db.sqlite3")
+    else:
+        connection.settings_dict.update({"HOST": "127.0.0.1", "PORT": "1"})
+    try:
+        yield
+    finally:
+        connection.close()
+        connection.settings_dict.clear()
+        connection.settings_dict.update(saved)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_sweep_reports_a_database_outage_in_one_line_and_its_end_in_another(
+    personas, settings, caplog, tmp_path
+):
+    settings.RANKING_STALE_AFTER = 3
+    tournament = stage_tournament(personas=personas)
+    RankingState.objects.update_or_create(
+        tournament=tournament, defaults={"stale_since": timezone.now() - timedelta(seconds=5)}
+    )
+    outage = DatabaseOutageLog()
+    caplog.set_level(logging.INFO, logger="scoring.rankings.sweep")
+    with database_unreachable(tmp_path):
+        for _ in range(5):
+            sweep_once(where="sweeper", outage=outage)
+    down = [r for r in caplog.records if r.name == "scoring.rankings.sweep"]
+    assert len(down) == 1, [r.getMessage() for r in down]
+    assert "the database does not answer" in down[0].getMessage()
+    assert down[0].exc_info is None  # one line, no traceback
+    assert "\n" not in down[0].getMessage()
+
+    caplog.clear()
+    sweep_once(where="sweeper", outage=outage)
+    sweep_once(where="sweeper", outage=outage)
+    back = [r.getMessage() for r in caplog.records if r.name == "scoring.rankings.sweep"]
+    assert len(back) == 1 and "the database answers again" in back[0], back
+    assert RankingSnapshot.objects.get(tournament=tournament).computed_in == "sweeper"

@@ -3,6 +3,11 @@
 Both run in this terminal and stop together on Ctrl-C. Without Redis, tasks run in-process
 (CELERY_EAGER=1) so the site still works completely. A worker that exits on its own is started
 again (after a short pause that grows while it keeps dying): the site never stops because of it.
+
+Which web server: on a loopback HOST (this machine only) Django's development server; on any
+other HOST (the room's phones) gunicorn, with a fixed set of threads (`gunicorn_command`), so
+a hall of phones opening pages at once waits in gunicorn's queue instead of opening a thread
+and a database connection per phone. `--server` forces one or the other.
 """
 
 from __future__ import annotations
@@ -29,6 +34,62 @@ DEMO_LOGINS = (
     ("admin", "Site administrator (Django admin)"),
 )
 DEMO_PASSWORD = "tarot-demo"
+SERVERS = ("auto", "gunicorn", "runserver")
+# Threads of each gunicorn process: each keeps one database connection for DB_CONN_MAX_AGE.
+GUNICORN_THREADS = 8
+GUNICORN_MAX_PROCESSES = 3
+
+
+def gunicorn_size(cores: int) -> tuple[int, int]:
+    """(processes, threads per process) for a machine of `cores` cores: a process per core
+    (at least 2, so one busy process does not stall the room; at most
+    GUNICORN_MAX_PROCESSES) and GUNICORN_THREADS threads each. The product bounds the
+    requests served at once and the database connections the site holds (at most 24, well
+    under PostgreSQL's default limit of 100 with the workers and the admin beside them)."""
+    return max(2, min(cores, GUNICORN_MAX_PROCESSES)), GUNICORN_THREADS
+
+
+def machine_cores() -> int:
+    """The cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+def bind_address(host: str, port: str) -> str:
+    """host:port as gunicorn and runserver take it (an IPv6 address in brackets)."""
+    if ":" in host and not host.startswith("["):
+        host = f"[{host}]"
+    return f"{host}:{port}"
+
+
+def gunicorn_command(*, host: str, port: str, cores: int) -> list[str]:
+    """The room's web server: gunicorn with threaded workers (gthread) sized to the machine.
+    Static files are served by WhiteNoise (a middleware of the site). GUNICORN_CMD_ARGS,
+    read by gunicorn itself, may change any of these options."""
+    processes, threads = gunicorn_size(cores)
+    cmd = [sys.executable, "-m", "gunicorn", "tarot_club.wsgi:application"]
+    cmd += ["--bind", bind_address(host, port), "--worker-class", "gthread"]
+    cmd += ["--workers", str(processes), "--threads", str(threads)]
+    cmd += ["--timeout", "120", "--graceful-timeout", "5", "--keep-alive", "5"]
+    cmd += ["--no-control-socket"]  # one per user by default: two sites would share it
+    cmd += ["--worker-tmp-dir", "/dev/shm"] if Path("/dev/shm").is_dir() else []
+    return cmd
+
+
+def runserver_command(*, host: str, port: str) -> list[str]:
+    """Django's development server (a thread per connection: for this machine only)."""
+    manage = [sys.executable, str(settings.BASE_DIR / "manage.py")]
+    return [*manage, "runserver", bind_address(host, port), "--noreload"]
+
+
+def web_server_command(*, host: str, port: str, server: str, cores: int) -> list[str]:
+    """gunicorn for the room (a HOST that is not a loopback address, or --server gunicorn),
+    else the development server."""
+    if server == "gunicorn" or (server == "auto" and not is_loopback(host)):
+        return gunicorn_command(host=host, port=port, cores=cores)
+    return runserver_command(host=host, port=port)
 
 
 class Command(BaseCommand):
@@ -37,12 +98,19 @@ class Command(BaseCommand):
     def add_arguments(self, parser) -> None:
         parser.add_argument("--host", default=os.environ.get("HOST", "127.0.0.1"))
         parser.add_argument("--port", default=os.environ.get("PORT", "8000"))
+        parser.add_argument(
+            "--server",
+            choices=SERVERS,
+            default="auto",
+            help="web server: gunicorn beyond this machine, the development server on a "
+            "loopback address (auto), or the one named",
+        )
 
-    def handle(self, *args, host: str, port: str, **options) -> None:
+    def handle(self, *args, host: str, port: str, server: str, **options) -> None:
         env = dict(os.environ)
-        address = self._room_environment(env, host=host, port=port)
+        for_room = server == "gunicorn" or not is_loopback(host)
+        address = self._room_environment(env, host=host, port=port, for_room=for_room)
         children: list[subprocess.Popen] = []
-        manage = [sys.executable, str(settings.BASE_DIR / "manage.py")]
         if redis_reachable(settings.REDIS_URL):
             env["CELERY_EAGER"] = "0"
             worker = [sys.executable, "-m", "celery", "-A", "tarot_club", "worker"]
@@ -63,23 +131,37 @@ class Command(BaseCommand):
                 f"Redis does not answer at {settings.REDIS_URL or '(REDIS_URL empty)'}: "
                 "tasks run in-process, the site works completely."
             )
-        children.append(
-            subprocess.Popen([*manage, "runserver", f"{host}:{port}", "--noreload"], env=env)
-        )
-        self.stdout.write(self.style.SUCCESS(f"tarot_club is served on {address}/"))
+        if server == "auto":
+            server = "gunicorn" if for_room else "runserver"
+        web = web_server_command(host=host, port=port, server=server, cores=machine_cores())
+        web_env = dict(env)  # the worker's environment stays as it is
+        if server == "gunicorn":
+            processes, threads = gunicorn_size(machine_cores())
+            served_by = f"gunicorn, {processes} processes of {threads} threads"
+        else:
+            # A thread per request: a connection kept after it would be left behind.
+            web_env["DB_CONN_MAX_AGE"] = "0"
+            served_by = "Django's development server"
+        children.append(subprocess.Popen(web, env=web_env, cwd=str(settings.BASE_DIR)))
+        self.stdout.write(self.style.SUCCESS(f"tarot_club is served on {address}/ ({served_by})"))
         self.stdout.write(f"Demo logins (password {DEMO_PASSWORD}):")
         for login, role in DEMO_LOGINS:
             self.stdout.write(f"  {login:<13} {role}")
         self.stdout.write("Press Ctrl-C to stop.")
         self._wait(children)
 
-    def _room_environment(self, env: dict[str, str], *, host: str, port: str) -> str:
+    def _room_environment(
+        self, env: dict[str, str], *, host: str, port: str, for_room: bool
+    ) -> str:
         """Set SITE_URL (QR codes), DEBUG and ALLOWED_HOSTS for the site and its worker;
-        return the address to print. Beyond this machine the site never runs in DEBUG."""
+        return the address to print. Served for the room (beyond this machine, or by
+        gunicorn when asked), the site never runs in DEBUG."""
         address = room_url(host=host, port=port, site_url=env.get("SITE_URL", ""))
         env["SITE_URL"] = address
-        if is_loopback(host):
+        if not for_room:
             return address
+        # WhiteNoise serves from the apps' folders until collectstatic fills this one.
+        Path(settings.STATIC_ROOT).mkdir(parents=True, exist_ok=True)
         if env_bool_value(env.get("DEBUG")):
             self.stdout.write("DEBUG=1 is ignored: the site serves the room's network.")
         env["DEBUG"] = "0"
