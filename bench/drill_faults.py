@@ -9,7 +9,8 @@ with initdb + pg_ctl (so restarting it touches no other database), a Redis serve
 password, one gunicorn web process (2 workers), all on 127.0.0.1, on the ports and in the
 folder given on the command line (a free port when none is given, a fresh folder under /tmp).
 Each fault gets a fresh Celery worker of its own (prefork, 2 processes, named after the
-fault), so a worker that dies is reported under the fault that killed it.
+fault), waited for (its "ready" line) before the results are sent, so a worker that dies is
+reported under the fault that killed it.
 
 Per fault, 20 tables each send their results one after the other (60 in all), each with an
 Idempotency-Key, sending a result again (same key) while it gets no answer or a 5xx, as the
@@ -290,7 +291,10 @@ def drill(
         return fn()
 
     worker.start()
-    time.sleep(4)  # the worker connects and sweeps once
+    deadline = time.monotonic() + 90  # booting takes long on a loaded machine
+    while time.monotonic() < deadline and " ready." not in worker.log_text():
+        time.sleep(0.5)
+    time.sleep(1)  # the worker sweeps once
     tournament = stage_tournament(players=4 * TABLES, rounds=2, name=f"Drill {name}")
     tournament.arbiters.add(user)
     per_table: dict[int, int] = {}
