@@ -49,6 +49,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -256,6 +257,295 @@ def parse_args() -> argparse.Namespace:
     return parser.parse_args()
 
 
+def check_probe(d: SimpleNamespace) -> None:
+    """/healthz by IP on each web host; the balancer's headers matter."""
+
+    # 1. health by IP address, the balancer's headers
+    for name, client in d.by_ip.items():
+        answer = None
+        deadline = time.monotonic() + 40
+        while time.monotonic() < deadline:
+            answer = client.request("GET", "/healthz")
+            if answer.status == 200:
+                break
+            time.sleep(1)
+        d.report.check(
+            answer is not None and answer.status == 200 and b'"ok"' in answer.body,
+            f"{name}: /healthz by IP answers {answer.status if answer else '-'} "
+            f"{answer.body.decode()[:40] if answer else ''}",
+        )
+    with_headers = d.lb["web1"].request("GET", "/login/").status
+    no_proto = Client(f"http://{d.web1_host}:{d.web_ports[d.web1_host]}", host_header=SITE)
+    without = no_proto.request("GET", "/login/").status
+    d.report.check(
+        with_headers == 200 and without == 301,
+        f"web1 /login/ with Host and X-Forwarded-Proto: {with_headers}; "
+        f"without X-Forwarded-Proto: {without}",
+    )
+    d.steps.append("probe")
+
+
+def check_session(d: SimpleNamespace) -> None:
+    """A session opened on web1 is valid on web2."""
+
+    # 2. a session opened on web1 is valid on web2
+    page = d.lb["web1"].request("GET", "/login/")
+    csrf_cookie = page.cookies.get("csrftoken", "")
+    match = re.search(rb'name="csrfmiddlewaretoken" value="([^"]+)"', page.body)
+    form = f"username=arbitre-drill&password={d.password}&csrfmiddlewaretoken="
+    form += match.group(1).decode() if match else ""
+    login = d.lb["web1"].request(
+        "POST",
+        "/login/",
+        raw=form.encode(),
+        headers={
+            "Content-Type": "application/x-www-form-urlencoded",
+            "Cookie": f"csrftoken={csrf_cookie}",
+            "Referer": f"https://{SITE}/login/",
+            "Origin": f"https://{SITE}",
+        },
+    )
+    session = login.cookies.get("sessionid", "")
+    me = d.lb["web2"].request("GET", "/api/v1/me/", headers={"Cookie": f"sessionid={session}"})
+    d.report.check(
+        login.status == 302 and me.status == 200 and b"arbitre-drill" in me.body,
+        f"session opened on web1 (login {login.status}) is valid on web2 (me {me.status})",
+    )
+
+
+def check_ranking(d: SimpleNamespace) -> None:
+    """Results entered on web1: the ranking read on web2 is current."""
+    from django.db import connections
+
+    from scoring.models import RankingSnapshot
+    from tournaments.models import Tournament
+
+    # 3. results on web1, the ranking current on web2 (read once first: each gunicorn
+    # worker loads the ranking's code on its first read)
+    auth = {"Authorization": f"Token {d.token}"}
+    ranking_path = f"/api/v1/tournaments/{d.tournament.pk}/ranking/"
+    for _ in range(4):
+        d.lb["web2"].request("GET", ranking_path, headers=auth)
+    for table, donne in d.cells[:20]:
+        ok, _resent = post_result(
+            [d.lb["web1"]], tournament_id=d.tournament.pk, table=table, donne=donne, token=d.token
+        )
+        if not ok:
+            d.report.check(False, f"result table {table} donne {donne} not acknowledged")
+    last = time.monotonic()
+    current_after = stored_after = None
+    reads: list[float] = []
+    while time.monotonic() < last + STALE_AFTER and current_after is None:
+        if (
+            stored_after is None
+            and RankingSnapshot.objects.filter(
+                tournament_id=d.tournament.pk,
+                results_version=Tournament.objects.get(pk=d.tournament.pk).results_version,
+            ).exists()
+        ):
+            stored_after = time.monotonic() - last
+        asked_at = time.monotonic()
+        body = d.lb["web2"].request("GET", ranking_path, headers=auth).json()
+        reads.append(time.monotonic() - asked_at)
+        if isinstance(body, dict) and body.get("is_current") and body.get("version"):
+            current_after = time.monotonic() - last
+        time.sleep(0.1)
+    connections.close_all()
+    d.report.check(
+        current_after is not None and current_after <= STALE_AFTER,
+        "20 results on web1: ranking stored by a worker "
+        + (f"{stored_after:.1f} s" if stored_after is not None else "-")
+        + ", read as current on web2 "
+        + (f"{current_after:.1f} s" if current_after is not None else "never")
+        + f" after the last (a ranking read on web2 takes {1000 * min(reads):.0f}–"
+        f"{1000 * max(reads):.0f} ms)",
+    )
+
+
+def check_documents(d: SimpleNamespace) -> None:
+    """A PDF asked on web1, built by a worker, downloaded from web2."""
+
+    # 4. a PDF asked on web1, built by a worker, downloaded from web2
+    auth = {"Authorization": f"Token {d.token}"}
+    docs = f"/api/v1/tournaments/{d.tournament.pk}/documents/"
+    asked = d.lb["web1"].request(
+        "POST", docs, body={"kind": "score_sheets", "language": "fr"}, headers=auth
+    )
+    doc = asked.json() if asked.status in (200, 202) else {}
+    pdf = b""
+    started = time.monotonic()
+    while isinstance(doc, dict) and doc.get("id") and time.monotonic() < started + 120:
+        doc = d.lb["web2"].request("GET", f"{docs}{doc['id']}/", headers=auth).json()
+        if isinstance(doc, dict) and doc.get("status") == "done":
+            pdf = d.lb["web2"].request("GET", doc["download"], headers=auth).body
+            break
+        time.sleep(0.5)
+    (d.work / "score_sheets.pdf").write_bytes(pdf)
+    text = ""
+    if pdf.startswith(b"%PDF"):
+        text = subprocess.run(
+            ["pdftotext", str(d.work / "score_sheets.pdf"), "-"],
+            capture_output=True,
+            text=True,
+        ).stdout
+    d.report.check(
+        pdf.startswith(b"%PDF") and SITE in text,
+        f"score sheets asked on web1 ({asked.status}), downloaded from web2 "
+        f"({len(pdf)} bytes, {time.monotonic() - started:.1f} s), "
+        f"{'carry' if SITE in text else 'lack'} {SITE}",
+    )
+
+
+def check_failover(d: SimpleNamespace) -> None:
+    """web1 and worker1 killed while results keep coming."""
+
+    from scoring.models import RankingSnapshot
+    from tournaments.models import LedgerEntry, Result, Tournament
+
+    # 5. web1 and worker1 killed while results keep coming
+    acknowledged = resent = 0
+    for n, (table, donne) in enumerate(d.cells[20:]):
+        if n == 5:
+            d.webs["web1"].kill()
+        if n == 10:
+            d.workers["worker1"].kill()
+        ok, sent = post_result(
+            [d.lb["web1"], d.lb["web2"]],
+            tournament_id=d.tournament.pk,
+            table=table,
+            donne=donne,
+            token=d.token,
+        )
+        acknowledged += ok
+        resent += sent
+    last = time.monotonic()
+    current_after = computed_in = None
+    while time.monotonic() < last + STALE_AFTER + 10:
+        version = Tournament.objects.get(pk=d.tournament.pk).results_version
+        snap = RankingSnapshot.objects.filter(
+            tournament_id=d.tournament.pk, results_version=version
+        ).first()
+        if snap is not None:
+            current_after, computed_in = time.monotonic() - last, snap.computed_in
+            break
+        time.sleep(0.2)
+    persisted = Result.objects.filter(tournament=d.tournament).count()
+    ledger = LedgerEntry.objects.filter(tournament=d.tournament).count()
+    d.report.check(
+        acknowledged == 20 and persisted == ledger == 40,
+        f"web1 killed after 5 and worker1 after 10 of 20 more results: acknowledged "
+        f"{20 + acknowledged}/40, persisted {persisted} rows / {ledger} ledger entries, "
+        f"{resent} requests sent again (the balancer tries web1 first each time)",
+    )
+    d.report.check(
+        current_after is not None and current_after <= STALE_AFTER,
+        "ranking current "
+        + (f"{current_after:.1f} s" if current_after is not None else "never")
+        + f" after the last result, computed by {computed_in} (limit {STALE_AFTER:g} s, "
+        "no page read)",
+    )
+    d.report.check(d.workers["worker2"].alive(), "worker2 still running")
+
+
+def check_degraded(d: SimpleNamespace) -> None:
+    """No worker left: /healthz answers 503."""
+
+    # 6. no worker: the probe says degraded
+    d.workers["worker2"].stop()
+    answer = None
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            answer = d.by_ip["web2"].request("GET", "/healthz")
+        except NoAnswer:
+            answer = None
+        if answer is not None and answer.status == 503:
+            break
+        time.sleep(1)
+    d.report.check(
+        answer is not None and answer.status == 503 and b"degraded" in answer.body,
+        "no worker left: web2's /healthz by IP answers "
+        f"{answer.status if answer else '-'} {answer.body.decode()[:40] if answer else ''}",
+    )
+    for process in d.processes:
+        if "Unrecoverable error" in process.log_text():
+            d.report.check(False, f"{process.name} logged an unrecoverable error")
+
+
+def check_backup(d: SimpleNamespace) -> None:
+    """The nightly dump, with the server's own pg_dump."""
+
+    # the nightly dump, with the server's own pg_dump
+    dump = d.work / "backup" / "tarot_club.dump"
+    dump.parent.mkdir(mode=0o700, exist_ok=True)
+    dumped = subprocess.run(
+        [_pg_bin("pg_dump"), "--format=custom", f"--file={dump}", d.pg.url()],
+        capture_output=True,
+        text=True,
+    )
+    d.report.check(
+        dumped.returncode == 0 and dump.stat().st_size > 0,
+        f"pg_dump of the database: {dump.stat().st_size if dump.exists() else 0} bytes "
+        + dumped.stderr.strip()[:120],
+    )
+    d.steps.append("backup")
+
+
+def stage(base_env: dict[str, str]) -> tuple[str, str, object, list[tuple[int, int]]]:
+    """The orchestrator stands for the administrator: an arbiter with an API token and a
+    staged tournament; returns (password, token, tournament, its first 40 cells)."""
+    os.environ.update({**base_env, "DJANGO_SETTINGS_MODULE": "tarot_club.settings"})
+    import django
+
+    django.setup()
+    from django.contrib.auth import get_user_model
+    from django.db import connections
+
+    from tests.fixtures.tournaments import stage_tournament
+    from tests.rankings.helpers import schedule
+    from tournaments.api.tokens import token_create
+
+    password = "Drill-arbiter-password-7"
+    user = get_user_model().objects.create_user("arbitre-drill", password=password)
+    token = token_create(user=user).key
+    tournament = stage_tournament(players=16, rounds=4, name="Multi-host drill")
+    tournament.arbiters.add(user)
+    cells = [(t, d) for _r, t, d in schedule(tournament)][:40]
+    connections.close_all()
+    return password, token, tournament, cells
+
+
+def start_units(
+    work: Path,
+    hosts: dict[str, Path],
+    shared_env: Path,
+    host_envs: dict[str, Path],
+    base_env: dict[str, str],
+    web_addr: dict[str, tuple[str, int]],
+    processes: list[Process],
+) -> tuple[dict[str, Process], dict[str, Process]]:
+    """The workers and web processes, from the units' ExecStart and EnvironmentFile lines."""
+    workers = {}
+    for name in ("worker1", "worker2"):
+        env_files = {SHARED_ENV: shared_env, HOST_ENV: host_envs[name]}
+        cmd, env = unit_command(
+            "tarot-worker@.service", home=hosts[name], env_files=env_files, instance="1", host=name
+        )
+        workers[name] = Process(name, cmd, hosts[name], {**base_env, **env}, work)
+        workers[name].start()
+        processes.append(workers[name])
+    webs = {}
+    for name, (host, port) in web_addr.items():
+        env_files = {SHARED_ENV: shared_env, HOST_ENV: host_envs[name]}
+        cmd, env = unit_command("tarot-web.service", home=hosts[name], env_files=env_files)
+        webs[name] = Process(
+            name, cmd, hosts[name], {**base_env, **env}, work, ready_port=(host, port)
+        )
+        webs[name].start()
+        processes.append(webs[name])
+    return workers, webs
+
+
 def main() -> int:
     args = parse_args()
     work = args.folder or Path(tempfile.mkdtemp(prefix="tarot-multihost-"))
@@ -301,50 +591,10 @@ def main() -> int:
         tarot_manage(hosts["web1"], shared_env, host_envs["web1"], "migrate")
         steps.append("migrate")
 
-        # The orchestrator stands for the administrator: the arbiter and a staged tournament.
-        os.environ.update({**base_env, "DJANGO_SETTINGS_MODULE": "tarot_club.settings"})
-        import django
-
-        django.setup()
-        from django.contrib.auth import get_user_model
-        from django.db import connections
-
-        from scoring.models import RankingSnapshot
-        from tests.fixtures.tournaments import stage_tournament
-        from tests.rankings.helpers import schedule
-        from tournaments.api.tokens import token_create
-        from tournaments.models import LedgerEntry, Result, Tournament
-
-        password = "Drill-arbiter-password-7"
-        user = get_user_model().objects.create_user("arbitre-drill", password=password)
-        token = token_create(user=user).key
-        tournament = stage_tournament(players=16, rounds=4, name="Multi-host drill")
-        tournament.arbiters.add(user)
-        cells = [(t, d) for _r, t, d in schedule(tournament)][:40]
-        connections.close_all()
-
-        workers = {}
-        for name in ("worker1", "worker2"):
-            env_files = {SHARED_ENV: shared_env, HOST_ENV: host_envs[name]}
-            cmd, env = unit_command(
-                "tarot-worker@.service",
-                home=hosts[name],
-                env_files=env_files,
-                instance="1",
-                host=name,
-            )
-            workers[name] = Process(name, cmd, hosts[name], {**base_env, **env}, work)
-            workers[name].start()
-            processes.append(workers[name])
-        webs = {}
-        for name, (host, port) in web_addr.items():
-            env_files = {SHARED_ENV: shared_env, HOST_ENV: host_envs[name]}
-            cmd, env = unit_command("tarot-web.service", home=hosts[name], env_files=env_files)
-            webs[name] = Process(
-                name, cmd, hosts[name], {**base_env, **env}, work, ready_port=(host, port)
-            )
-            webs[name].start()
-            processes.append(webs[name])
+        password, token, tournament, cells = stage(base_env)
+        workers, webs = start_units(
+            work, hosts, shared_env, host_envs, base_env, web_addr, processes
+        )
         steps.append("units")
         lb = {
             name: Client(f"http://{host}:{web_ports[host]}", host_header=SITE, proxy_https=True)
@@ -355,203 +605,33 @@ def main() -> int:
             for name, host in (("web1", web1_host), ("web2", web2_host))
         }
 
-        # 1. health by IP address, the balancer's headers
-        for name, client in by_ip.items():
-            answer = None
-            deadline = time.monotonic() + 40
-            while time.monotonic() < deadline:
-                answer = client.request("GET", "/healthz")
-                if answer.status == 200:
-                    break
-                time.sleep(1)
-            report.check(
-                answer is not None and answer.status == 200 and b'"ok"' in answer.body,
-                f"{name}: /healthz by IP answers {answer.status if answer else '-'} "
-                f"{answer.body.decode()[:40] if answer else ''}",
-            )
-        with_headers = lb["web1"].request("GET", "/login/").status
-        no_proto = Client(f"http://{web1_host}:{web_ports[web1_host]}", host_header=SITE)
-        without = no_proto.request("GET", "/login/").status
-        report.check(
-            with_headers == 200 and without == 301,
-            f"web1 /login/ with Host and X-Forwarded-Proto: {with_headers}; "
-            f"without X-Forwarded-Proto: {without}",
+        d = SimpleNamespace(
+            report=report,
+            lb=lb,
+            by_ip=by_ip,
+            webs=webs,
+            workers=workers,
+            tournament=tournament,
+            token=token,
+            password=password,
+            cells=cells,
+            work=work,
+            pg=pg,
+            steps=steps,
+            processes=processes,
+            web1_host=web1_host,
+            web_ports=web_ports,
         )
-        steps.append("probe")
-
-        # 2. a session opened on web1 is valid on web2
-        page = lb["web1"].request("GET", "/login/")
-        csrf_cookie = page.cookies.get("csrftoken", "")
-        match = re.search(rb'name="csrfmiddlewaretoken" value="([^"]+)"', page.body)
-        form = f"username=arbitre-drill&password={password}&csrfmiddlewaretoken="
-        form += match.group(1).decode() if match else ""
-        login = lb["web1"].request(
-            "POST",
-            "/login/",
-            raw=form.encode(),
-            headers={
-                "Content-Type": "application/x-www-form-urlencoded",
-                "Cookie": f"csrftoken={csrf_cookie}",
-                "Referer": f"https://{SITE}/login/",
-                "Origin": f"https://{SITE}",
-            },
-        )
-        session = login.cookies.get("sessionid", "")
-        me = lb["web2"].request("GET", "/api/v1/me/", headers={"Cookie": f"sessionid={session}"})
-        report.check(
-            login.status == 302 and me.status == 200 and b"arbitre-drill" in me.body,
-            f"session opened on web1 (login {login.status}) is valid on web2 (me {me.status})",
-        )
-
-        # 3. results on web1, the ranking current on web2 (read once first: each gunicorn
-        # worker loads the ranking's code on its first read)
-        auth = {"Authorization": f"Token {token}"}
-        ranking_path = f"/api/v1/tournaments/{tournament.pk}/ranking/"
-        for _ in range(4):
-            lb["web2"].request("GET", ranking_path, headers=auth)
-        for table, donne in cells[:20]:
-            ok, _resent = post_result(
-                [lb["web1"]], tournament_id=tournament.pk, table=table, donne=donne, token=token
-            )
-            if not ok:
-                report.check(False, f"result table {table} donne {donne} not acknowledged")
-        last = time.monotonic()
-        current_after = stored_after = None
-        reads: list[float] = []
-        while time.monotonic() < last + STALE_AFTER and current_after is None:
-            if (
-                stored_after is None
-                and RankingSnapshot.objects.filter(
-                    tournament_id=tournament.pk,
-                    results_version=Tournament.objects.get(pk=tournament.pk).results_version,
-                ).exists()
-            ):
-                stored_after = time.monotonic() - last
-            asked_at = time.monotonic()
-            body = lb["web2"].request("GET", ranking_path, headers=auth).json()
-            reads.append(time.monotonic() - asked_at)
-            if isinstance(body, dict) and body.get("is_current") and body.get("version"):
-                current_after = time.monotonic() - last
-            time.sleep(0.1)
-        connections.close_all()
-        report.check(
-            current_after is not None and current_after <= STALE_AFTER,
-            "20 results on web1: ranking stored by a worker "
-            + (f"{stored_after:.1f} s" if stored_after is not None else "-")
-            + ", read as current on web2 "
-            + (f"{current_after:.1f} s" if current_after is not None else "never")
-            + f" after the last (a ranking read on web2 takes {1000 * min(reads):.0f}–"
-            f"{1000 * max(reads):.0f} ms)",
-        )
-
-        # 4. a PDF asked on web1, built by a worker, downloaded from web2
-        docs = f"/api/v1/tournaments/{tournament.pk}/documents/"
-        asked = lb["web1"].request(
-            "POST", docs, body={"kind": "score_sheets", "language": "fr"}, headers=auth
-        )
-        doc = asked.json() if asked.status in (200, 202) else {}
-        pdf = b""
-        started = time.monotonic()
-        while isinstance(doc, dict) and doc.get("id") and time.monotonic() < started + 120:
-            doc = lb["web2"].request("GET", f"{docs}{doc['id']}/", headers=auth).json()
-            if isinstance(doc, dict) and doc.get("status") == "done":
-                pdf = lb["web2"].request("GET", doc["download"], headers=auth).body
-                break
-            time.sleep(0.5)
-        (work / "score_sheets.pdf").write_bytes(pdf)
-        text = ""
-        if pdf.startswith(b"%PDF"):
-            text = subprocess.run(
-                ["pdftotext", str(work / "score_sheets.pdf"), "-"],
-                capture_output=True,
-                text=True,
-            ).stdout
-        report.check(
-            pdf.startswith(b"%PDF") and SITE in text,
-            f"score sheets asked on web1 ({asked.status}), downloaded from web2 "
-            f"({len(pdf)} bytes, {time.monotonic() - started:.1f} s), "
-            f"{'carry' if SITE in text else 'lack'} {SITE}",
-        )
-
-        # 5. web1 and worker1 killed while results keep coming
-        acknowledged = resent = 0
-        for n, (table, donne) in enumerate(cells[20:]):
-            if n == 5:
-                webs["web1"].kill()
-            if n == 10:
-                workers["worker1"].kill()
-            ok, sent = post_result(
-                [lb["web1"], lb["web2"]],
-                tournament_id=tournament.pk,
-                table=table,
-                donne=donne,
-                token=token,
-            )
-            acknowledged += ok
-            resent += sent
-        last = time.monotonic()
-        current_after = computed_in = None
-        while time.monotonic() < last + STALE_AFTER + 10:
-            version = Tournament.objects.get(pk=tournament.pk).results_version
-            snap = RankingSnapshot.objects.filter(
-                tournament_id=tournament.pk, results_version=version
-            ).first()
-            if snap is not None:
-                current_after, computed_in = time.monotonic() - last, snap.computed_in
-                break
-            time.sleep(0.2)
-        persisted = Result.objects.filter(tournament=tournament).count()
-        ledger = LedgerEntry.objects.filter(tournament=tournament).count()
-        report.check(
-            acknowledged == 20 and persisted == ledger == 40,
-            f"web1 killed after 5 and worker1 after 10 of 20 more results: acknowledged "
-            f"{20 + acknowledged}/40, persisted {persisted} rows / {ledger} ledger entries, "
-            f"{resent} requests sent again (the balancer tries web1 first each time)",
-        )
-        report.check(
-            current_after is not None and current_after <= STALE_AFTER,
-            "ranking current "
-            + (f"{current_after:.1f} s" if current_after is not None else "never")
-            + f" after the last result, computed by {computed_in} (limit {STALE_AFTER:g} s, "
-            "no page read)",
-        )
-        report.check(workers["worker2"].alive(), "worker2 still running")
-
-        # 6. no worker: the probe says degraded
-        workers["worker2"].stop()
-        answer = None
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                answer = by_ip["web2"].request("GET", "/healthz")
-            except NoAnswer:
-                answer = None
-            if answer is not None and answer.status == 503:
-                break
-            time.sleep(1)
-        report.check(
-            answer is not None and answer.status == 503 and b"degraded" in answer.body,
-            "no worker left: web2's /healthz by IP answers "
-            f"{answer.status if answer else '-'} {answer.body.decode()[:40] if answer else ''}",
-        )
-        for process in processes:
-            if "Unrecoverable error" in process.log_text():
-                report.check(False, f"{process.name} logged an unrecoverable error")
-
-        # the nightly dump, with the server's own pg_dump
-        dump = work / "backup" / "tarot_club.dump"
-        dump.parent.mkdir(mode=0o700, exist_ok=True)
-        dumped = subprocess.run(
-            [_pg_bin("pg_dump"), "--format=custom", f"--file={dump}", pg.url()],
-            capture_output=True,
-            text=True,
-        )
-        report.check(
-            dumped.returncode == 0 and dump.stat().st_size > 0,
-            f"pg_dump of the database: {dump.stat().st_size if dump.exists() else 0} bytes "
-            + dumped.stderr.strip()[:120],
-        )
-        steps.append("backup")
+        for check in (
+            check_probe,
+            check_session,
+            check_ranking,
+            check_documents,
+            check_failover,
+            check_degraded,
+            check_backup,
+        ):
+            check(d)
     finally:
         marked = readme_steps()
         print(f"README steps run: {' '.join(s for s in marked if s in steps)}")
