@@ -546,6 +546,19 @@ def start_units(
     return workers, webs
 
 
+def clean(work: Path, *, keep_logs: bool) -> None:
+    """Empty the work folder except the virtual environment (kept for the next run), or say
+    where the logs are."""
+    if keep_logs:
+        print(f"logs kept in {work}")
+        return
+    for child in work.iterdir():
+        if child.is_dir() and child.name != "venv":
+            shutil.rmtree(child, ignore_errors=True)
+        elif child.is_file():
+            child.unlink()
+
+
 def main() -> int:
     args = parse_args()
     work = args.folder or Path(tempfile.mkdtemp(prefix="tarot-multihost-"))
@@ -640,10 +653,7 @@ def main() -> int:
         for process in reversed(processes):
             process.stop()
         pg.stop()
-        if args.keep or report.failures:
-            print(f"logs kept in {work}")
-        else:
-            shutil.rmtree(work, ignore_errors=True)
+        clean(work, keep_logs=args.keep or bool(report.failures))
     return 1 if report.failures else 0
 
 
