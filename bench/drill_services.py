@@ -59,9 +59,11 @@ class PrivatePostgres:
     """A PostgreSQL cluster of the drill's own, owned by the `postgres` system user when run
     as root (PostgreSQL refuses to run as root), with a password-protected role `tarot`."""
 
-    def __init__(self, work: Path, *, host: str = "127.0.0.1", password: str = "") -> None:
+    def __init__(
+        self, work: Path, *, host: str = "127.0.0.1", password: str = "", port: int = 0
+    ) -> None:
         self.host = host
-        self.port = free_port(host)
+        self.port = port or free_port(host)
         self.password = password or "drill-pg-password"
         self.data = work / "pgdata"
         self.log = work / "postgres.log"
@@ -139,9 +141,9 @@ class PrivatePostgres:
 class PrivateRedis:
     """A redis-server of the drill's own (no persistence), with a password."""
 
-    def __init__(self, *, host: str = "127.0.0.1", password: str = "") -> None:
+    def __init__(self, *, host: str = "127.0.0.1", password: str = "", port: int = 0) -> None:
         self.host = host
-        self.port = free_port(host)
+        self.port = port or free_port(host)
         self.password = password or "drill-redis-password"
         self.process: subprocess.Popen | None = None
 

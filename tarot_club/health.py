@@ -4,6 +4,12 @@
 (one SELECT 1), while Redis and the workers (a broadcast ping that waits for replies) are
 checked at most every HEALTH_CACHE_SECONDS in a background thread; a request reads the last
 result and never waits for a ping (except the very first one of a process, bounded).
+
+Each ping uses a broker connection of its own. The replies to a ping come back on a reply
+queue named after the asking thread; on a connection shared by several threads (the app's
+pool), a ping from a thread other than the previous one's gets no reply over Redis, so the
+background refresh (a new thread each time) would report the workers "stopped" right after
+the request thread saw them "up".
 """
 
 from __future__ import annotations
@@ -46,6 +52,7 @@ def redis_state() -> dict[str, Any]:
 
 
 def workers_state(redis_ok: bool, timeout: float = 1.0) -> dict[str, Any]:
+    """The workers that answer a broadcast ping within `timeout` seconds, from any thread."""
     if settings.CELERY_TASK_ALWAYS_EAGER:
         return {"ok": True, "state": "in_process", "count": 0}
     if not redis_ok:
@@ -53,7 +60,8 @@ def workers_state(redis_ok: bool, timeout: float = 1.0) -> dict[str, Any]:
     from tarot_club.celery import app
 
     try:
-        replies = app.control.ping(timeout=timeout) or []
+        with app.connection_for_write() as conn:
+            replies = app.control.ping(timeout=timeout, connection=conn) or []
     except Exception as exc:  # broker errors surface here
         return {"ok": False, "state": "unreachable", "count": 0, "error": str(exc)[:200]}
     names = sorted(name for reply in replies for name in reply)

@@ -194,14 +194,29 @@ def test_requirements_pin_everything_the_pinned_packages_need():
 
 def test_service_units_restart_and_take_the_queue_and_name_from_the_host():
     units = {p.name: p.read_text() for p in (ROOT / "docs" / "deploy").glob("*.service")}
-    assert set(units) >= {"tarot-web.service", "tarot-worker.service"}
+    assert set(units) >= {"tarot-web.service", "tarot-worker@.service", "redis-tarot.service"}
     for name, text in units.items():
         assert "Restart=always" in text, name
-        assert "User=tarot" in text and "EnvironmentFile=/etc/tarot_club.env" in text, name
-    worker = units["tarot-worker.service"]
+    for name in ("tarot-web.service", "tarot-worker@.service"):
+        text = units[name]
+        assert "User=tarot" in text, name
+        assert "EnvironmentFile=/etc/tarot_club.env" in text, name  # shared by every host
+        assert "EnvironmentFile=/etc/tarot_club.host.env" in text, name  # BIND and sizes
+    worker = units["tarot-worker@.service"]
     exec_start = next(line for line in worker.splitlines() if line.startswith("ExecStart="))
     assert "-Q ${CELERY_QUEUE}" in exec_start  # not a queue written in the unit
-    assert "-n tarot@%H" in exec_start  # two hosts with the same short name stay apart
+    assert "-n tarot-%i@%H" in exec_start  # two workers of one host, or two hosts, stay apart
+
+
+def test_the_redis_unit_can_write_its_appendonly_file():
+    """Not a copy of Debian's redis-server.service: no ProtectSystem keeping it from its
+    folder, no PIDFile of the other instance."""
+    text = (ROOT / "docs" / "deploy" / "redis-tarot.service").read_text()
+    unit = "\n".join(line for line in text.splitlines() if not line.startswith("#"))
+    assert "ProtectSystem" not in unit and "PIDFile" not in unit
+    assert "--supervised systemd" in unit and "Type=notify" in unit
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "appendonly yes" in readme and "dir /var/lib/redis-tarot" in readme
 
 
 @pytest.mark.django_db

@@ -128,3 +128,25 @@ def test_healthz_is_503_when_the_database_does_not_answer(staff_client, monkeypa
     response = client.get("/healthz")
     assert response.status_code == 503
     assert response.json() == {"status": "degraded"}  # no error text, host or port
+
+
+@pytest.mark.services
+def test_background_refresh_sees_the_workers_the_request_saw(celery_worker, settings, redis_url):
+    """A fresh process pings in the request's thread, then refreshes in a new thread each
+    period: every one of those pings must find the running worker (no 503 after a 200)."""
+    import threading
+
+    settings.REDIS_URL = redis_url
+    settings.HEALTH_CACHE_SECONDS = 60
+    first = broker_check.get()[1]
+    assert first["state"] == "up", first
+    states = []
+    for _ in range(3):
+        with broker_check.lock:
+            broker_check.checked = 0.0  # the period has passed
+        broker_check.get()  # starts the background refresh
+        for thread in threading.enumerate():
+            if thread.name == "healthz":
+                thread.join(timeout=30)
+        states.append(broker_check.get()[1]["state"])
+    assert states == ["up", "up", "up"]
