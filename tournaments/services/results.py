@@ -1038,6 +1038,9 @@ def round_close(*, round_: Round, user: Any) -> Round:
     """
     _require_write(user, round_.tournament)
     with transaction.atomic():
+        # The round is locked before its results are counted: a result written meanwhile
+        # either commits first (and is counted) or waits and then finds the round closed.
+        before = Round.objects.select_for_update().get(pk=round_.pk).state
         # One cell per (table of the round, donne of the étui set it plays).
         expected = Donne.objects.filter(etui_set__table_rounds__round=round_).count()
         done = Result.objects.counted().filter(table_round__round=round_).count()
@@ -1053,7 +1056,6 @@ def round_close(*, round_: Round, user: Any) -> Round:
                     ]
                 }
             )
-        before = Round.objects.select_for_update().get(pk=round_.pk).state
         Round.objects.filter(pk=round_.pk).update(state=Round.State.CLOSED)
         if before != Round.State.CLOSED:
             _ledger_round(round_, user, before, Round.State.CLOSED, LedgerEntry.Action.ROUND_CLOSED)
