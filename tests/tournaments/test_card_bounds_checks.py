@@ -258,3 +258,33 @@ def test_the_chien_warning_reaches_the_form_the_preview_and_the_api(
     saved = api.post(url, {**body, "confirm": ["points_above_chien"]}, format="json")
     assert saved.status_code == 201
     assert saved.json()["confirmed_warnings"] == ["points_above_chien"]
+
+
+@pytest.mark.django_db
+def test_the_table_page_reads_the_cards_once_per_entry(client, running_tournament, monkeypatch):
+    from tests.tournaments.test_table_entry import first_donne, holders, table_round
+    from tournaments.services import checks
+    from tournaments.services.table_entry import table_access_issue
+
+    t = running_tournament
+    for donne in Donne.objects.filter(tournament=t):
+        set_hands(donne, deal(N=["T21", "EX"]))
+    access = table_access_issue(table_round=table_round(t))
+    d = first_donne(t)
+    calls = []
+    real = checks.card_checks
+    monkeypatch.setattr(checks, "card_checks", lambda **kw: calls.append(kw) or real(**kw))
+    # East holds no trump: his poignée is refused by the cards, said without naming them.
+    entry = {"contract": "garde", "taker": "N", "bouts": "2", "points": "50"}
+    entry |= {"poignee_E": "simple", "player": holders(t, 1, d)["N"].pk}
+    preview = client.post(
+        reverse("table_preview", args=[access.secret, d]), entry, HTTP_ACCEPT_LANGUAGE="en"
+    ).json()
+    assert "does not match the cards of the donne" in str(preview["errors"])
+    assert len(calls) == 1
+    answer = client.post(
+        reverse("table_save", args=[access.secret, d]), entry, HTTP_ACCEPT_LANGUAGE="en"
+    )
+    assert answer.status_code == 400
+    assert "does not match the cards" in str(answer.json())
+    assert len(calls) == 2
