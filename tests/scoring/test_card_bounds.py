@@ -188,3 +188,19 @@ def test_unknown_contracts_have_no_bounds():
     hands, chien = hands_of(1)
     with pytest.raises(ValueError, match="no bounds"):
         card_bounds.attack_bounds(hands=hands, chien=chien, contract="petite", taker="N")
+
+
+def test_the_bounds_import_only_pure_code():
+    """scoring.card_bounds imports no Django and no app code: only the pure card module."""
+    import ast
+    from pathlib import Path
+
+    tree = ast.parse(Path(card_bounds.__file__ or "").read_text(encoding="utf-8"))
+    imported = [
+        alias.name if isinstance(node, ast.Import) else node.module or ""
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import | ast.ImportFrom)
+        for alias in node.names
+    ]
+    project = {n for n in imported if n.split(".")[0] in ("django", "tournaments", "scoring")}
+    assert project == {"scoring.cards"}
