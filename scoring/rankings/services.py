@@ -71,6 +71,12 @@ KEEP_VERSIONS = 20
 QUEUE_CLAIM_TIMEOUT = timedelta(seconds=30)
 
 
+# The largest score one player can get from one four-handed deal (RULES §5): a garde contre
+# won with 91 points and 3 bouts, the petit au bout, four triple poignées and an announced
+# chelem give a unit of 1100, and the taker three units. A stored score beyond it is not data.
+MAX_DEAL_SCORE = 3 * ((25 + 55 + 10) * 6 + 4 * 40 + 400)
+
+
 class RankingDataError(ValueError):
     """A stored result cannot be turned into ranking input (a bug or a hand-edited row).
     Not transient: the task does not retry it."""
@@ -228,15 +234,24 @@ def ranking_inputs(*, tournament_id: int) -> RankingInputs | None:
             try:
                 for position, player in holders.items():
                     score = scores[position]
+                    if type(score) is not int:
+                        score = int(score)
+                    if not -MAX_DEAL_SCORE <= score <= MAX_DEAL_SCORE:
+                        raise RankingDataError(
+                            f"result {pk}: holders or scores out of range: position "
+                            f"{position!r} scores beyond any deal ({MAX_DEAL_SCORE})"
+                        )
                     add(
                         (
                             player if type(player) is int else int(player),
                             donne,
                             position,
                             table,
-                            score if type(score) is int else int(score),
+                            score,
                         )
                     )
+            except RankingDataError:
+                raise
             except (KeyError, TypeError, ValueError):
                 raise RankingDataError(
                     f"result {pk}: no valid score for position {position!r} in {scores!r}"

@@ -148,6 +148,27 @@ def test_a_result_whose_json_the_decoder_rejects_is_reported_not_ranked():
         ranking_service.ranking_recompute(tournament_id=built.tournament.pk)
 
 
+def test_a_hand_edited_score_beyond_any_deal_is_reported_not_ranked():
+    """A number the database and the decoder both accept (PostgreSQL keeps 1e999 as a
+    1000-digit number) but that no deal can score: a data error, never ranked."""
+    built = build_tournament(players=8, rounds=2)
+    result = save_result(built, 1, 1, 0)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "UPDATE tournaments_result SET scores = %s WHERE id = %s",
+            ['{"N": 1e999, "E": 0, "S": 0, "W": 0}', result.pk],
+        )
+    with pytest.raises(RankingDataError, match=f"result {result.pk}: holders or scores"):
+        ranking_service.ranking_recompute(tournament_id=built.tournament.pk)
+    Result.objects.filter(pk=result.pk).update(
+        scores={"N": ranking_service.MAX_DEAL_SCORE + 1, "E": 0, "S": 0, "W": 0}
+    )
+    with pytest.raises(RankingDataError, match="out of range: position 'N'"):
+        ranking_service.ranking_recompute(tournament_id=built.tournament.pk)
+    built.tournament.refresh_from_db()
+    assert not ranking_current(built.tournament).is_current
+
+
 def test_broker_down_the_result_is_saved_and_the_page_says_being_updated(
     broker_down, settings, django_capture_on_commit_callbacks, caplog
 ):

@@ -205,3 +205,68 @@ def test_closing_in_progress_on_another_connection(personas) -> None:
     assert isinstance(outcome["error"], ResultInvalid), outcome
     assert "Round 1 is closed" in str(outcome["error"].errors)
     assert written(t) == before
+
+
+@pytest.mark.django_db(transaction=True)
+def test_closing_waits_for_a_result_being_written_then_counts_it(personas) -> None:
+    """PostgreSQL: the closing locks the round before it counts the results, so the last result,
+    written on another connection that holds the round, is counted once committed: the round
+    closes instead of being refused for a result that was already on its way."""
+    if connection.vendor != "postgresql":
+        pytest.skip("row locks across connections: PostgreSQL")
+    from tournaments.services.results import round_close
+
+    t = stage_tournament(personas=personas)
+    cells = [
+        result_cell(tournament=t, table_number=table, donne_number=donne, correcting=False)
+        for table, donnes in ((1, range(1, 5)), (2, range(5, 9)))
+        for donne in donnes
+    ]
+    for ctx in cells[:-1]:
+        save(t, personas.arbiter, ctx)
+    last = cells[-1]
+    locked, release = threading.Event(), threading.Event()
+    outcome: dict[str, BaseException | None] = {}
+
+    def writing() -> None:
+        try:
+            with transaction.atomic():
+                Round.objects.select_for_update().get(pk=last.round.pk)
+                _save(t, personas.arbiter, last, GARDE, None, "")
+                locked.set()
+                release.wait(30)
+        finally:
+            connection.close()
+
+    def closing() -> None:
+        try:
+            with translation.override("en"):
+                round_close(round_=Round.objects.get(pk=last.round.pk), user=personas.arbiter)
+            outcome["error"] = None
+        except BaseException as exc:
+            outcome["error"] = exc
+        finally:
+            connection.close()
+
+    writer = threading.Thread(target=writing)
+    writer.start()
+    assert locked.wait(30)
+    closer = threading.Thread(target=closing)
+    closer.start()
+    waiting = False
+    for _ in range(300):  # until the closing waits for the round's lock (bounded)
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+                " AND wait_event_type = 'Lock' AND query LIKE '%%FOR UPDATE%%'"
+            )
+            waiting = cursor.fetchone()[0] == 1
+        if waiting or not closer.is_alive():
+            break
+        time.sleep(0.05)
+    release.set()
+    writer.join(30)
+    closer.join(30)
+    assert waiting, "the closing did not wait for the round's lock"
+    assert outcome["error"] is None, outcome
+    assert Round.objects.get(pk=last.round.pk).state == Round.State.CLOSED

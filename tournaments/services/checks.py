@@ -1,9 +1,11 @@
-"""Checks of an entered result against the known hands of the donne (RULES.md §1, §4).
+"""Checks of an entered result against the known hands of the donne (RULES.md §4, §5.1, §5.2).
 
-In duplicate every hand is known, so the arbiter's form can refuse what the cards make
-impossible (a poignée with too few trumps) and question what is unlikely (bouts that the other
-camp held, a half point at four players). Errors are refused; warnings need a confirmation,
-which is stored with the result (Result.confirmed_warnings) so the dashboard can flag it.
+In duplicate every hand is known. The pure code (``scoring.rules.card_bounds``) says what the cards
+allow the attack to own; this module reads the entry, asks it once, and turns its answers into
+translated refusals (a poignée with too few trumps, a chelem or a petit au bout the hands rule
+out, §5.1) and warnings to confirm (bouts or points the cards make unlikely, a half point at four
+players, §5.2). Confirmations are stored with the result (Result.confirmed_warnings) so the
+dashboard can flag them.
 """
 
 from __future__ import annotations
@@ -12,11 +14,26 @@ import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
+from fractions import Fraction
 from typing import Any
 
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from scoring.rules import cards
+from scoring.rules.card_bounds import (
+    ATTACK,
+    CHIEN,
+    CHIEN_STAYS,
+    CONTRACTS,
+    DEFENCE,
+    PETIT_AU_BOUT,
+    TAKES_CHIEN,
+    AttackBounds,
+    BoutPlace,
+    attack_bounds,
+    poignee_trumps,
+)
 from scoring.rules.engine import PoigneeSize, poignee_min_trumps
 
 from ..models import PoigneeSize as PoigneeLabel
@@ -33,7 +50,6 @@ __all__ = [
 ]
 
 PLAYERS = 4  # a duplicate donne is always played four-handed
-TAKES_CHIEN = ("prise", "garde")  # the taker adds the chien to his hand (RULES.md §3)
 CHELEM_MADE = ("announced_made", "unannounced_made")
 _SIZES = frozenset(size.value for size in PoigneeSize)
 
@@ -42,32 +58,21 @@ WARNING_CODES = (
     "excuse_held_by_defence",
     "bouts_held_by_attack",
     "excuse_held_by_attack",
+    "points_below_chien",
+    "points_above_chien",
+    "points_below_discard",
+    "points_above_discard",
     "half_point",
     "hands_unreadable",
 )
+
+Hands = Mapping[str, tuple[cards.Card, ...]]
 
 
 def _who(position: str, seats: Mapping[str, Any] | None) -> str:
     label = str(Position(position).label)
     player = (seats or {}).get(position)
     return f"{label} ({player})" if player is not None else label
-
-
-def poignee_trumps(
-    hands: Mapping[str, tuple[cards.Card, ...]],
-    chien: tuple[cards.Card, ...],
-    position: str,
-    *,
-    taker: str,
-    contract: str,
-) -> int:
-    """Trumps (Excuse included) a player could show: his hand, plus the chien for the taker
-    of a prise or a garde (he takes it before the first card). While the contract is not
-    chosen yet the chien is counted, so nothing is refused too early."""
-    count = cards.trump_count(hands[position])
-    if position == taker and (contract in TAKES_CHIEN or not contract):
-        count += cards.trump_count(chien)
-    return count
 
 
 @dataclass(frozen=True)
@@ -81,79 +86,64 @@ class BoutFacts:
 
 
 def bout_facts(
-    hands: Mapping[str, tuple[cards.Card, ...]],
+    hands: Hands,
     chien: tuple[cards.Card, ...],
     *,
     taker: str,
     contract: str,
     seats: Mapping[str, Any] | None = None,
 ) -> BoutFacts:
-    """Where the bouts go, from the hands alone.
-
-    The 21 cannot be taken: its holder's camp keeps it. The Excuse goes back to its holder's
-    camp unless it is played to the last trick. The Petit can be captured: nothing is sure,
-    except in the chien of a garde sans (counts for the attack) or a garde contre (for the
-    defence). Bouts cannot be put in the écart, so in a prise or garde the taker keeps the
-    bouts of the chien in his hand.
-    """
-    places = _bout_places(hands, taker=taker, contract=contract)
-    return BoutFacts(*(_bout_texts(places, kind, contract, seats) for kind in range(len(_KINDS))))
-
-
-# The kinds of `_bout_places`, in BoutFacts' order.
-_KINDS = (_SURE_ATTACK, _SURE_DEFENCE, _LIKELY_ATTACK, _LIKELY_DEFENCE) = range(4)
+    """Where the bouts go, from the hands alone (RULES.md §5.2), as descriptions."""
+    if taker not in hands or contract not in CONTRACTS:
+        return BoutFacts((), (), (), ())
+    bounds = attack_bounds(hands=hands, chien=chien, contract=contract, taker=taker)
+    return BoutFacts(
+        *(
+            _places_text(bounds.bout_places(camp, firm=firm), contract, seats, taker)
+            for firm in (True, False)
+            for camp in (ATTACK, DEFENCE)
+        )
+    )
 
 
-def _bout_places(
-    hands: Mapping[str, tuple[cards.Card, ...]], *, taker: str, contract: str
-) -> list[tuple[int, cards.Card, str]]:
-    """`bout_facts` without its texts: (kind, bout, where: a position or "chien") of each bout
-    whose camp is known; the texts are written only for a warning that names them."""
-    places: list[tuple[int, cards.Card, str]] = []
-    for card in (cards.TRUMP_21, cards.EXCUSE, cards.PETIT):
-        where = next((p for p, hand in hands.items() if card in hand), "chien")
-        if where == "chien":
-            if contract == "garde_sans":
-                places.append((_SURE_ATTACK, card, where))
-                continue
-            if contract == "garde_contre":
-                places.append((_SURE_DEFENCE, card, where))
-                continue
-            if contract not in TAKES_CHIEN:
-                continue  # contract not chosen yet: nothing can be said
-            where = taker
-        attack = where == taker
-        if card == cards.TRUMP_21:
-            places.append((_SURE_ATTACK if attack else _SURE_DEFENCE, card, where))
-        elif card == cards.EXCUSE:
-            places.append((_LIKELY_ATTACK if attack else _LIKELY_DEFENCE, card, where))
-    return places
+def _card_name(card: cards.Card) -> str:
+    if card == cards.TRUMP_21:
+        return _("the 21")
+    if card == cards.EXCUSE:
+        return _("the Excuse")
+    return _("the Petit")
 
 
-def _bout_texts(
-    places: list[tuple[int, cards.Card, str]],
-    kind: int,
+def _place_text(
+    place: BoutPlace, contract: str, seats: Mapping[str, Any] | None, taker: str
+) -> str:
+    """ "the 21 held by East", "the Petit in the chien (garde sans)", …"""
+    name = _card_name(place.card)
+    if place.why == PETIT_AU_BOUT:
+        if place.camp == ATTACK:
+            return _("%(card)s won by the attack at the last trick") % {"card": name}
+        return _("%(card)s won by the defence at the last trick") % {"card": name}
+    if place.why == CHIEN_STAYS:
+        if contract == "garde_sans":
+            return _("%(card)s in the chien (garde sans)") % {"card": name}
+        return _("%(card)s in the chien (garde contre)") % {"card": name}
+    where = taker if place.where == CHIEN else place.where  # the taker took the chien
+    return _("%(card)s held by %(who)s") % {"card": name, "who": _who(where, seats)}
+
+
+def _places_text(
+    places: tuple[BoutPlace, ...],
     contract: str,
     seats: Mapping[str, Any] | None,
+    taker: str,
 ) -> tuple[str, ...]:
-    """The descriptions of the bouts of ``kind`` ("the 21 held by East"...)."""
-    texts = []
-    for of_kind, card, where in places:
-        if of_kind != kind:
-            continue
-        if card == cards.TRUMP_21:
-            name = _("the 21")
-        elif card == cards.EXCUSE:
-            name = _("the Excuse")
-        else:
-            name = _("the Petit")
-        if where != "chien":
-            texts.append(_("%(card)s held by %(who)s") % {"card": name, "who": _who(where, seats)})
-        elif contract == "garde_sans":
-            texts.append(_("%(card)s in the chien (garde sans)") % {"card": name})
-        else:
-            texts.append(_("%(card)s in the chien (garde contre)") % {"card": name})
-    return tuple(texts)
+    return tuple(_place_text(p, contract, seats, taker) for p in places)
+
+
+def _cards_text(chosen: tuple[cards.Card, ...]) -> str:
+    """Cards by name in the active language ("Roi de pique, 7 de cœur")."""
+    french = (get_language() or "fr").startswith("fr")
+    return ", ".join(c.label_fr if french else c.label_en for c in chosen)
 
 
 # A donne's hands are read for every entry of its tables: each text is parsed once per
@@ -163,6 +153,46 @@ _parse_hand = functools.lru_cache(maxsize=4096)(cards.parse_hand)
 
 def _parse(hands: Mapping[str, str], chien: str) -> tuple[dict[str, tuple[cards.Card, ...]], Any]:
     return {p: _parse_hand(text) for p, text in hands.items()}, _parse_hand(chien)
+
+
+def _poignee_errors(
+    parsed: Hands,
+    chien: tuple[cards.Card, ...],
+    poignees: Mapping[str, str],
+    *,
+    taker: str,
+    contract: str,
+    seats: Mapping[str, Any] | None,
+) -> dict[str, str]:
+    """RULES.md §4: a poignée needs the trumps in the hand (and the chien the taker took)."""
+    errors: dict[str, str] = {}
+    for position, size in poignees.items():
+        if size not in _SIZES or position not in parsed:
+            continue  # unknown sizes and positions are reported by the entry's own checks
+        held = poignee_trumps(parsed, chien, position, taker=taker, contract=contract)
+        needed = poignee_min_trumps(PLAYERS, size)
+        if held >= needed:
+            continue
+        with_chien = position == taker and (contract in TAKES_CHIEN or not contract)
+        template = (
+            _(
+                "%(who)s cannot show a %(size)s poignée: with the chien, that hand held "
+                "%(held)s trumps (Excuse included) and it needs %(needed)s. Check the "
+                "poignée and who showed it."
+            )
+            if with_chien
+            else _(
+                "%(who)s cannot show a %(size)s poignée: that hand held %(held)s trumps "
+                "(Excuse included) and it needs %(needed)s. Check the poignée and who showed it."
+            )
+        )
+        errors[f"poignees.{position}"] = template % {
+            "who": _who(position, seats),
+            "size": str(PoigneeLabel(size).label).lower(),
+            "held": held,
+            "needed": needed,
+        }
+    return errors
 
 
 def card_checks(
@@ -181,112 +211,47 @@ def card_checks(
     """Errors {field: message} and warnings {code: message} of an entry against the cards.
 
     ``hands`` are the donne's hands by position and ``chien`` its chien, in the notation of
-    scoring.rules.cards; ``seats`` (optional) names the players in the messages.
+    scoring.rules.cards; ``seats`` (optional) names the players in the messages. The hands are read
+    and bounded once (scoring.rules.card_bounds.attack_bounds).
     """
-    errors: dict[str, str] = {}
     warnings: dict[str, str] = {}
-
-    if points is not None and Decimal(points) % 1 != 0:
-        warnings["half_point"] = _(
-            "%(points)s points: at four players each camp ends with an even number of cards, "
-            "so the count is a whole number. Check the count, or confirm it."
-        ) % {"points": points}
-
     try:
         parsed, parsed_chien = _parse(hands, chien)
     except cards.NotationError as err:
+        warnings.update(_half_point(points, None))
         warnings["hands_unreadable"] = _(
             "The hands of this donne cannot be read (%(error)s), so the entry cannot be checked "
             "against the cards. Confirm to save it anyway."
         ) % {"error": translate_error(err)}
-        return errors, warnings
+        return {}, warnings
 
-    for position, size in poignees.items():
-        if size not in _SIZES or position not in parsed:
-            continue  # unknown sizes and positions are reported by the entry's own checks
-        held = poignee_trumps(parsed, parsed_chien, position, taker=taker, contract=contract)
-        needed = poignee_min_trumps(PLAYERS, size)
-        if held < needed:
-            with_chien = position == taker and (contract in TAKES_CHIEN or not contract)
-            template = (
-                _(
-                    "%(who)s cannot show a %(size)s poignée: with the chien, that hand held "
-                    "%(held)s trumps (Excuse included) and it needs %(needed)s. Check the "
-                    "poignée and who showed it."
-                )
-                if with_chien
-                else _(
-                    "%(who)s cannot show a %(size)s poignée: that hand held %(held)s trumps "
-                    "(Excuse included) and it needs %(needed)s. Check the poignée and who showed it."
-                )
-            )
-            errors[f"poignees.{position}"] = template % {
-                "who": _who(position, seats),
-                "size": str(PoigneeLabel(size).label).lower(),
-                "held": held,
-                "needed": needed,
-            }
-
-    errors.update(
-        announcement_checks(
+    errors = _poignee_errors(
+        parsed, parsed_chien, poignees, taker=taker, contract=contract, seats=seats
+    )
+    bounds = None
+    if taker in parsed and contract in CONTRACTS:
+        bounds = attack_bounds(
             hands=parsed,
             chien=parsed_chien,
-            taker=taker,
             contract=contract,
-            bouts=bouts,
-            points=points,
-            petit_au_bout=petit_au_bout,
+            taker=taker,
+            players=PLAYERS,
             chelem=chelem,
-            seats=seats,
+            petit_au_bout=petit_au_bout,
         )
-    )
-
-    if taker and contract and bouts is not None:
-        places = _bout_places(parsed, taker=taker, contract=contract)
-        kinds = [kind for kind, _card, _where in places]
-
-        def named(kind: int) -> str:
-            return ", ".join(_bout_texts(places, kind, contract, seats))
-
-        most = 3 - kinds.count(_SURE_DEFENCE)
-        least = kinds.count(_SURE_ATTACK)
-        if bouts > most:
-            warnings["bouts_held_by_defence"] = _(
-                "The attack counts %(bouts)s bout(s), but %(cards)s: the defence kept it, so "
-                "the attack has at most %(most)s. Check the bouts."
-            ) % {"bouts": bouts, "cards": named(_SURE_DEFENCE), "most": most}
-        elif bouts > most - kinds.count(_LIKELY_DEFENCE):
-            warnings["excuse_held_by_defence"] = _(
-                "The attack counts %(bouts)s bout(s), but %(cards)s: it stays with the defence "
-                "unless it was played to the last trick. Check the bouts, or confirm."
-            ) % {"bouts": bouts, "cards": named(_LIKELY_DEFENCE)}
-        if bouts < least:
-            warnings["bouts_held_by_attack"] = _(
-                "The attack counts %(bouts)s bout(s), but %(cards)s: the attack kept it, so it "
-                "has at least %(least)s. Check the bouts."
-            ) % {"bouts": bouts, "cards": named(_SURE_ATTACK), "least": least}
-        elif bouts < least + kinds.count(_LIKELY_ATTACK):
-            warnings["excuse_held_by_attack"] = _(
-                "The attack counts %(bouts)s bout(s), but %(cards)s: it stays with the attack "
-                "unless it was played to the last trick. Check the bouts, or confirm."
-            ) % {"bouts": bouts, "cards": named(_LIKELY_ATTACK)}
+        errors.update(_refusals(bounds, contract, taker, bouts, points, chelem, seats))
+    warnings.update(_half_point(points, bounds))
+    if bounds is not None:
+        warnings.update(_bout_warnings(bounds, contract, taker, bouts, seats))
+        warnings.update(
+            _point_warnings(bounds, parsed_chien, contract, taker, points, chelem, seats)
+        )
     return errors, warnings
-
-
-def _holder(
-    hands: Mapping[str, tuple[cards.Card, ...]], card: cards.Card, *, taker: str, contract: str
-) -> str:
-    """Position whose camp plays ``card``, or "chien" when it stays in the chien (garde sans,
-    garde contre). Under a prise or garde the taker takes the chien and cannot discard a bout."""
-    where = next((p for p, hand in hands.items() if card in hand), "chien")
-    if where == "chien" and contract in TAKES_CHIEN:
-        return taker
-    return where
 
 
 def announcement_checks(
     *,
-    hands: Mapping[str, tuple[cards.Card, ...]],
+    hands: Hands,
     chien: tuple[cards.Card, ...],
     taker: str,
     contract: str,
@@ -299,79 +264,234 @@ def announcement_checks(
     """The second list of RULES.md §5.1: a chelem or a petit au bout that the hands make
     impossible. Refusals {field: message}, naming the player and the card. The four-handed
     duplicate table has no partner: the attack is the taker alone."""
+    if taker not in hands or contract not in CONTRACTS:
+        return {}
+    bounds = attack_bounds(
+        hands=hands,
+        chien=chien,
+        contract=contract,
+        taker=taker,
+        players=PLAYERS,
+        chelem=chelem,
+        petit_au_bout=petit_au_bout,
+    )
+    return _refusals(bounds, contract, taker, bouts, points, chelem, seats)
+
+
+def _half_point(points: Decimal | None, bounds: AttackBounds | None) -> dict[str, str]:
+    """RULES.md §5: at four players a half point is questioned, except where a chelem makes
+    it exact (the Excuse kept by the camp that took no trick)."""
+    if points is None or Decimal(points) % 1 == 0 or (bounds is not None and bounds.half_point):
+        return {}
+    return {
+        "half_point": _(
+            "%(points)s points: at four players each camp ends with an even number of cards, "
+            "so the count is a whole number. Check the count, or confirm it."
+        )
+        % {"points": points}
+    }
+
+
+def _chelem_reasons(
+    bounds: AttackBounds,
+    contract: str,
+    taker: str,
+    chelem: str,
+    seats: Mapping[str, Any] | None,
+) -> str:
+    """Why a chelem fixes the attack's bouts and points: the kept Excuse and the chien."""
+    where, camp = bounds.excuse
+    reasons: list[str] = []
+    made = chelem in CHELEM_MADE
+    keeps = (camp == DEFENCE) if made else (camp == ATTACK)
+    if keeps and not (where == CHIEN and contract in ("garde_sans", "garde_contre")):
+        holder = taker if where == CHIEN else where
+        reasons.append(_("%(who)s holds the Excuse and keeps it") % {"who": _who(holder, seats)})
+    if contract == "garde_contre" and made:
+        reasons.append(
+            _(
+                "the chien of the garde contre (%(points)s points, %(bouts)s bout(s)) goes to "
+                "the defence"
+            )
+            % {"points": _number(bounds.chien_points), "bouts": bounds.chien_bouts}
+        )
+    if contract == "garde_sans" and not made:
+        reasons.append(
+            _(
+                "the chien of the garde sans (%(points)s points, %(bouts)s bout(s)) counts for "
+                "the attack"
+            )
+            % {"points": _number(bounds.chien_points), "bouts": bounds.chien_bouts}
+        )
+    if reasons:
+        return "; ".join(reasons)
+    return _("the attack takes every card") if made else _("the defence takes every card")
+
+
+def _refusals(
+    bounds: AttackBounds,
+    contract: str,
+    taker: str,
+    bouts: int | None,
+    points: Decimal | None,
+    chelem: str,
+    seats: Mapping[str, Any] | None,
+) -> dict[str, str]:
+    """RULES.md §5.1, second list: what the hands rule out for this entry."""
     errors: dict[str, str] = {}
-    if not taker or not contract:
-        return errors
-    if petit_au_bout and contract in ("garde_sans", "garde_contre") and cards.PETIT in chien:
+    if bounds.petit_unplayed:
         errors["petit_au_bout"] = _(
             "The Petit lies in the chien (%(contract)s): it is never played, so nobody wins it "
             "at the last trick. Clear the petit au bout."
         ) % {"contract": _contract_name(contract)}
-    if not chelem or chelem == "announced_failed":
+    if not bounds.exact_bouts:
         return errors
-
-    holder_21 = _holder(hands, cards.TRUMP_21, taker=taker, contract=contract)
-    holder_excuse = _holder(hands, cards.EXCUSE, taker=taker, contract=contract)
-    chien_bouts = cards.bouts_in(chien)
-    if chelem in CHELEM_MADE:
-        if holder_21 not in (taker, "chien"):
-            errors["chelem"] = _(
-                "%(who)s holds the 21: the defence takes at least one trick. A chelem of the "
-                "attack is impossible; check the chelem."
-            ) % {"who": _who(holder_21, seats)}
-        reasons: list[str] = []
-        expected, least = 3, Decimal(91)
-        if holder_excuse not in (taker, "chien"):
-            expected -= 1
-            least -= Decimal("4.5")
-            reasons.append(
-                _("%(who)s holds the Excuse and keeps it") % {"who": _who(holder_excuse, seats)}
-            )
-        if contract == "garde_contre":
-            expected -= chien_bouts
-            chien_points = cards.points_in(chien)
-            least -= Decimal(chien_points.numerator) / chien_points.denominator
-            reasons.append(
-                _(
-                    "the chien of the garde contre (%(points)s points, %(bouts)s bout(s)) goes to "
-                    "the defence"
-                )
-                % {"points": _number(chien_points), "bouts": chien_bouts}
-            )
-        why = "; ".join(reasons) or _("the attack takes every card")
-        if bouts is not None and bouts != expected:
-            errors["bouts"] = _(
+    made = chelem in CHELEM_MADE
+    blocker = bounds.chelem_blocker
+    if blocker is not None and made:
+        errors["chelem"] = _(
+            "%(who)s holds the 21: the defence takes at least one trick. A chelem of the "
+            "attack is impossible; check the chelem."
+        ) % {"who": _who(blocker.where, seats)}
+    elif blocker is not None:
+        errors["chelem"] = _(
+            "%(who)s, the taker, holds the 21: the attack takes at least one trick. A chelem "
+            "of the defence is impossible; check the chelem."
+        ) % {"who": _who(taker if blocker.where == CHIEN else blocker.where, seats)}
+    why = _chelem_reasons(bounds, contract, taker, chelem, seats)
+    expected = bounds.bouts_low
+    if bouts is not None and bouts != expected:
+        template = (
+            _(
                 "With a chelem of the attack, the attack owns exactly %(expected)s bout(s), not "
                 "%(bouts)s (%(why)s). Check the bouts or the chelem."
-            ) % {"expected": expected, "bouts": bouts, "why": why}
-        if points is not None and Decimal(points) < least:
-            errors["points"] = _(
-                "With a chelem of the attack, the attack has at least %(least)s points, not "
-                "%(points)s (%(why)s). Check the points or the chelem."
-            ) % {"least": _number(least), "points": _number(Decimal(points)), "why": why}
-    elif chelem == "defence":
-        if holder_21 == taker:
-            errors["chelem"] = _(
-                "%(who)s, the taker, holds the 21: the attack takes at least one trick. A chelem "
-                "of the defence is impossible; check the chelem."
-            ) % {"who": _who(taker, seats)}
-        reasons = []
-        most = 0
-        if holder_excuse == taker:
-            most += 1
-            reasons.append(_("%(who)s holds the Excuse and keeps it") % {"who": _who(taker, seats)})
-        if contract == "garde_sans":
-            most += chien_bouts
-            reasons.append(
-                _("the chien of the garde sans holds %(bouts)s bout(s)") % {"bouts": chien_bouts}
             )
-        why = "; ".join(reasons) or _("the defence takes every card")
-        if bouts is not None and bouts > most:
-            errors["bouts"] = _(
-                "With a chelem of the defence, the attack owns at most %(most)s bout(s), not "
+            if made
+            else _(
+                "With a chelem of the defence, the attack owns exactly %(expected)s bout(s), not "
                 "%(bouts)s (%(why)s). Check the bouts or the chelem."
-            ) % {"most": most, "bouts": bouts, "why": why}
+            )
+        )
+        errors["bouts"] = template % {"expected": expected, "bouts": bouts, "why": why}
+    if bounds.exact_points and points is not None and Fraction(points) != bounds.points_low:
+        template = (
+            _(
+                "With a chelem of the attack, the attack owns exactly %(expected)s points, not "
+                "%(points)s (%(why)s). Check the points or the chelem."
+            )
+            if made
+            else _(
+                "With a chelem of the defence, the attack owns exactly %(expected)s points, not "
+                "%(points)s (%(why)s). Check the points or the chelem."
+            )
+        )
+        errors["points"] = template % {
+            "expected": _number(bounds.points_low),
+            "points": _number(Decimal(points)),
+            "why": why,
+        }
     return errors
+
+
+def _bout_warnings(
+    bounds: AttackBounds,
+    contract: str,
+    taker: str,
+    bouts: int | None,
+    seats: Mapping[str, Any] | None,
+) -> dict[str, str]:
+    """RULES.md §5.2, bouts: outside what the hands let each camp keep."""
+    if bouts is None or bounds.exact_bouts:
+        return {}
+
+    def named(camp: str, firm: bool) -> str:
+        return ", ".join(_places_text(bounds.bout_places(camp, firm=firm), contract, seats, taker))
+
+    warnings: dict[str, str] = {}
+    if bouts > bounds.firm_high:
+        warnings["bouts_held_by_defence"] = _(
+            "The attack counts %(bouts)s bout(s), but %(cards)s: the defence kept it, so "
+            "the attack has at most %(most)s. Check the bouts."
+        ) % {"bouts": bouts, "cards": named(DEFENCE, True), "most": bounds.firm_high}
+    elif bouts > bounds.bouts_high:
+        warnings["excuse_held_by_defence"] = _(
+            "The attack counts %(bouts)s bout(s), but %(cards)s: it stays with the defence "
+            "unless it was played to the last trick. Check the bouts, or confirm."
+        ) % {"bouts": bouts, "cards": named(DEFENCE, False)}
+    if bouts < bounds.firm_low:
+        warnings["bouts_held_by_attack"] = _(
+            "The attack counts %(bouts)s bout(s), but %(cards)s: the attack kept it, so it "
+            "has at least %(least)s. Check the bouts."
+        ) % {"bouts": bouts, "cards": named(ATTACK, True), "least": bounds.firm_low}
+    elif bouts < bounds.bouts_low:
+        warnings["excuse_held_by_attack"] = _(
+            "The attack counts %(bouts)s bout(s), but %(cards)s: it stays with the attack "
+            "unless it was played to the last trick. Check the bouts, or confirm."
+        ) % {"bouts": bouts, "cards": named(ATTACK, False)}
+    return warnings
+
+
+def _point_warnings(
+    bounds: AttackBounds,
+    chien: tuple[cards.Card, ...],
+    contract: str,
+    taker: str,
+    points: Decimal | None,
+    chelem: str,
+    seats: Mapping[str, Any] | None,
+) -> dict[str, str]:
+    """RULES.md §5.2, points: below the chien of a garde sans or the smallest écart, above what
+    the chien of a garde contre leaves, outside the écart a chelem of the defence leaves."""
+    if points is None or bounds.exact_points:
+        return {}
+    value = Fraction(points)
+    if bounds.points_low <= value <= bounds.points_high:
+        return {}
+    numbers = {
+        "points": _number(Decimal(points)),
+        "least": _number(bounds.points_low),
+        "most": _number(bounds.points_high),
+        "chien": _number(bounds.chien_points),
+        "who": _who(taker, seats),
+    }
+    if contract == "garde_sans":
+        numbers["cards"] = _cards_text(chien)
+        return {
+            "points_below_chien": _(
+                "The attack counts %(points)s points, but under garde sans the chien counts for "
+                "it: %(least)s points (%(cards)s). Check the points, or confirm."
+            )
+            % numbers
+        }
+    if contract == "garde_contre":
+        numbers["cards"] = _cards_text(chien)
+        return {
+            "points_above_chien": _(
+                "The attack counts %(points)s points, but under garde contre the chien counts "
+                "for the defence: %(chien)s points (%(cards)s), so the attack has at most "
+                "%(most)s. Check the points, or confirm."
+            )
+            % numbers
+        }
+    code = "points_below_discard" if value < bounds.points_low else "points_above_discard"
+    if chelem == "defence":
+        numbers["why"] = _chelem_reasons(bounds, contract, taker, chelem, seats)
+        return {
+            code: _(
+                "With a chelem of the defence the attack owns only the écart of %(who)s (and an "
+                "Excuse it kept): with these cards, from %(least)s to %(most)s points, not "
+                "%(points)s (%(why)s). Check the points or the chelem, or confirm."
+            )
+            % numbers
+        }
+    return {
+        code: _(
+            "The attack counts %(points)s points, but the écart of %(who)s counts for it: with "
+            "the cards of that hand and of the chien, the smallest écart is worth %(least)s "
+            "points. Check the points, or confirm."
+        )
+        % numbers
+    }
 
 
 def _contract_name(code: str) -> str:

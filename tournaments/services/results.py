@@ -84,8 +84,12 @@ class ResultInvalid(ValueError):
     "__all__" for the entry as a whole) to translated messages saying what to fix.
     """
 
-    def __init__(self, errors: Mapping[str, list[str]]) -> None:
+    def __init__(
+        self, errors: Mapping[str, list[str]], hand_errors: frozenset[str] = frozenset()
+    ) -> None:
         self.errors: dict[str, list[str]] = {k: list(v) for k, v in errors.items()}
+        # The messages among ``errors`` that the donne's hands decided (checks.card_checks).
+        self.hand_errors = hand_errors
         super().__init__("; ".join(m for msgs in self.errors.values() for m in msgs))
 
 
@@ -170,6 +174,7 @@ class ResultPreview:
     missing: list[str]  # fields not filled yet (their errors are in ``errors`` too)
     warnings: dict[str, str]  # code -> translated message (need a confirmation)
     context: ResultContext | None = None
+    hand_errors: frozenset[str] = frozenset()  # the messages of ``errors`` the hands decided
 
     @property
     def ok(self) -> bool:
@@ -411,6 +416,7 @@ class _Evaluation:
     errors: dict[str, list[str]]
     missing: list[str]
     warnings: dict[str, str]
+    hand_errors: frozenset[str] = frozenset()
 
 
 def _add(errors: dict[str, list[str]], key: str, message: str) -> None:
@@ -524,8 +530,9 @@ def _evaluate(ctx: ResultContext, data: ResultInput) -> _Evaluation:
             _add(errors, key, message)
     warnings.update(card_warnings)
 
+    hand_errors = frozenset(card_errors.values())
     if errors:
-        return _Evaluation({}, {}, None, errors, missing, warnings)
+        return _Evaluation({}, {}, None, errors, missing, warnings, hand_errors)
     deal = engine.score_deal(
         PLAYERS_PER_DONNE,
         data.contract,
@@ -546,7 +553,7 @@ def _evaluate(ctx: ResultContext, data: ResultInput) -> _Evaluation:
         "gap": deal.gap,
         "threshold": deal.threshold,
     }
-    return _Evaluation(scores, parts, deal.won, errors, missing, warnings)
+    return _Evaluation(scores, parts, deal.won, errors, missing, warnings, hand_errors)
 
 
 def result_preview(
@@ -558,7 +565,9 @@ def result_preview(
     except ResultInvalid as exc:
         return ResultPreview({}, {}, None, exc.errors, [], {}, None)
     ev = _evaluate(ctx, data)
-    return ResultPreview(ev.scores, ev.parts, ev.won, ev.errors, ev.missing, ev.warnings, ctx)
+    return ResultPreview(
+        ev.scores, ev.parts, ev.won, ev.errors, ev.missing, ev.warnings, ctx, ev.hand_errors
+    )
 
 
 # --- writing --------------------------------------------------------------------------------
@@ -877,7 +886,7 @@ def result_save(
     _require_open(tournament, ctx.round)
     ev = _evaluate(ctx, data)
     if ev.errors:
-        raise ResultInvalid(ev.errors)
+        raise ResultInvalid(ev.errors, ev.hand_errors)
     unconfirmed = {c: m for c, m in ev.warnings.items() if c not in confirmed}
     if unconfirmed and source is None:
         raise ResultNeedsConfirmation(unconfirmed)
@@ -1038,6 +1047,9 @@ def round_close(*, round_: Round, user: Any) -> Round:
     """
     _require_write(user, round_.tournament)
     with transaction.atomic():
+        # The round is locked before its results are counted: a result written meanwhile
+        # either commits first (and is counted) or waits and then finds the round closed.
+        before = Round.objects.select_for_update().get(pk=round_.pk).state
         # One cell per (table of the round, donne of the étui set it plays).
         expected = Donne.objects.filter(etui_set__table_rounds__round=round_).count()
         done = Result.objects.counted().filter(table_round__round=round_).count()
@@ -1053,7 +1065,6 @@ def round_close(*, round_: Round, user: Any) -> Round:
                     ]
                 }
             )
-        before = Round.objects.select_for_update().get(pk=round_.pk).state
         Round.objects.filter(pk=round_.pk).update(state=Round.State.CLOSED)
         if before != Round.State.CLOSED:
             _ledger_round(round_, user, before, Round.State.CLOSED, LedgerEntry.Action.ROUND_CLOSED)

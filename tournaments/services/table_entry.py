@@ -39,7 +39,6 @@ from ..api.models import IdempotencyRecord
 from ..api.throttling import SharedCounters
 from ..models import (
     COUNTED_ENTRY_STATUSES,
-    POSITIONS,
     Donne,
     EntryStatus,
     LedgerEntry,
@@ -60,11 +59,9 @@ from .results import (
     NON_FIELD,
     EntrySource,
     ResultConflict,
-    ResultContext,
     ResultInput,
     ResultInvalid,
     ResultPreview,
-    result_context,
     result_input_from_result,
     result_preview,
     result_save,
@@ -494,26 +491,8 @@ def hands_warning_message() -> str:
     )
 
 
-def _hand_errors(ctx: ResultContext, data: ResultInput) -> set[str]:
-    """The refusals of ``data`` that the hands decide: the messages checks.card_checks gives
-    for the same entry (called as result_save's evaluation calls it)."""
-    errors, _warnings = checks.card_checks(
-        hands=ctx.donne.hands,
-        chien=ctx.donne.chien,
-        taker=data.taker if data.taker in POSITIONS else "",
-        contract=data.contract,
-        bouts=data.bouts,
-        points=data.points,
-        poignees={p: s for p, s in data.poignees.items() if p in POSITIONS and s},
-        seats=ctx.seats,
-        petit_au_bout=data.petit_au_bout,
-        chelem=data.chelem,
-    )
-    return set(errors.values())
-
-
 def _hide_hand_errors(
-    errors: Mapping[str, list[str]], hand_errors: set[str]
+    errors: Mapping[str, list[str]], hand_errors: frozenset[str]
 ) -> tuple[dict[str, list[str]], bool]:
     """``errors`` with the refusals of the hands replaced by one message that names no card,
     position or player; True when there was one. The rest (what was typed breaks the rules
@@ -560,7 +539,7 @@ def table_entry_preview(
     errors = preview.problems
     hidden_errors = False
     if preview.context is not None:
-        errors, hidden_errors = _hide_hand_errors(errors, _hand_errors(preview.context, data))
+        errors, hidden_errors = _hide_hand_errors(errors, preview.hand_errors)
     warnings, hidden_warnings = _hide_hand_warnings(preview.warnings)
     if hidden_errors or hidden_warnings:
         _count_hands_answer(access)
@@ -607,11 +586,7 @@ def table_entry_save(
                 source=EntrySource(entered_by=player, table_access=access),
             )
     except ResultInvalid as exc:
-        try:
-            ctx = result_context(tournament=access.tournament, table=table, donne=donne)
-        except ResultInvalid:
-            raise exc from None
-        errors, hidden = _hide_hand_errors(exc.errors, _hand_errors(ctx, data))
+        errors, hidden = _hide_hand_errors(exc.errors, exc.hand_errors)
         if not hidden:
             raise
         _count_hands_answer(access)  # outside the refused save: it stays counted
