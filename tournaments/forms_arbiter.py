@@ -37,6 +37,9 @@ CHELEM_KEYS = {
 }
 
 
+POINTS_BEYOND = 1000
+
+
 class ResultForm(forms.Form):
     """One donne at one table, as on the score sheet. Every field may be empty here: the
     service says what is still missing, so the live preview can show it while typing."""
@@ -107,7 +110,9 @@ class ResultForm(forms.Form):
                 _("Enter the attack's points as a number, for example 41 or 40.5."),
                 code="points_not_a_number",
             ) from None
-        if not value.is_finite():
+        # Points are 0 to 91: anything past a thousand (1e999) is no score and would only
+        # overflow the arithmetic of the checks.
+        if not value.is_finite() or abs(value) >= POINTS_BEYOND:
             raise forms.ValidationError(
                 _("Enter the attack's points as a number, for example 41 or 40.5."),
                 code="points_not_a_number",
