@@ -176,7 +176,26 @@ class TournamentSerializer(serializers.ModelSerializer):
 
     @extend_schema_field(serializers.ListField(child=serializers.CharField()))
     def get_arbiters(self, obj: Tournament) -> list[str]:
-        return sorted(u.get_username() for u in obj.arbiters.all())
+        """User names for the tournament's organisers and arbiters (they name arbiters by
+        them); everyone else gets the arbiters' full names, never a login name."""
+        arbiters = list(obj.arbiters.all())
+        if self._viewer_manages(obj, arbiters):
+            return sorted(u.get_username() for u in arbiters)
+        return sorted(name for u in arbiters if (name := u.get_full_name().strip()))
+
+    def _viewer_manages(self, obj: Tournament, arbiters: list[Any]) -> bool:
+        """Whether the caller (the context's request) manages ``obj``; no request: no. The
+        clubs he organises are read once per answer (a list of tournaments too)."""
+        request = self.context.get("request")
+        user = getattr(request, "user", None)
+        if user is None or not user.is_authenticated:
+            return False
+        if user.is_superuser or any(u.pk == user.pk for u in arbiters):
+            return True
+        cache = self.context.setdefault("_organised_clubs", {})
+        if user.pk not in cache:
+            cache[user.pk] = set(user.organised_clubs.values_list("pk", flat=True))
+        return obj.club_id in cache[user.pk]
 
     @extend_schema_field(serializers.CharField(allow_null=True))
     def get_seed(self, obj: Tournament) -> str | None:
@@ -412,7 +431,13 @@ class ResultSerializer(serializers.ModelSerializer):
         child=serializers.IntegerField(), help_text="Position → id of the player who held it."
     )
     confirmed_warnings = serializers.ListField(child=serializers.CharField())
-    updated_by = serializers.CharField(source="updated_by.username", read_only=True)
+    updated_by = serializers.CharField(
+        source="updated_by.username",
+        read_only=True,
+        allow_null=True,
+        help_text="User name of who saved it last; null for those who do not manage the "
+        "tournament.",
+    )
 
     class Meta:
         model = Result
@@ -440,12 +465,19 @@ class ResultSerializer(serializers.ModelSerializer):
             "updated_at",
         ]
 
+    def to_representation(self, instance: Result) -> dict[str, Any]:
+        data = super().to_representation(instance)
+        if self.context.get("hide_users"):
+            data["updated_by"] = None
+        return data
+
 
 _RESULT_TEMPLATE: list[ResultSerializer] = []
 
 
-def result_data(result: Result) -> dict[str, Any]:
-    """``ResultSerializer(result).data``, written out: the answer to every write.
+def result_data(result: Result, *, hide_users: bool = False) -> dict[str, Any]:
+    """``ResultSerializer(result).data``, written out: the answer to every write, and to a
+    read (``hide_users`` for callers who do not manage the tournament: no user name).
 
     A ModelSerializer builds its fields for every instance, and walks them (a source lookup
     and a conversion per field) for every answer: together more than the rest of the
@@ -482,7 +514,7 @@ def result_data(result: Result) -> dict[str, Any]:
         else [None if w is None else str(w) for w in result.confirmed_warnings],
         "annul_reason": None if result.annul_reason is None else str(result.annul_reason),
         "version": int(result.version),
-        "updated_by": str(result.updated_by.username),
+        "updated_by": None if hide_users else str(result.updated_by.username),
         "created_at": moment(result.created_at),
         "updated_at": moment(result.updated_at),
     }
