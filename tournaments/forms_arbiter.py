@@ -13,6 +13,7 @@ from django.utils.translation import gettext_lazy as _
 from .models import POSITIONS, Chelem, Contract, Donne, Penalty, PetitAuBout, Player, Position
 from .services.checks import WARNING_CODES
 from .services.results import ResultInput
+from .validators import validate_free_text
 
 ALL_PASSED = "all_passed"
 
@@ -75,7 +76,12 @@ class ResultForm(forms.Form):
         choices=[("", _("No chelem")), *Chelem.choices],
         widget=forms.RadioSelect,
     )
-    reason = forms.CharField(label=_("Reason for the correction"), required=False, max_length=300)
+    reason = forms.CharField(
+        label=_("Reason for the correction"),
+        required=False,
+        max_length=300,
+        validators=[validate_free_text],
+    )
     confirm = forms.MultipleChoiceField(
         required=False,
         choices=[(code, code) for code in WARNING_CODES],
@@ -188,6 +194,7 @@ class AnnulForm(forms.Form):
     reason = forms.CharField(
         label=_("Reason for the annulment"),
         max_length=300,
+        validators=[validate_free_text],
         help_text=_("For example: cards of two étuis mixed, a card missing from the étui."),
     )
 
@@ -202,7 +209,9 @@ class PenaltyForm(forms.Form):
     points = forms.IntegerField(
         label=_("Points (for 'other')"), required=False, min_value=0, max_value=10000
     )
-    reason = forms.CharField(label=_("Reason"), required=False, max_length=300)
+    reason = forms.CharField(
+        label=_("Reason"), required=False, max_length=300, validators=[validate_free_text]
+    )
     donne = forms.ModelChoiceField(
         label=_("Donne (optional)"), queryset=Donne.objects.none(), required=False
     )
@@ -228,7 +237,9 @@ class PenaltyForm(forms.Form):
 
 
 class WithdrawForm(forms.Form):
-    reason = forms.CharField(label=_("Why withdraw it"), max_length=300)
+    reason = forms.CharField(
+        label=_("Why withdraw it"), max_length=300, validators=[validate_free_text]
+    )
 
 
 class JumpForm(forms.Form):

@@ -36,6 +36,7 @@ from tournaments.models import (
     Tournament,
 )
 from tournaments.services.checks import WARNING_CODES
+from tournaments.validators import validate_free_text, validate_plain_text
 
 MAX_INT = 2_147_483_647
 # Choice sets named in SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"] (one schema enum each).
@@ -118,14 +119,18 @@ class PlayerSerializer(serializers.ModelSerializer):
 class PlayerWriteSerializer(serializers.Serializer):
     club = serializers.PrimaryKeyRelatedField(queryset=Club.objects.all())
     licence = serializers.CharField(max_length=20, help_text="7 digits, e.g. 0123456.")
-    last_name = serializers.CharField(max_length=80)
-    first_name = serializers.CharField(max_length=80)
+    last_name = serializers.CharField(max_length=80, validators=[validate_plain_text])
+    first_name = serializers.CharField(max_length=80, validators=[validate_plain_text])
 
 
 class PlayerUpdateSerializer(serializers.Serializer):
     licence = serializers.CharField(max_length=20, required=False)
-    last_name = serializers.CharField(max_length=80, required=False)
-    first_name = serializers.CharField(max_length=80, required=False)
+    last_name = serializers.CharField(
+        max_length=80, required=False, validators=[validate_plain_text]
+    )
+    first_name = serializers.CharField(
+        max_length=80, required=False, validators=[validate_plain_text]
+    )
 
 
 class PlayersImportSerializer(serializers.Serializer):
@@ -205,9 +210,15 @@ class TournamentSerializer(serializers.ModelSerializer):
 
 class TournamentWriteSerializer(serializers.Serializer):
     club = serializers.PrimaryKeyRelatedField(queryset=Club.objects.all())
-    name = serializers.CharField(max_length=160)
+    name = serializers.CharField(max_length=160, validators=[validate_plain_text])
     date = serializers.DateField()
-    venue = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
+    venue = serializers.CharField(
+        max_length=200,
+        required=False,
+        allow_blank=True,
+        default="",
+        validators=[validate_plain_text],
+    )
     rounds = serializers.IntegerField(min_value=1, max_value=30, default=4)
     donnes_per_relais = serializers.IntegerField(min_value=1, max_value=8, default=4)
     method = serializers.ChoiceField(choices=Method.choices, default=Method.AVERAGE)
@@ -224,9 +235,11 @@ class TournamentWriteSerializer(serializers.Serializer):
 
 
 class TournamentUpdateSerializer(serializers.Serializer):
-    name = serializers.CharField(max_length=160, required=False)
+    name = serializers.CharField(max_length=160, required=False, validators=[validate_plain_text])
     date = serializers.DateField(required=False)
-    venue = serializers.CharField(max_length=200, required=False, allow_blank=True)
+    venue = serializers.CharField(
+        max_length=200, required=False, allow_blank=True, validators=[validate_plain_text]
+    )
     rounds = serializers.IntegerField(min_value=1, max_value=30, required=False)
     donnes_per_relais = serializers.IntegerField(min_value=1, max_value=8, required=False)
     method = serializers.ChoiceField(choices=Method.choices, required=False)
@@ -573,7 +586,11 @@ class ResultEntrySerializer(serializers.Serializer):
         help_text="Codes of the warnings you confirm (see the 422 answer's `warnings`).",
     )
     reason = serializers.CharField(
-        max_length=300, required=False, allow_blank=True, help_text="Required to correct."
+        max_length=300,
+        required=False,
+        allow_blank=True,
+        help_text="Required to correct.",
+        validators=[validate_free_text],
     )
 
     def validate_poignees(self, value: dict[str, str]) -> dict[str, str]:
@@ -643,7 +660,9 @@ class ResultPreviewSerializer(serializers.Serializer):
 
 
 class AnnulSerializer(serializers.Serializer):
-    reason = serializers.CharField(max_length=300, allow_blank=True)
+    reason = serializers.CharField(
+        max_length=300, allow_blank=True, validators=[validate_free_text]
+    )
     version = serializers.IntegerField(
         min_value=1, max_value=MAX_INT, required=False, allow_null=True
     )
@@ -685,14 +704,22 @@ class PenaltyWriteSerializer(serializers.Serializer):
     points = serializers.IntegerField(
         min_value=0, max_value=MAX_INT, required=False, allow_null=True
     )
-    reason = serializers.CharField(max_length=300, required=False, allow_blank=True, default="")
+    reason = serializers.CharField(
+        max_length=300,
+        required=False,
+        allow_blank=True,
+        default="",
+        validators=[validate_free_text],
+    )
     donne = serializers.IntegerField(
         min_value=1, max_value=MAX_INT, required=False, allow_null=True, help_text="Donne number."
     )
 
 
 class WithdrawSerializer(serializers.Serializer):
-    reason = serializers.CharField(max_length=300, allow_blank=True)
+    reason = serializers.CharField(
+        max_length=300, allow_blank=True, validators=[validate_free_text]
+    )
 
 
 class LedgerEntrySerializer(serializers.ModelSerializer):
