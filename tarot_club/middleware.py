@@ -66,7 +66,7 @@ class SecurityHeadersMiddleware:
 
 class BadInputMiddleware:
     """Input that must never reach the views (where it would end in a 500): NUL bytes in the
-    query string or in a form or JSON body (PostgreSQL refuses them in text), and bodies
+    query string or in a form, multipart or JSON body (PostgreSQL refuses them in text), and bodies
     over DATA_UPLOAD_MAX_MEMORY_SIZE that are not file uploads. Answers 400 / 413, as JSON
     under /api/ and as the site's error page elsewhere."""
 
@@ -96,7 +96,24 @@ class BadInputMiddleware:
                 return refuse(request, 400, "invalid_characters")
             if "json" in content_type and json_depth(body) > MAX_JSON_DEPTH:
                 return refuse(request, 400, "too_deep")
+        elif (
+            request.method == "POST"
+            and content_type.startswith("multipart/")
+            and not request.path_info.startswith("/api/")  # JSON only: 415 there
+            and _nul_in_fields(request)
+        ):
+            return refuse(request, 400, "invalid_characters")
         return self.get_response(request)
+
+
+def _nul_in_fields(request: HttpRequest) -> bool:
+    """Whether a field of a multipart form (not a file's content) holds a NUL byte. A body
+    that cannot be parsed is left to the view, which answers it as it always has."""
+    try:
+        fields = request.POST
+    except Exception:
+        return False
+    return any("\x00" in value for _name, values in fields.lists() for value in values)
 
 
 MAX_JSON_DEPTH = 32

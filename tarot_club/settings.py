@@ -217,6 +217,11 @@ CACHES = {
     "shared_fallback": _DATABASE_CACHE,
 }
 
+# After this many failed logins on one user name within an hour, from any address, every
+# attempt for that name waits LOGIN_SLOWDOWN_SECONDS (at most 5) before it is checked.
+LOGIN_SLOWDOWN_AFTER = int(env_str("LOGIN_SLOWDOWN_AFTER", "10"))
+LOGIN_SLOWDOWN_SECONDS = float(env_str("LOGIN_SLOWDOWN_SECONDS", "2"))
+
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.SessionAuthentication",
@@ -233,8 +238,9 @@ REST_FRAMEWORK = {
         "login": env_str("API_LOGIN_RATE", "10/min"),
         "login_ip": env_str("API_LOGIN_IP_RATE", "60/min"),
         "write": env_str("API_WRITE_RATE", "600/min"),
-        # failed logins per user name, from any address
+        # failed logins per (user name, client address), and per client address
         "login_failures": env_str("LOGIN_FAILURES_RATE", "30/hour"),
+        "login_address_failures": env_str("LOGIN_ADDRESS_FAILURES_RATE", "100/hour"),
     },
     "NUM_PROXIES": TRUSTED_PROXIES,
 }

@@ -13,6 +13,7 @@ from django.utils.translation import gettext_lazy as _
 from .models import POSITIONS, Chelem, Contract, Donne, Penalty, PetitAuBout, Player, Position
 from .services.checks import WARNING_CODES
 from .services.results import ResultInput
+from .validators import validate_free_text
 
 ALL_PASSED = "all_passed"
 
@@ -35,6 +36,9 @@ CHELEM_KEYS = {
     "announced_failed": "3",
     "defence": "4",
 }
+
+
+POINTS_BEYOND = 1000
 
 
 class ResultForm(forms.Form):
@@ -72,7 +76,12 @@ class ResultForm(forms.Form):
         choices=[("", _("No chelem")), *Chelem.choices],
         widget=forms.RadioSelect,
     )
-    reason = forms.CharField(label=_("Reason for the correction"), required=False, max_length=300)
+    reason = forms.CharField(
+        label=_("Reason for the correction"),
+        required=False,
+        max_length=300,
+        validators=[validate_free_text],
+    )
     confirm = forms.MultipleChoiceField(
         required=False,
         choices=[(code, code) for code in WARNING_CODES],
@@ -107,7 +116,9 @@ class ResultForm(forms.Form):
                 _("Enter the attack's points as a number, for example 41 or 40.5."),
                 code="points_not_a_number",
             ) from None
-        if not value.is_finite():
+        # Points are 0 to 91: anything past a thousand (1e999) is no score and would only
+        # overflow the arithmetic of the checks.
+        if not value.is_finite() or abs(value) >= POINTS_BEYOND:
             raise forms.ValidationError(
                 _("Enter the attack's points as a number, for example 41 or 40.5."),
                 code="points_not_a_number",
@@ -183,6 +194,7 @@ class AnnulForm(forms.Form):
     reason = forms.CharField(
         label=_("Reason for the annulment"),
         max_length=300,
+        validators=[validate_free_text],
         help_text=_("For example: cards of two étuis mixed, a card missing from the étui."),
     )
 
@@ -197,7 +209,9 @@ class PenaltyForm(forms.Form):
     points = forms.IntegerField(
         label=_("Points (for 'other')"), required=False, min_value=0, max_value=10000
     )
-    reason = forms.CharField(label=_("Reason"), required=False, max_length=300)
+    reason = forms.CharField(
+        label=_("Reason"), required=False, max_length=300, validators=[validate_free_text]
+    )
     donne = forms.ModelChoiceField(
         label=_("Donne (optional)"), queryset=Donne.objects.none(), required=False
     )
@@ -223,7 +237,9 @@ class PenaltyForm(forms.Form):
 
 
 class WithdrawForm(forms.Form):
-    reason = forms.CharField(label=_("Why withdraw it"), max_length=300)
+    reason = forms.CharField(
+        label=_("Why withdraw it"), max_length=300, validators=[validate_free_text]
+    )
 
 
 class JumpForm(forms.Form):

@@ -680,13 +680,16 @@ class TableAccess(models.Model):
 class PlayerCode(models.Model):
     """A player's personal 4-digit code for one tournament (printed on his route card): he
     types it to confirm a result entered by the other camp. Wrong codes are counted; too many
-    lock it for a while."""
+    lock it, each lock longer than the last (tournaments.services.table_entry)."""
 
     tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="+")
     player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="+")
     code = models.CharField(max_length=4)
     failures = models.PositiveSmallIntegerField(default=0)
     locked_until = models.DateTimeField(null=True, blank=True)
+    # Locks since the code was issued (or since the last quiet period): each lasts longer.
+    lockouts = models.PositiveSmallIntegerField(default=0)
+    wrong_total = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -32,7 +32,21 @@ class ShortCodeConverter:
         return value
 
 
+class CardTokenConverter:
+    """A table card's token (the table's id, "-", a hex signature): ASCII only, so that the
+    signature check never compares text it cannot (any other character is a 404)."""
+
+    regex = "[A-Za-z0-9_-]{1,80}"
+
+    def to_python(self, value: str) -> str:
+        return value
+
+    def to_url(self, value: str) -> str:
+        return value
+
+
 register_converter(SecretConverter, "table_secret")
+register_converter(CardTokenConverter, "table_card_token")
 register_converter(ShortCodeConverter, "table_code")
 
 PAGE = "table/<table_secret:secret>/"
@@ -41,7 +55,7 @@ DONNE = PAGE + "donne/<int:donne>/"
 urlpatterns: list[URLPattern | URLResolver] = [
     path("table/", table.table_code, name="table_code"),
     path("table/sw.js", table.service_worker, name="table_sw"),
-    path("table/card/<str:token>/", table.table_card, name="table_card"),
+    path("table/card/<table_card_token:token>/", table.table_card, name="table_card"),
     path("table/<table_code:code>/", table.table_code, name="table_code_direct"),
     path(PAGE, table.table_page, name="table_page"),
     path(PAGE + "state.json", table.table_state, name="table_state"),

@@ -1,6 +1,7 @@
 """Throttles that cannot be dodged: the client is the connection's address unless trusted
 proxies are configured (a new X-Forwarded-For per request changes nothing), failed logins
-are also counted per user name from any address, and the counters live in the cache that
+are counted per (user name, address) and per address (a stranger cannot lock the owner out,
+only slow him down a little), and the counters live in the cache that
 every process shares (not in one process's memory)."""
 
 from __future__ import annotations
@@ -55,24 +56,67 @@ def test_with_one_trusted_proxy_the_address_it_saw_is_the_client():
         assert client_address(Request()) == "6.6.6.6"
 
 
-def test_failed_logins_per_user_name_from_many_addresses_are_limited(personas):
+def test_thirty_wrong_passwords_from_one_address_do_not_lock_the_owner_out(
+    personas, monkeypatch, settings
+):
+    """Failures count per (name, address) and per address, never per name alone: a stranger
+    is refused, the owner from another address gets in, at most a few seconds slower."""
+    import time
+
+    pauses: list[float] = []
+    monkeypatch.setattr(time, "sleep", pauses.append)
+    settings.LOGIN_SLOWDOWN_AFTER, settings.LOGIN_SLOWDOWN_SECONDS = 10, 2
+    stranger = APIClient(REMOTE_ADDR="10.1.0.1")
     wrong = {"username": "arbitre", "password": "guess"}
-    with rates(login_failures="3/hour"):
+    with rates(login="1000/min", login_ip="1000/min"):  # the failure counts alone
+        codes = [stranger.post(TOKEN_URL, wrong, format="json").status_code for _n in range(30)]
+        assert codes == [400] * 30 and len(pauses) == 20  # slowed after ten failures
+        with rates(login_failures="20/hour"):
+            assert stranger.post(TOKEN_URL, wrong, format="json").status_code == 429
+        right = {"username": "arbitre", "password": PASSWORD}
+        pauses.clear()
+        owner = APIClient(REMOTE_ADDR="10.1.0.99").post(TOKEN_URL, right, format="json")
+        assert owner.status_code == 200
+        site = Client(REMOTE_ADDR="10.1.0.98").post("/login/", right)
+        assert site.status_code == 302
+        assert pauses == [2, 2]  # slowed, never refused
+        ok = {"username": "orga", "password": PASSWORD}  # another name is not slowed
+        pauses.clear()
+        assert (
+            APIClient(REMOTE_ADDR="10.1.0.1").post(TOKEN_URL, ok, format="json").status_code == 200
+        )
+        assert pauses == []
+
+
+def test_failed_logins_from_one_address_are_limited_whatever_the_names(personas):
+    client = APIClient(REMOTE_ADDR="10.4.0.1")
+    with rates(login_address_failures="3/hour"):
         codes = [
-            APIClient(REMOTE_ADDR=f"10.1.0.{n}").post(TOKEN_URL, wrong, format="json").status_code
+            client.post(
+                TOKEN_URL, {"username": f"name{n}", "password": "guess"}, format="json"
+            ).status_code
             for n in range(4)
         ]
         assert codes == [400, 400, 400, 429]
         right = {"username": "arbitre", "password": PASSWORD}
-        late = APIClient(REMOTE_ADDR="10.1.0.99").post(TOKEN_URL, right, format="json")
-        assert late.status_code == 429  # even the right password waits: the name is locked
-        site = Client(REMOTE_ADDR="10.1.0.98").post("/login/", right)
-        assert site.status_code == 429
-        # another name is untouched, and successes are not counted
-        for n in range(5):
-            ok = {"username": "orga", "password": PASSWORD}
-            response = APIClient(REMOTE_ADDR=f"10.2.0.{n}").post(TOKEN_URL, ok, format="json")
-            assert response.status_code == 200
+        assert (
+            APIClient(REMOTE_ADDR="10.4.0.2").post(TOKEN_URL, right, format="json").status_code
+            == 200
+        )
+        assert Client(REMOTE_ADDR="10.4.0.1").post("/login/", right).status_code == 429
+
+
+def test_the_pause_is_a_few_seconds_at_most(personas, settings):
+    from tournaments.api.throttling import login_pause
+
+    settings.LOGIN_SLOWDOWN_AFTER, settings.LOGIN_SLOWDOWN_SECONDS = 2, 60
+    assert login_pause("inconnu") == 0
+    with rates(login_failures="1000/hour"):
+        for _n in range(2):
+            APIClient(REMOTE_ADDR="10.5.0.1").post(
+                TOKEN_URL, {"username": "inconnu", "password": "x"}, format="json"
+            )
+    assert login_pause("inconnu") == 5
 
 
 def test_counters_are_kept_in_the_shared_cache_not_in_process_memory(personas):

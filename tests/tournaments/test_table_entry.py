@@ -764,3 +764,99 @@ def test_the_arbiter_still_opens_a_round_by_entering_a_result(t, personas):
     result_save(**cell(t, 1, d2), data=GARDE_WON, user=personas.arbiter, expected_version=None)
     assert Round.objects.get(tournament=t, number=2).state == Round.State.OPEN
     assert table_access_resolve(secret=later.secret) == later
+
+
+def _wrong_five(t, access, d, player, good):
+    wrong = "0000" if good != "0000" else "1111"
+    for _i in range(5):
+        with pytest.raises(ResultInvalid):
+            table_entry_confirm(
+                access=access, donne_number=d, player_id=player.pk, code=wrong, version=None
+            )
+
+
+def _lock_ends(player) -> datetime.timedelta:
+    row = PlayerCode.objects.get(player=player)
+    return row.locked_until - timezone.now()
+
+
+def _move_back(player, seconds: int) -> None:
+    """As if ``seconds`` had passed since the lock was set."""
+    row = PlayerCode.objects.get(player=player)
+    PlayerCode.objects.filter(pk=row.pk).update(
+        locked_until=row.locked_until - datetime.timedelta(seconds=seconds)
+    )
+
+
+def test_each_lock_of_a_code_lasts_longer_until_a_quiet_period(t):
+    from tournaments.services.table_entry import CODE_LOCK_STEPS, CODE_QUIET_SECONDS
+
+    access = table_access_issue(table_round=table_round(t))
+    d = first_donne(t)
+    seats = holders(t, 1, d)
+    _enter(t, access, d, seats["N"])
+    good = player_codes_get(tournament=t)[seats["E"].pk]
+    for step in range(1, len(CODE_LOCK_STEPS) + 2):
+        _wrong_five(t, access, d, seats["E"], good)
+        left = _lock_ends(seats["E"])
+        step_seconds = CODE_LOCK_STEPS[min(step, len(CODE_LOCK_STEPS)) - 1]
+        assert step_seconds - 10 < left.total_seconds() <= step_seconds, step
+        assert PlayerCode.objects.get(player=seats["E"]).lockouts == step
+        with pytest.raises(CodeLocked) as exc:
+            table_entry_confirm(
+                access=access, donne_number=d, player_id=seats["E"].pk, code=good, version=None
+            )
+        assert exc.value.seconds > step_seconds - 10
+        _move_back(seats["E"], step_seconds + 1)  # the lock is over
+    assert [s // 60 for s in CODE_LOCK_STEPS] == [1, 5, 30, 120, 480]
+    # A right code gives the tries back, not the steps: the next lock is the longest.
+    table_entry_confirm(
+        access=access, donne_number=d, player_id=seats["E"].pk, code=good, version=None
+    )
+    assert PlayerCode.objects.get(player=seats["E"]).lockouts == len(CODE_LOCK_STEPS) + 1
+    # Six quiet hours after the last lock ended: the steps start again.
+    _move_back(seats["E"], CODE_QUIET_SECONDS)
+    _wrong_five(t, access, d, seats["E"], good)
+    assert _lock_ends(seats["E"]).total_seconds() <= CODE_LOCK_STEPS[0]
+    assert PlayerCode.objects.get(player=seats["E"]).lockouts == 1
+
+
+def test_the_arbiter_sees_the_lock_and_unlocks_with_a_new_code(t, client, personas):
+    access = table_access_issue(table_round=table_round(t))
+    d = first_donne(t)
+    seats = holders(t, 1, d)
+    _enter(t, access, d, seats["N"])
+    east = seats["E"]
+    old = player_codes_get(tournament=t)[east.pk]
+    _wrong_five(t, access, d, east, old)
+    _move_back(east, 61)
+    _wrong_five(t, access, d, east, old)  # second lock: five minutes
+    client.force_login(personas.arbiter)
+    page = client.get(reverse("arbiter_tables", args=[t.pk]), HTTP_ACCEPT_LANGUAGE="en")
+    html = page.content.decode()
+    row = re.search(rf'<tr data-player="{east.pk}" class="flagged">(.*?)</tr>', html, re.S)
+    assert row is not None
+    until = timezone.localtime(PlayerCode.objects.get(player=east).locked_until)
+    assert f"Until {until:%H:%M:%S} (lock no. 2)" in row.group(1)
+    assert re.search(r"data-wrong-codes>10<", row.group(1))
+    assert "Unlock: new code" in row.group(1)
+    from tournaments.once import FIELD
+
+    form = re.search(
+        rf'<form method="post" action="([^"]+)">.*?name="{FIELD}" value="([^"]+)"',
+        row.group(1),
+        re.S,
+    )
+    assert form is not None
+    url, token = form.group(1), form.group(2)
+    first = client.post(url, {FIELD: token}, HTTP_ACCEPT_LANGUAGE="en")
+    new = player_codes_get(tournament=t)[east.pk]
+    again = client.post(url, {FIELD: token}, HTTP_ACCEPT_LANGUAGE="en")  # a double click
+    assert first.status_code == again.status_code == 302
+    assert player_codes_get(tournament=t)[east.pk] == new  # acted on once
+    state = PlayerCode.objects.get(player=east)
+    assert state.locked_until is None and state.lockouts == 0 and state.failures == 0
+    if new != old:
+        table_entry_confirm(
+            access=access, donne_number=d, player_id=east.pk, code=new, version=None
+        )

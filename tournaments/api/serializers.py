@@ -36,6 +36,7 @@ from tournaments.models import (
     Tournament,
 )
 from tournaments.services.checks import WARNING_CODES
+from tournaments.validators import validate_free_text, validate_plain_text
 
 MAX_INT = 2_147_483_647
 # Choice sets named in SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"] (one schema enum each).
@@ -118,14 +119,18 @@ class PlayerSerializer(serializers.ModelSerializer):
 class PlayerWriteSerializer(serializers.Serializer):
     club = serializers.PrimaryKeyRelatedField(queryset=Club.objects.all())
     licence = serializers.CharField(max_length=20, help_text="7 digits, e.g. 0123456.")
-    last_name = serializers.CharField(max_length=80)
-    first_name = serializers.CharField(max_length=80)
+    last_name = serializers.CharField(max_length=80, validators=[validate_plain_text])
+    first_name = serializers.CharField(max_length=80, validators=[validate_plain_text])
 
 
 class PlayerUpdateSerializer(serializers.Serializer):
     licence = serializers.CharField(max_length=20, required=False)
-    last_name = serializers.CharField(max_length=80, required=False)
-    first_name = serializers.CharField(max_length=80, required=False)
+    last_name = serializers.CharField(
+        max_length=80, required=False, validators=[validate_plain_text]
+    )
+    first_name = serializers.CharField(
+        max_length=80, required=False, validators=[validate_plain_text]
+    )
 
 
 class PlayersImportSerializer(serializers.Serializer):
@@ -176,7 +181,26 @@ class TournamentSerializer(serializers.ModelSerializer):
 
     @extend_schema_field(serializers.ListField(child=serializers.CharField()))
     def get_arbiters(self, obj: Tournament) -> list[str]:
-        return sorted(u.get_username() for u in obj.arbiters.all())
+        """User names for the tournament's organisers and arbiters (they name arbiters by
+        them); everyone else gets the arbiters' full names, never a login name."""
+        arbiters = list(obj.arbiters.all())
+        if self._viewer_manages(obj, arbiters):
+            return sorted(u.get_username() for u in arbiters)
+        return sorted(name for u in arbiters if (name := u.get_full_name().strip()))
+
+    def _viewer_manages(self, obj: Tournament, arbiters: list[Any]) -> bool:
+        """Whether the caller (the context's request) manages ``obj``; no request: no. The
+        clubs he organises are read once per answer (a list of tournaments too)."""
+        request = self.context.get("request")
+        user = getattr(request, "user", None)
+        if user is None or not user.is_authenticated:
+            return False
+        if user.is_superuser or any(u.pk == user.pk for u in arbiters):
+            return True
+        cache = self.context.setdefault("_organised_clubs", {})
+        if user.pk not in cache:
+            cache[user.pk] = set(user.organised_clubs.values_list("pk", flat=True))
+        return obj.club_id in cache[user.pk]
 
     @extend_schema_field(serializers.CharField(allow_null=True))
     def get_seed(self, obj: Tournament) -> str | None:
@@ -186,9 +210,15 @@ class TournamentSerializer(serializers.ModelSerializer):
 
 class TournamentWriteSerializer(serializers.Serializer):
     club = serializers.PrimaryKeyRelatedField(queryset=Club.objects.all())
-    name = serializers.CharField(max_length=160)
+    name = serializers.CharField(max_length=160, validators=[validate_plain_text])
     date = serializers.DateField()
-    venue = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
+    venue = serializers.CharField(
+        max_length=200,
+        required=False,
+        allow_blank=True,
+        default="",
+        validators=[validate_plain_text],
+    )
     rounds = serializers.IntegerField(min_value=1, max_value=30, default=4)
     donnes_per_relais = serializers.IntegerField(min_value=1, max_value=8, default=4)
     method = serializers.ChoiceField(choices=Method.choices, default=Method.AVERAGE)
@@ -205,9 +235,11 @@ class TournamentWriteSerializer(serializers.Serializer):
 
 
 class TournamentUpdateSerializer(serializers.Serializer):
-    name = serializers.CharField(max_length=160, required=False)
+    name = serializers.CharField(max_length=160, required=False, validators=[validate_plain_text])
     date = serializers.DateField(required=False)
-    venue = serializers.CharField(max_length=200, required=False, allow_blank=True)
+    venue = serializers.CharField(
+        max_length=200, required=False, allow_blank=True, validators=[validate_plain_text]
+    )
     rounds = serializers.IntegerField(min_value=1, max_value=30, required=False)
     donnes_per_relais = serializers.IntegerField(min_value=1, max_value=8, required=False)
     method = serializers.ChoiceField(choices=Method.choices, required=False)
@@ -412,7 +444,13 @@ class ResultSerializer(serializers.ModelSerializer):
         child=serializers.IntegerField(), help_text="Position → id of the player who held it."
     )
     confirmed_warnings = serializers.ListField(child=serializers.CharField())
-    updated_by = serializers.CharField(source="updated_by.username", read_only=True)
+    updated_by = serializers.CharField(
+        source="updated_by.username",
+        read_only=True,
+        allow_null=True,
+        help_text="User name of who saved it last; null for those who do not manage the "
+        "tournament.",
+    )
 
     class Meta:
         model = Result
@@ -440,12 +478,19 @@ class ResultSerializer(serializers.ModelSerializer):
             "updated_at",
         ]
 
+    def to_representation(self, instance: Result) -> dict[str, Any]:
+        data = super().to_representation(instance)
+        if self.context.get("hide_users"):
+            data["updated_by"] = None
+        return data
+
 
 _RESULT_TEMPLATE: list[ResultSerializer] = []
 
 
-def result_data(result: Result) -> dict[str, Any]:
-    """``ResultSerializer(result).data``, written out: the answer to every write.
+def result_data(result: Result, *, hide_users: bool = False) -> dict[str, Any]:
+    """``ResultSerializer(result).data``, written out: the answer to every write, and to a
+    read (``hide_users`` for callers who do not manage the tournament: no user name).
 
     A ModelSerializer builds its fields for every instance, and walks them (a source lookup
     and a conversion per field) for every answer: together more than the rest of the
@@ -482,7 +527,7 @@ def result_data(result: Result) -> dict[str, Any]:
         else [None if w is None else str(w) for w in result.confirmed_warnings],
         "annul_reason": None if result.annul_reason is None else str(result.annul_reason),
         "version": int(result.version),
-        "updated_by": str(result.updated_by.username),
+        "updated_by": None if hide_users else str(result.updated_by.username),
         "created_at": moment(result.created_at),
         "updated_at": moment(result.updated_at),
     }
@@ -541,7 +586,11 @@ class ResultEntrySerializer(serializers.Serializer):
         help_text="Codes of the warnings you confirm (see the 422 answer's `warnings`).",
     )
     reason = serializers.CharField(
-        max_length=300, required=False, allow_blank=True, help_text="Required to correct."
+        max_length=300,
+        required=False,
+        allow_blank=True,
+        help_text="Required to correct.",
+        validators=[validate_free_text],
     )
 
     def validate_poignees(self, value: dict[str, str]) -> dict[str, str]:
@@ -611,7 +660,9 @@ class ResultPreviewSerializer(serializers.Serializer):
 
 
 class AnnulSerializer(serializers.Serializer):
-    reason = serializers.CharField(max_length=300, allow_blank=True)
+    reason = serializers.CharField(
+        max_length=300, allow_blank=True, validators=[validate_free_text]
+    )
     version = serializers.IntegerField(
         min_value=1, max_value=MAX_INT, required=False, allow_null=True
     )
@@ -653,14 +704,22 @@ class PenaltyWriteSerializer(serializers.Serializer):
     points = serializers.IntegerField(
         min_value=0, max_value=MAX_INT, required=False, allow_null=True
     )
-    reason = serializers.CharField(max_length=300, required=False, allow_blank=True, default="")
+    reason = serializers.CharField(
+        max_length=300,
+        required=False,
+        allow_blank=True,
+        default="",
+        validators=[validate_free_text],
+    )
     donne = serializers.IntegerField(
         min_value=1, max_value=MAX_INT, required=False, allow_null=True, help_text="Donne number."
     )
 
 
 class WithdrawSerializer(serializers.Serializer):
-    reason = serializers.CharField(max_length=300, allow_blank=True)
+    reason = serializers.CharField(
+        max_length=300, allow_blank=True, validators=[validate_free_text]
+    )
 
 
 class LedgerEntrySerializer(serializers.ModelSerializer):

@@ -6,9 +6,13 @@ own classes read them once at import), so the settings (and tests) can change th
 - ``login_ip``: attempts per client address, whatever the name (a club's Wi-Fi shares one
   address, hence a higher rate);
 - ``write``: writes per user (a runaway client cannot flood the arbiters' tournament);
-- ``login_failures``: failed logins per user name from any address (an account's password
-  cannot be guessed from many addresses); counted when authentication fails, checked
-  before the next attempt.
+- ``login_failures``: failed logins per client address and user name, and
+  ``login_address_failures``: failed logins per client address; counted when authentication
+  fails, checked before the next attempt. Failures are never counted per user name alone:
+  a stranger could then lock the account's owner out. Instead, after LOGIN_SLOWDOWN_AFTER
+  failures on a name from anywhere in an hour, each attempt for it waits
+  LOGIN_SLOWDOWN_SECONDS (`login_pause`, a few seconds at most) before its password is
+  checked: guessing from many addresses is slowed, the right password still gets in.
 
 The client is the connection's address; X-Forwarded-For is read only when TRUSTED_PROXIES
 says how many proxies append to it (the address the nearest of them saw), so a client
@@ -21,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -181,20 +186,21 @@ class WriteRateThrottle(_SettingsRateThrottle):
         return remaining / float(available)
 
 
-def _name_key(username: str) -> str:
-    digest = hashlib.sha256(username.strip().lower().encode()).hexdigest()[:24]
-    return f"throttle_login_failures_{digest}"
+def _failure_key(scope: str, ident: str) -> str:
+    digest = hashlib.sha256(ident.encode()).hexdigest()[:24]
+    return f"throttle_{scope}_{digest}"
 
 
-class FailedLoginNameThrottle(_SettingsRateThrottle):
-    """Refuses attempts for a user name that failed too often lately, from any address.
-    Failures are recorded by `_record_failure` (Django's user_login_failed signal)."""
+class _FailedLoginThrottle(_SettingsRateThrottle):
+    """Refuses attempts once the failures recorded under its key in the window reach the
+    rate. Failures are recorded by `_record_failure` (Django's user_login_failed signal);
+    the check alone costs a success nothing."""
 
-    scope = "login_failures"
+    def failure_key(self, username: str, address: str) -> str | None:
+        raise NotImplementedError
 
     def get_cache_key(self, request: Any, view: Any) -> str | None:
-        username = _posted_username(request)
-        return _name_key(username) if username else None
+        return self.failure_key(_posted_username(request), client_address(request))
 
     def allow_request(self, request: Any, view: Any) -> bool:
         self.rate = self.get_rate()
@@ -206,23 +212,86 @@ class FailedLoginNameThrottle(_SettingsRateThrottle):
             return True
         self.now = self.timer()
         self.history = [t for t in self.cache.get(self.key, []) if t > self.now - self.duration]
-        return len(self.history) < self.num_requests  # the check alone: success costs nothing
+        return len(self.history) < self.num_requests
 
 
-def _record_failure(sender: Any, credentials: dict[str, Any], **kwargs: Any) -> None:
+class FailedLoginThrottle(_FailedLoginThrottle):
+    """Failed logins per (user name, client address): guessing one account's password from
+    one place. Failures from elsewhere never block the account's owner."""
+
+    scope = "login_failures"
+
+    def failure_key(self, username: str, address: str) -> str | None:
+        name = username.strip().lower()
+        return _failure_key(self.scope, f"{address}|{name}") if name else None
+
+
+class FailedLoginAddressThrottle(_FailedLoginThrottle):
+    """Failed logins per client address, whatever the names tried."""
+
+    scope = "login_address_failures"
+
+    def failure_key(self, username: str, address: str) -> str | None:
+        return _failure_key(self.scope, address)
+
+
+SLOWDOWN_WINDOW = 3600
+SLOWDOWN_MAX_SECONDS = 5.0
+
+
+def _name_key(username: str) -> str:
+    return _failure_key("login_name_failures", username.strip().lower())
+
+
+def login_pause(username: str) -> float:
+    """Seconds every login attempt for ``username`` waits before its password is checked:
+    LOGIN_SLOWDOWN_SECONDS (at most five) once LOGIN_SLOWDOWN_AFTER failures were recorded
+    for that name, from any address, in the last hour; else 0. Failures elsewhere slow the
+    owner down a little but never refuse him."""
+    after = int(getattr(settings, "LOGIN_SLOWDOWN_AFTER", 0) or 0)
+    seconds = float(getattr(settings, "LOGIN_SLOWDOWN_SECONDS", 0) or 0)
+    if not username or after <= 0 or seconds <= 0:
+        return 0.0
+    now = time.time()
+    try:
+        history = SharedCounters().get(_name_key(username), []) or []
+    except Exception:
+        return 0.0
+    recent = [t for t in history if t > now - SLOWDOWN_WINDOW]
+    return min(seconds, SLOWDOWN_MAX_SECONDS) if len(recent) >= after else 0.0
+
+
+def login_slow_down(request: Any) -> None:
+    """Wait `login_pause` for the user name posted in ``request``."""
+    pause = login_pause(_posted_username(request))
+    if pause > 0:
+        time.sleep(pause)
+
+
+def _append(cache: SharedCounters, key: str, now: float, window: float) -> None:
+    history = [t for t in cache.get(key, []) if t > now - window]
+    cache.set(key, [now, *history][:1000], window)
+
+
+def _record_failure(
+    sender: Any, credentials: dict[str, Any], request: Any = None, **kwargs: Any
+) -> None:
     username = credentials.get("username")
     if not isinstance(username, str) or not username:
         return
-    throttle = FailedLoginNameThrottle()
-    rate = throttle.get_rate()
-    if rate is None:
-        return
-    _num, duration = throttle.parse_rate(rate)
-    now = throttle.timer()
-    key = _name_key(username)
+    address = client_address(request) if request is not None else ""
+    cache = SharedCounters()
+    now = time.time()
     try:
-        history = [t for t in throttle.cache.get(key, []) if t > now - duration]
-        throttle.cache.set(key, [now, *history][:1000], duration)
+        for throttle_class in (FailedLoginThrottle, FailedLoginAddressThrottle):
+            throttle = throttle_class()
+            rate = throttle.get_rate()
+            key = throttle.failure_key(username, address)
+            if rate is None or key is None:
+                continue
+            _num, duration = throttle.parse_rate(rate)
+            _append(cache, key, now, duration)
+        _append(cache, _name_key(username), now, SLOWDOWN_WINDOW)
     except Exception:
         logger.warning("could not count a failed login", exc_info=True)
 
@@ -241,7 +310,12 @@ def _posted_username(request: Any) -> str:
     return value if isinstance(value, str) else ""
 
 
-LOGIN_THROTTLES = (LoginRateThrottle, LoginAddressRateThrottle, FailedLoginNameThrottle)
+LOGIN_THROTTLES = (
+    LoginRateThrottle,
+    LoginAddressRateThrottle,
+    FailedLoginThrottle,
+    FailedLoginAddressThrottle,
+)
 
 
 def login_wait(request: HttpRequest) -> float | None:
@@ -276,6 +350,7 @@ def throttled_login(view: Callable[..., HttpResponse]) -> Callable[..., HttpResp
                 )
                 response["Retry-After"] = str(seconds)
                 return response
+            login_slow_down(request)
         return view(request, *args, **kwargs)
 
     wrapper.__doc__ = view.__doc__

@@ -11,7 +11,9 @@ import csv
 import io
 import re
 import unicodedata
+from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
@@ -144,6 +146,32 @@ def _name_reasons(value: str, *, missing: str, too_long: str) -> list[str]:
     return []
 
 
+def _records(reader: Any) -> Iterator[tuple[int, list[str]]]:
+    """The reader's records with the number of the line each ends on. A field the reader
+    cannot take (longer than csv.field_size_limit(), or a quote never closed) refuses the
+    file, reported on the line where that record starts."""
+    ended = 0
+    while True:
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            if "field limit" in str(exc):
+                reason = _(
+                    "A field of this line is longer than %(max)d characters: is this the "
+                    "players' file?"
+                ) % {"max": csv.field_size_limit()}
+            else:
+                reason = _(
+                    "A quotation mark opened on this line is never closed: close it, or "
+                    "remove it (a quote inside a name in quotes is written twice)."
+                )
+            raise PlayerImportError([(ended + 1, [reason])]) from None
+        ended = reader.line_num
+        yield ended, row
+
+
 def _read_lines(text: str) -> tuple[list[_Line], list[tuple[int, list[str]]]]:
     """Parse the CSV text into lines; report the problems that need no database."""
     text = text.lstrip("\ufeff")
@@ -154,14 +182,13 @@ def _read_lines(text: str) -> tuple[list[_Line], list[tuple[int, list[str]]]]:
             [(1, [_("The file is empty: its first line must be the header licence,nom,prenom.")])]
         )
     delimiter = ";" if ";" in physical[first] else ","
-    reader = csv.reader(io.StringIO(text), delimiter=delimiter)
+    reader = csv.reader(io.StringIO(text), delimiter=delimiter, strict=True)
     header: list[str] | None = None
     header_line = 1
     columns: dict[str, int] = {}
     lines: list[_Line] = []
     errors: list[tuple[int, list[str]]] = []
-    for row in reader:
-        line_no = reader.line_num
+    for line_no, row in _records(reader):
         if not any(cell.strip() for cell in row):
             continue  # blank lines and lines of bare separators, as spreadsheets write them
         if header is None:

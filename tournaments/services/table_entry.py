@@ -8,7 +8,7 @@ when the arbiter revokes it (a new one is issued) or when the round closes.
 
 An entry made at the table goes through ``results.result_save`` with an ``EntrySource`` and
 does not count until a player of the other camp confirms it with his personal 4-digit code
-(``PlayerCode``; five wrong codes lock it for a minute). An entry raising a warning (bouts the
+(``PlayerCode``; five wrong codes lock it for a minute, the next five longer). An entry raising a warning (bouts the
 other camp held, a half point) needs the arbiter. "Je conteste" flags it for him with a note.
 The arbiter can always confirm, correct or override. Every step is in the ledger with the
 player and the page.
@@ -70,7 +70,9 @@ from .results import (
 
 __all__ = [
     "CODE_LOCK_SECONDS",
+    "CODE_LOCK_STEPS",
     "CODE_MAX_FAILURES",
+    "CODE_QUIET_SECONDS",
     "HAND_WARNING_CODES",
     "SHORT_CODE_ALPHABET",
     "SHORT_CODE_LOOKUPS_PER_MINUTE",
@@ -101,7 +103,11 @@ __all__ = [
 ]
 
 CODE_MAX_FAILURES = 5
-CODE_LOCK_SECONDS = 60
+# Each lock of a player's code lasts longer than the one before (the last step repeats);
+# six hours without a lock start the steps again (a new tournament day).
+CODE_LOCK_STEPS = (60, 300, 1800, 7200, 28800)
+CODE_LOCK_SECONDS = CODE_LOCK_STEPS[0]
+CODE_QUIET_SECONDS = 6 * 3600
 # No 0/O, 1/I/L: a code read off paper and typed on a phone.
 SHORT_CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 SHORT_CODE_LOOKUPS_PER_MINUTE = 30  # a room behind one address still gets in
@@ -387,11 +393,33 @@ def player_code_reissue(*, tournament: Tournament, player: Player, user: Any) ->
     _require_manager(user, tournament)
     code = _new_code()
     updated = PlayerCode.objects.filter(tournament=tournament, player=player).update(
-        code=code, failures=0, locked_until=None
+        code=code, failures=0, locked_until=None, lockouts=0, wrong_total=0
     )
     if not updated:
         PlayerCode.objects.create(tournament=tournament, player=player, code=code)
     return code
+
+
+def _lock_seconds(lockouts: int) -> int:
+    """How long the next lock lasts after ``lockouts`` earlier ones."""
+    return CODE_LOCK_STEPS[min(lockouts, len(CODE_LOCK_STEPS) - 1)]
+
+
+def _lock(rows: Any, now: datetime.datetime, condition: Q) -> PlayerCode:
+    """Lock the code for the next step's time. The UPDATE is conditional on the number of
+    locks read: of two requests locking at once, one locks and the other reads its lock."""
+    row = rows.get()
+    until = now + datetime.timedelta(seconds=_lock_seconds(row.lockouts))
+    rows.filter(condition, lockouts=row.lockouts).update(
+        failures=0, lockouts=F("lockouts") + 1, locked_until=until
+    )
+    return rows.get()
+
+
+def _wait(row: PlayerCode, now: datetime.datetime) -> int:
+    if row.locked_until is None:
+        return _lock_seconds(0)
+    return max(1, int((row.locked_until - now).total_seconds()) + 1)
 
 
 def _check_code(tournament: Tournament, player: Player, code: str) -> None:
@@ -399,33 +427,34 @@ def _check_code(tournament: Tournament, player: Player, code: str) -> None:
 
     Each attempt first takes one of the ``CODE_MAX_FAILURES`` tries in a single conditional
     UPDATE, then compares: requests sent at once cannot all read "no failure yet" and try
-    more codes than allowed. A right code gives the tries back. The count is not rolled
-    back with the caller's refusal (the views turn refusals into answers and commit).
+    more codes than allowed. Using up the tries locks the code for ``CODE_LOCK_STEPS``
+    (1 min, then 5 min, 30 min, 2 h, then 8 h each time); the steps start again only when
+    the arbiter issues a new code or after ``CODE_QUIET_SECONDS`` (6 h) without a lock. A
+    right code gives the tries back, not the steps. The count is not rolled back with the
+    caller's refusal (the views turn refusals into answers and commit).
     """
     player_codes_get(tournament=tournament)
     now = timezone.now()
     rows = PlayerCode.objects.filter(tournament=tournament, player=player)
+    quiet_since = now - datetime.timedelta(seconds=CODE_QUIET_SECONDS)
+    rows.filter(locked_until__lte=quiet_since).update(lockouts=0, locked_until=None)
     unlocked = Q(locked_until__isnull=True) | Q(locked_until__lte=now)
-    taken = rows.filter(unlocked, failures__lt=CODE_MAX_FAILURES).update(
-        failures=F("failures") + 1, locked_until=None
-    )
+    taken = rows.filter(unlocked, failures__lt=CODE_MAX_FAILURES).update(failures=F("failures") + 1)
     row = rows.get()
     if not taken:
         if row.locked_until is None or row.locked_until <= now:
             # The tries were used up by attempts that are still being answered: lock now.
-            until = now + datetime.timedelta(seconds=CODE_LOCK_SECONDS)
-            rows.filter(unlocked).update(failures=0, locked_until=until)
-            row = rows.get()
-        wait = (row.locked_until - now).total_seconds() if row.locked_until else CODE_LOCK_SECONDS
-        raise CodeLocked(min(CODE_LOCK_SECONDS, int(wait) + 1))
+            row = _lock(rows, now, unlocked)
+        raise CodeLocked(_wait(row, now))
     if secrets.compare_digest(row.code, (code or "").strip()):
-        rows.update(failures=0, locked_until=None)
+        rows.update(failures=0)
         return
+    rows.update(wrong_total=F("wrong_total") + 1)
+    if row.locked_until is not None and row.locked_until > now:
+        raise CodeLocked(_wait(row, now))  # attempts sent at once used the last try meanwhile
     if row.failures >= CODE_MAX_FAILURES:
-        rows.filter(failures__gte=CODE_MAX_FAILURES).update(
-            failures=0, locked_until=now + datetime.timedelta(seconds=CODE_LOCK_SECONDS)
-        )
-        raise CodeLocked(CODE_LOCK_SECONDS)
+        row = _lock(rows, now, Q(failures__gte=CODE_MAX_FAILURES))
+        raise CodeLocked(_wait(row, now))
     left = CODE_MAX_FAILURES - row.failures
     raise ResultInvalid(
         {

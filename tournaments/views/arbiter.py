@@ -447,10 +447,14 @@ def result_annul_view(request: HttpRequest, pk: int, table: int, donne: int) -> 
     form = AnnulForm(request.POST)
     entry = _entry_url(tournament, table, donne)
     if not form.is_valid():
-        messages.error(
-            request,
-            _("Give the reason for the annulment (for example: cards of two étuis mixed)."),
-        )
+        if form.has_error("reason", "hidden_characters"):
+            for message in form.errors["reason"]:
+                messages.error(request, message)
+        else:
+            messages.error(
+                request,
+                _("Give the reason for the annulment (for example: cards of two étuis mixed)."),
+            )
         return redirect(entry)
     try:
         saved = result_annul(

@@ -14,9 +14,10 @@ import time
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.html import escape
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
@@ -34,6 +35,7 @@ from ..services.clock import (
     current_round,
 )
 from ..services.tournaments import tournament_update
+from ..validators import validate_free_text
 
 ROWS_PER_PAGE = 12  # legible at 3 metres on a 1080p screen (room.css fits them to its height)
 SECONDS_PER_PAGE = 10
@@ -137,6 +139,18 @@ def clock_panel(request: HttpRequest, pk: int) -> HttpResponse:
     return _panel(request, _managed(request, pk))
 
 
+def _announcement_refused(
+    request: HttpRequest, tournament: Tournament, exc: ValidationError
+) -> HttpResponse:
+    """The announcement is not shown: the message says what to remove (400 to htmx, on
+    the dashboard otherwise)."""
+    message = " ".join(exc.messages)
+    if request.htmx:
+        return HttpResponse(escape(message), status=400)
+    messages.error(request, message)
+    return redirect("arbiter_dashboard", pk=tournament.pk)
+
+
 def _panel(request: HttpRequest, tournament: Tournament) -> HttpResponse:
     context = {**_clock_context(tournament), "max_minutes": MAX_ADDED_MINUTES}
     return render(request, "tournaments/room/_clock_panel.html", context)
@@ -177,7 +191,12 @@ def clock_action(request: HttpRequest, pk: int, number: int, action: str) -> Htt
 def announcement_save(request: HttpRequest, pk: int) -> HttpResponse:
     """The line of announcements at the bottom of the room's screen."""
     tournament = _managed(request, pk)
-    text = " ".join(request.POST.get("announcement", "").split())[:300]
+    raw = request.POST.get("announcement", "")
+    try:
+        validate_free_text(raw)
+    except ValidationError as exc:
+        return _announcement_refused(request, tournament, exc)
+    text = " ".join(raw.split())[:300]
     tournament_update(tournament=tournament, announcement=text)
     if request.htmx:
         tournament.refresh_from_db()

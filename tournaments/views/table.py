@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.templatetags.static import static
@@ -47,6 +47,7 @@ from ..services.table_entry import (
     table_entry_save,
     table_idempotent,
 )
+from ..validators import validate_free_text
 
 __all__ = [
     "service_worker",
@@ -329,11 +330,16 @@ def table_confirm(request: HttpRequest, secret: str, donne: int) -> HttpResponse
 @require_POST
 def table_contest(request: HttpRequest, secret: str, donne: int) -> HttpResponse:
     def action(access: TableAccess) -> Result:
+        note = request.POST.get("note") or ""
+        try:
+            validate_free_text(note)
+        except ValidationError as exc:
+            raise ResultInvalid({"note": exc.messages}) from None
         return table_entry_contest(
             access=access,
             donne_number=donne,
             player_id=_int(request.POST.get("player")),
-            note=request.POST.get("note") or "",
+            note=note,
             version=_version(request),
         )
 

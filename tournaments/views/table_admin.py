@@ -11,10 +11,19 @@ from django.db.models import Sum
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
-from ..models import Player, Registration, Result, TableAccess, TableRound, Tournament
+from ..models import (
+    Player,
+    PlayerCode,
+    Registration,
+    Result,
+    TableAccess,
+    TableRound,
+    Tournament,
+)
 from ..once import once_per_form
 from ..permissions import can_write_results
 from ..services.results import ResultConflict
@@ -44,7 +53,8 @@ def _overview_url(tournament: Tournament) -> str:
 @login_required
 @require_GET
 def tables_overview(request: HttpRequest, pk: int) -> HttpResponse:
-    """Each table's page per round (QR address, short code) and each player's code."""
+    """Each table's page per round (QR address, short code) and each player's code, with
+    its wrong tries and lock (a new code, one click, unlocks it)."""
     tournament = _tournament(request, pk)
     table_rounds = list(
         TableRound.objects.filter(round__tournament=tournament)
@@ -81,8 +91,17 @@ def tables_overview(request: HttpRequest, pk: int) -> HttpResponse:
             }
         )
     codes = player_codes_get(tournament=tournament)
+    states = {c.player_id: c for c in PlayerCode.objects.filter(tournament=tournament)}
+    now = timezone.now()
     players = [
-        (r.player, codes.get(r.player_id, ""))
+        {
+            "player": r.player,
+            "code": codes.get(r.player_id, ""),
+            "state": states.get(r.player_id),
+            "locked": (state := states.get(r.player_id)) is not None
+            and state.locked_until is not None
+            and state.locked_until > now,
+        }
         for r in Registration.objects.filter(tournament=tournament).select_related("player")
     ]
     context = {"tournament": tournament, "rows": rows, "players": players}
@@ -124,6 +143,7 @@ def table_access_change(
 @require_POST
 @once_per_form
 def player_code_new(request: HttpRequest, pk: int, player_id: int) -> HttpResponse:
+    """A new code for the player: the old one stops working, and its lock is lifted."""
     tournament = _tournament(request, pk)
     player = get_object_or_404(Player, pk=player_id, registrations__tournament=tournament)
     code = player_code_reissue(tournament=tournament, player=player, user=request.user)

@@ -16,7 +16,7 @@ from ..exceptions import ApiError
 from ..permissions import require_login
 from ..schema import errors
 from ..serializers import MeSerializer, TokenRequestSerializer, TokenSerializer
-from ..throttling import LOGIN_THROTTLES, WriteRateThrottle
+from ..throttling import LOGIN_THROTTLES, WriteRateThrottle, login_slow_down
 from .base import ApiView
 
 
@@ -36,8 +36,10 @@ class TokenView(ApiView):
         operation_id="token_obtain",
         summary="Get your API token",
         description="Exchange a user name and password for your token (the same one the "
-        "account page shows). Send it afterwards as `Authorization: Token <key>`. Attempts are "
-        "throttled per address and user name (429 with Retry-After).",
+        "account page shows). Send it afterwards as `Authorization: Token <key>`. Attempts and "
+        "failures are throttled per address and user name, and per address (429 with "
+        "Retry-After); after many failures on a user name from anywhere, its attempts wait "
+        "a few seconds.",
         request=TokenRequestSerializer,
         responses={200: TokenSerializer, **errors(400, 401, 429)},
         auth=[],
@@ -60,6 +62,7 @@ class TokenView(ApiView):
     )
     def post(self, request: Request) -> Response:
         data = self.valid(TokenRequestSerializer).validated_data
+        login_slow_down(request)
         user = authenticate(request._request, username=data["username"], password=data["password"])
         if user is None or not user.is_active:
             message = _("Wrong user name or password.")

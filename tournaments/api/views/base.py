@@ -14,6 +14,7 @@ from django.utils.functional import cached_property
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from rest_framework import authentication, generics
+from rest_framework.metadata import SimpleMetadata
 from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
@@ -71,8 +72,19 @@ class Pagination(LimitOffsetPagination):
         return min(super().get_offset(request), MAX_OFFSET)
 
 
+class ApiMetadata(SimpleMetadata):
+    """What OPTIONS answers: the view's name, description and formats. The fields each
+    method takes are in the OpenAPI schema (/api/schema/); DRF's own description of them
+    needs a queryset and an object for every view, which these views do not have."""
+
+    def determine_actions(self, request: Request, view: Any) -> dict[str, Any]:
+        return {}
+
+
 class ApiView(generics.GenericAPIView):
     """Base of every API view."""
+
+    metadata_class = ApiMetadata
 
     authentication_classes = [
         TokenAuthentication,

@@ -124,12 +124,12 @@ def _loaded(result: Result) -> bool:
 _RELATED = ("table", "donne", "table_round", "updated_by")
 
 
-def _result_response(result: Result, status: int = 200) -> Response:
+def _result_response(result: Result, status: int = 200, *, hide_users: bool = False) -> Response:
     if not _loaded(result):
         result = Result.objects.select_related(
             "table", "donne", "table_round__round", "updated_by"
         ).get(pk=result.pk)
-    response = Response(result_data(result), status=status)
+    response = Response(result_data(result, hide_users=hide_users), status=status)
     response["ETag"] = f'"{result.version}"'
     return response
 
@@ -206,7 +206,11 @@ class ResultListView(ResultsView):
                 "round": "table_round__round__number",
             },
         )
-        return self.paginated(qs.order_by("donne__number", "table__number"), ResultSerializer)
+        return self.paginated(
+            qs.order_by("donne__number", "table__number"),
+            ResultSerializer,
+            hide_users=not self.can_manage,
+        )
 
     @extend_schema(
         operation_id="results_create",
@@ -321,7 +325,7 @@ class ResultDetailView(ResultsView):
                 code="permission_denied",
                 message=_("This donne's results are shown once every table has played it."),
             )
-        return _result_response(result)
+        return _result_response(result, hide_users=not self.can_manage)
 
     @extend_schema(
         operation_id="results_save",

@@ -149,7 +149,9 @@ class TournamentListView(ApiView):
         data = dict(self.valid(TournamentWriteSerializer).validated_data)
         rules.require_club_organiser(request.user, data["club"])
         tournament = tournament_create(**data, user=request.user)
-        return Response(TournamentSerializer(tournament).data, status=201)
+        return Response(
+            TournamentSerializer(tournament, context={"request": request}).data, status=201
+        )
 
 
 class TournamentDetailView(TournamentView):
@@ -163,7 +165,7 @@ class TournamentDetailView(TournamentView):
         examples=[OpenApiExample("A tournament", value=TOURNAMENT_EXAMPLE, response_only=True)],
     )
     def get(self, request: Request, tournament: int) -> Response:
-        return Response(TournamentSerializer(self.tournament).data)
+        return Response(TournamentSerializer(self.tournament, context={"request": request}).data)
 
     @extend_schema(
         operation_id="tournaments_update",
@@ -187,7 +189,7 @@ class TournamentDetailView(TournamentView):
         updated = tournament_update(
             tournament=self.tournament, arbiters=arbiters, user=request.user, **data
         )
-        return Response(TournamentSerializer(updated).data)
+        return Response(TournamentSerializer(updated, context={"request": request}).data)
 
 
 class TournamentStatusView(TournamentView):
@@ -219,7 +221,7 @@ class TournamentStatusView(TournamentView):
             confirm_missing=data.get("confirm_missing", False),
         )
         updated.refresh_from_db()
-        return Response(TournamentSerializer(updated).data)
+        return Response(TournamentSerializer(updated, context={"request": request}).data)
 
 
 class TournamentGenerateView(TournamentView):
@@ -246,7 +248,7 @@ class TournamentGenerateView(TournamentView):
     def post(self, request: Request, tournament: int) -> Response:
         seed = self.valid(GenerateSerializer).validated_data.get("seed") or None
         updated = tournament_prepare(tournament=self.tournament, seed=seed, user=request.user)
-        return Response(TournamentSerializer(updated).data)
+        return Response(TournamentSerializer(updated, context={"request": request}).data)
 
 
 class TournamentRevealSeedView(TournamentView):
@@ -275,7 +277,7 @@ class TournamentRevealSeedView(TournamentView):
     )
     def post(self, request: Request, tournament: int) -> Response:
         tournament_reveal_seed(tournament=self.tournament, user=request.user)
-        return Response(TournamentSerializer(self.tournament).data)
+        return Response(TournamentSerializer(self.tournament, context={"request": request}).data)
 
 
 # --- registrations ---------------------------------------------------------------------------
