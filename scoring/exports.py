@@ -203,7 +203,12 @@ def score_card_rows(
             text_cell(player.licence),
         ]
         for line in card.lines:
-            played = line.status == "played" and not line.hidden and not line.all_passed
+            played = (
+                (line.status == "played" or line.waiting)
+                and not line.hidden
+                and not line.all_passed
+                and bool(line.contract)
+            )
             value = line.percentage if matchpoints else line.differential
             rows.append(
                 [

@@ -1274,7 +1274,8 @@ class HistoryEntry:
 
 def player_history(player: Player, tournaments: list[Tournament]) -> list[HistoryEntry]:
     """A player's place in each of the given tournaments (those the reader may see), read
-    from their latest snapshots: one query for all of them."""
+    from their latest snapshots: one query for all of them. During play, his place in the
+    room's ranking (complete donnes only, RULES §6.1), as the ranking page shows it."""
     key = f"p{player.pk}"
     latest: dict[int, tuple[int, list[Any] | None, int, bool]] = {}
     by_id = {t.pk: t for t in tournaments}
@@ -1286,14 +1287,22 @@ def player_history(player: Player, tournaments: list[Tournament]) -> list[Histor
         )
         .annotate(
             row=KeyTransform(key, KeyTransform("rows", "data")),
+            room_row=KeyTransform(key, KeyTransform("rows", KeyTransform("room", "data"))),
+            room_donnes=KeyTransform("donnes", KeyTransform("room", "data")),
             size=KeyTransform("players", "data"),
         )
         .order_by("tournament_id", "-results_version")
-        .values_list("tournament_id", "results_version", "row", "size")
+        .values_list("tournament_id", "results_version", "row", "room_row", "room_donnes", "size")
     )
-    for tournament_id, version, row, size in rows:
+    for tournament_id, version, row, room_row, room_donnes, size in rows:
         if tournament_id not in latest:
-            current = version >= by_id[tournament_id].results_version
+            tournament = by_id[tournament_id]
+            if ranking_audience(tournament, can_manage=False) == ROOM:
+                # the room's rows; none stored: the same as `rows`; no room section: nothing
+                row = (
+                    room_row if room_row is not None else (row if room_donnes is not None else None)
+                )
+            current = version >= tournament.results_version
             latest[tournament_id] = (version, row, int(size or 0), current)
     entries = []
     for tournament in tournaments:

@@ -10,7 +10,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from scoring.selectors import PROVISIONAL, ROOM, ranking_current, score_card
+from scoring.selectors import PROVISIONAL, ROOM, player_history, ranking_current, score_card
 from tests.fixtures.tournaments import stage_tournament
 from tests.rankings.helpers import enter, schedule, tables_playing
 from tournaments.models import Donne, Player, Seat, Tournament
@@ -171,6 +171,19 @@ def test_a_score_card_agrees_with_the_room_ranking_while_donnes_are_incomplete(
     assert "the totals count the complete donnes only" in page
     csv = fetch(client, reverse("score_cards_csv", args=[t.pk]), **EN).content.decode()
     assert "Hidden until every table has played it" in csv
+    own = fetch(client, reverse("score_cards_csv", args=[t.pk]), player.user, **EN)
+    line = next(
+        row.split(",")
+        for row in own.content.decode().splitlines()
+        if row.startswith(f"{player.last_name},{player.first_name},") and row.split(",")[4] == "1"
+    )
+    # his own result, without a differential until the donne is complete
+    assert line[7:9] == ["Counted once every table has played it", "Garde"], line
+    assert line[10] and line[11] == "", line
+    # his results page gives his place in the room's ranking too
+    (entry,) = player_history(player, [t])
+    assert (entry.rank, entry.total) == (room[player.pk].rank, room[player.pk].total)
+    assert entry.donnes_played == room[player.pk].donnes_played
 
 
 def test_once_finished_everyone_sees_every_result(client, room_tournament, personas):
