@@ -12,8 +12,9 @@ from django.utils.translation import get_language
 from django.views.decorators.http import require_GET
 
 from scoring.rankings.exports import CONTENT_TYPE, RankingCsv, ranking_csv, score_cards_csv
+from scoring.rankings.selectors import ranking_audience
 from tournaments.models import Tournament
-from tournaments.permissions import can_manage_tournament, can_see_results
+from tournaments.permissions import can_manage_tournament, can_see_results, with_roles
 
 
 def csv_response(export: RankingCsv) -> HttpResponse:
@@ -21,6 +22,7 @@ def csv_response(export: RankingCsv) -> HttpResponse:
     response = HttpResponse(export.content, content_type=CONTENT_TYPE)
     response["Content-Disposition"] = f'attachment; filename="{export.filename}"'
     response["X-Ranking-Current"] = "1" if export.is_current else "0"
+    response["X-Ranking-Audience"] = export.audience
     if export.version is not None:
         response["X-Ranking-Version"] = str(export.version)
     return response
@@ -29,7 +31,9 @@ def csv_response(export: RankingCsv) -> HttpResponse:
 def _readable(request: HttpRequest, pk: int) -> tuple[Tournament, HttpResponse | None]:
     """The tournament, or the answer for a reader who may not see its results: the login
     page for an anonymous visitor, 403 for a logged-in one (as the ranking page)."""
-    tournament = get_object_or_404(Tournament.objects.select_related("club"), pk=pk)
+    tournament = get_object_or_404(
+        with_roles(Tournament.objects.select_related("club"), request.user), pk=pk
+    )
     if can_see_results(request.user, tournament):
         return tournament, None
     if not request.user.is_authenticated:
@@ -47,11 +51,17 @@ def viewer_player_id(user: object) -> int | None:
 
 @require_GET
 def ranking_csv_download(request: HttpRequest, pk: int) -> HttpResponse:
-    """The ranking as CSV in the page's language (a French or an English spreadsheet)."""
+    """The ranking as CSV in the page's language (a French or an English spreadsheet): the
+    ranking the reader sees on the page (``?view=room`` as there)."""
     tournament, denied = _readable(request, pk)
     if denied:
         return denied
-    response = csv_response(ranking_csv(tournament, get_language() or "fr"))
+    audience = ranking_audience(
+        tournament,
+        can_manage=can_manage_tournament(request.user, tournament),
+        asked=request.GET.get("view"),
+    )
+    response = csv_response(ranking_csv(tournament, get_language() or "fr", audience))
     patch_vary_headers(response, ("Accept-Language", "Cookie"))
     return response
 

@@ -28,6 +28,7 @@ from django.utils.text import slugify
 from django.utils.translation import gettext as _
 
 from scoring.rankings.selectors import (
+    FINAL,
     ScoreCardLine,
     ranking_snapshot,
     ranking_view,
@@ -65,12 +66,16 @@ class RankingCsv:
     filename: str
     is_current: bool
     version: int | None
+    audience: str = FINAL
 
 
-def ranking_rows(tournament: Tournament, snapshot: Any, current: bool, language: str) -> list:
-    """The heading and one row per ranked player (players and clubs in one query)."""
+def ranking_rows(
+    tournament: Tournament, snapshot: Any, current: bool, language: str, audience: str = FINAL
+) -> list:
+    """The heading and one row per ranked player of the audience's ranking (players and
+    clubs in one query)."""
     lang = display.language_of(language)
-    view = ranking_view(tournament, snapshot, current)
+    view = ranking_view(tournament, snapshot, current, audience=audience)
     matchpoints = view.is_matchpoints
     rows: list[list[str]] = [
         [
@@ -111,23 +116,27 @@ def ranking_filename(tournament: Tournament) -> str:
     return f"{slugify(_('ranking'))}-{name}-{tournament.date:%Y-%m-%d}.csv"
 
 
-def ranking_csv(tournament: Tournament, language: str) -> RankingCsv:
-    """The ranking of the stored snapshot as CSV in `language` ("fr" or "en"): built once per
-    snapshot and language (the same bytes for every reader), never computed here."""
+def ranking_csv(tournament: Tournament, language: str, audience: str) -> RankingCsv:
+    """The audience's ranking (`scoring.rankings.selectors.ranking_audience`: complete donnes only for
+    the room during play) of the stored snapshot as CSV in `language` ("fr" or "en"): built
+    once per snapshot, audience and language (the same bytes for every reader of the
+    audience), never computed here."""
     lang = display.language_of(language)
     with translation.override(lang):
         snapshot, current = ranking_snapshot(tournament, refresh=False)
 
         def build() -> bytes:
-            return csv_text(ranking_rows(tournament, snapshot, current, lang), lang).encode()
+            rows = ranking_rows(tournament, snapshot, current, lang, audience)
+            return csv_text(rows, lang).encode()
 
-        content = snapshot_cached(f"csv:{int(current)}", snapshot, build)
+        content = snapshot_cached(f"csv:{audience}:{int(current)}", snapshot, build)
         filename = ranking_filename(tournament)
     return RankingCsv(
         content=content,
         filename=filename,
         is_current=current,
         version=snapshot.results_version if snapshot else None,
+        audience=audience,
     )
 
 
@@ -135,6 +144,8 @@ def _line_status(line: ScoreCardLine) -> str:
     """What the score card page says of the donne, in words."""
     if line.hidden:
         return _("Hidden until every table has played it")
+    if line.waiting:
+        return _("Counted once every table has played it")
     if line.status == "sat_out":
         return _("Sat out")
     if line.status == "pending":
@@ -192,7 +203,12 @@ def score_card_rows(
             text_cell(player.licence),
         ]
         for line in card.lines:
-            played = line.status == "played" and not line.hidden and not line.all_passed
+            played = (
+                (line.status == "played" or line.waiting)
+                and not line.hidden
+                and not line.all_passed
+                and bool(line.contract)
+            )
             value = line.percentage if matchpoints else line.differential
             rows.append(
                 [

@@ -17,6 +17,10 @@ class RankingSnapshot(models.Model):
     `data` holds the ranking rows, keyed "p<player id>" (jsonb does not keep key order, and a
     numeric key would be read as an array index): [rank, total, differential total, penalty
     points, donnes played, donnes compared], exact numbers as Fraction strings ("45/2").
+    `data["room"]` is what the room sees during play (RULES §6.1): "donnes", the tournament's
+    number of donnes; "complete", the ids of the donnes every scheduled table had a result
+    for; "rows", the rows counting those donnes alone, left out when they are `rows` (every
+    donne with a result complete). A snapshot without it is shown to the room as empty.
     `cards` holds each player's per-donne lines, keyed the same way, so a score card reads one
     key instead of the whole tournament: [donne id, position, table id, score, differential,
     percentage, status, group size]; each player's lines are stored as one JSON text

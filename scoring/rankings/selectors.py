@@ -147,6 +147,55 @@ def ranking_snapshot(
     return snapshot, snapshot_is_current(snapshot, tournament)
 
 
+# --- who sees which ranking (RULES §6.1) ------------------------------------------------------
+
+ROOM = "room"
+"""Players, the public, the room's screen: during play, the complete donnes alone."""
+PROVISIONAL = "provisional"
+"""The arbiters and organisers during play: every counted result."""
+FINAL = "final"
+"""Once the tournament is finished or published: every counted result, for everyone."""
+AUDIENCES = (ROOM, PROVISIONAL, FINAL)
+
+
+def ranking_audience(tournament: Tournament, *, can_manage: bool, asked: str | None = None) -> str:
+    """Which ranking a reader is shown: FINAL once the tournament is finished or published;
+    during play PROVISIONAL for whoever manages it (unless he `asked` for ROOM, to see what
+    the room sees), ROOM for everyone else whatever he asks."""
+    if tournament.status in (Tournament.Status.FINISHED, Tournament.Status.PUBLISHED):
+        return FINAL
+    if can_manage and asked != ROOM:
+        return PROVISIONAL
+    return ROOM
+
+
+def _room(data: dict[str, Any]) -> dict[str, Any] | None:
+    room = data.get("room")
+    return room if isinstance(room, dict) else None
+
+
+def snapshot_rows(data: dict[str, Any], audience: str) -> dict[str, Any]:
+    """A snapshot's rows (keyed "p<id>") for the audience: the room's rows for ROOM (none
+    when the snapshot has no room section: better nothing than results the room may not
+    see), every counted result otherwise."""
+    if audience != ROOM:
+        return data.get("rows") or {}
+    room = _room(data)
+    if room is None:
+        return {}
+    rows = room.get("rows")
+    return (data.get("rows") if rows is None else rows) or {}
+
+
+def snapshot_complete(data: dict[str, Any]) -> tuple[frozenset[int], int]:
+    """The ids of the donnes complete when the snapshot was computed, and the number of the
+    tournament's donnes (nothing known for a snapshot without a room section)."""
+    room = _room(data)
+    if room is None:
+        return frozenset(), 0
+    return frozenset(room.get("complete") or ()), int(room.get("donnes") or 0)
+
+
 # --- the ranking -----------------------------------------------------------------------------
 
 
@@ -175,10 +224,23 @@ class RankingView:
     is_current: bool
     computed_at: datetime | None
     snapshot_id: int | None
+    audience: str = FINAL
+    complete_count: int = 0  # donnes complete (RULES §6.1) in the snapshot
+    donne_count: int = 0  # the tournament's donnes
 
     @property
     def updating(self) -> bool:
         return not self.is_current
+
+    @property
+    def is_room(self) -> bool:
+        """Counts complete donnes only (and says so)."""
+        return self.audience == ROOM
+
+    @property
+    def is_provisional(self) -> bool:
+        """Every counted result, donnes still in play included (the arbiter's view)."""
+        return self.audience == PROVISIONAL
 
     @property
     def method_label(self) -> str:
@@ -228,10 +290,17 @@ def ranking_lines(rows: dict[int, list[Any]]) -> list[RankingLine]:
 
 
 def ranking_view(
-    tournament: Tournament, snapshot: RankingSnapshot | None, current: bool
+    tournament: Tournament,
+    snapshot: RankingSnapshot | None,
+    current: bool,
+    *,
+    audience: str = FINAL,
 ) -> RankingView:
-    """The page's view of a snapshot (players and clubs in one query)."""
-    rows = ranking_lines(_decode_rows(snapshot.data)) if snapshot else []
+    """The page's view of a snapshot for the audience (see `ranking_audience`; players and
+    clubs in one query)."""
+    data = snapshot.data if snapshot else {}
+    rows = ranking_lines(_decode_rows({"rows": snapshot_rows(data, audience)})) if data else []
+    complete, donnes = snapshot_complete(data)
     source = snapshot if snapshot is not None else tournament
     return RankingView(
         tournament=tournament,
@@ -243,13 +312,19 @@ def ranking_view(
         is_current=current,
         computed_at=snapshot.computed_at if snapshot else None,
         snapshot_id=snapshot.pk if snapshot else None,
+        audience=audience,
+        complete_count=len(complete),
+        donne_count=donnes,
     )
 
 
-def ranking_current(tournament: Tournament, *, refresh: bool = True) -> RankingView:
-    """The tournament's ranking as the pages show it (a fixed number of queries)."""
+def ranking_current(
+    tournament: Tournament, *, refresh: bool = True, audience: str = FINAL
+) -> RankingView:
+    """The tournament's ranking as the pages show it to the audience (a fixed number of
+    queries)."""
     snapshot, current = ranking_snapshot(tournament, refresh=refresh)
-    return ranking_view(tournament, snapshot, current)
+    return ranking_view(tournament, snapshot, current, audience=audience)
 
 
 # --- rendered once per snapshot ----------------------------------------------------------------
@@ -482,6 +557,7 @@ class ScoreCardLine:
     entered: bool = False  # pending, but a result is saved: the ranking is being updated
     hidden: bool = False  # another player's line on a donne not finished everywhere
     sits_out: bool = False  # a donne to come on which the seating has him sit out
+    waiting: bool = False  # entered, counted in the room's ranking once the donne is complete
 
     @property
     def unranked(self) -> bool:
@@ -511,6 +587,12 @@ class ScoreCard:
     is_current: bool
     computed_at: datetime | None
     chart: list[tuple[str, Fraction]] = field(default_factory=list)
+    audience: str = FINAL
+
+    @property
+    def is_room(self) -> bool:
+        """Its total counts complete donnes only, as the room's ranking."""
+        return self.audience == ROOM
 
     @property
     def updating(self) -> bool:
@@ -563,6 +645,7 @@ def score_cards(
     *,
     can_manage: bool,
     viewer_player_id: int | None = None,
+    audience: str | None = None,
 ) -> dict[int, ScoreCard]:
     """The score cards of the given players (None: everyone seated or ranked), by player id,
     from the ranking the pages show (a stale one is helped to catch up, see the module
@@ -575,6 +658,7 @@ def score_cards(
         current=current,
         can_manage=can_manage,
         viewer_player_id=viewer_player_id,
+        audience=audience,
     )
 
 
@@ -631,6 +715,7 @@ def score_cards_from_snapshot(
     current: bool,
     can_manage: bool,
     viewer_player_id: int | None = None,
+    audience: str | None = None,
 ) -> dict[int, ScoreCard]:
     """The given players' score cards (None: everyone seated or ranked) from that snapshot
     (its cards may be deferred), by player id, in the players' order; a player neither seated
@@ -642,9 +727,18 @@ def score_cards_from_snapshot(
     result at his table, his differential and the running total. Another player's card does
     not tell what happened on a donne some tables have still to play (contract, scores,
     differential are `hidden`), as its traveller does not: only the card's owner
-    (`viewer_player_id`) and the arbiters and organisers (`can_manage`) see those lines."""
+    (`viewer_player_id`) and the arbiters and organisers (`can_manage`) see those lines.
+
+    `audience` (by default `ranking_audience` of `can_manage`): for ROOM, the card's rank and
+    totals are the room's ranking's, and a donne not complete in the snapshot counts nothing
+    yet (its line is `waiting`, without differential), so the running total ends on the
+    room's total."""
     data: dict[str, Any] = snapshot.data if snapshot else {}
-    rows: dict[str, Any] = data.get("rows") or {}
+    if audience is None:
+        audience = ranking_audience(tournament, can_manage=can_manage)
+    rows: dict[str, Any] = snapshot_rows(data, audience)
+    room = audience == ROOM
+    counted_donnes, _donnes = snapshot_complete(data)
     field_size = int(data.get("players") or 0)
     method = snapshot.method if snapshot else tournament.method
     is_mp = method == "matchpoints"
@@ -737,9 +831,14 @@ def score_cards_from_snapshot(
             position = None
             score = differential = percentage = None
             group_size = 0
+            waiting = False
             if line is not None:
                 _d, position, _t, score_v, diff_v, pct_v, status, group_size = line
                 score, differential, percentage = exact(score_v), exact(diff_v), exact(pct_v)
+                if room and donne_id not in counted_donnes and status != "sat_out":
+                    # Not in the room's ranking until every table has played it.
+                    waiting, status, group_size = True, "pending", 0
+                    differential = percentage = None
             if line is None and result is not None:  # entered, not in the snapshot yet
                 position = next(
                     (p for p, pid in result.holders.items() if int(pid) == player.pk), None
@@ -797,6 +896,7 @@ def score_cards_from_snapshot(
                     entered=result is not None,
                     hidden=hidden,
                     sits_out=sits_out,
+                    waiting=waiting,
                 )
             )
         row = ranking_line(player, row_values, tied=False) if row_values is not None else None
@@ -810,6 +910,7 @@ def score_cards_from_snapshot(
             is_current=current,
             computed_at=snapshot.computed_at if snapshot else None,
             chart=chart,
+            audience=audience,
         )
     return out
 
@@ -1173,7 +1274,8 @@ class HistoryEntry:
 
 def player_history(player: Player, tournaments: list[Tournament]) -> list[HistoryEntry]:
     """A player's place in each of the given tournaments (those the reader may see), read
-    from their latest snapshots: one query for all of them."""
+    from their latest snapshots: one query for all of them. During play, his place in the
+    room's ranking (complete donnes only, RULES §6.1), as the ranking page shows it."""
     key = f"p{player.pk}"
     latest: dict[int, tuple[int, list[Any] | None, int, bool]] = {}
     by_id = {t.pk: t for t in tournaments}
@@ -1185,14 +1287,22 @@ def player_history(player: Player, tournaments: list[Tournament]) -> list[Histor
         )
         .annotate(
             row=KeyTransform(key, KeyTransform("rows", "data")),
+            room_row=KeyTransform(key, KeyTransform("rows", KeyTransform("room", "data"))),
+            room_donnes=KeyTransform("donnes", KeyTransform("room", "data")),
             size=KeyTransform("players", "data"),
         )
         .order_by("tournament_id", "-results_version")
-        .values_list("tournament_id", "results_version", "row", "size")
+        .values_list("tournament_id", "results_version", "row", "room_row", "room_donnes", "size")
     )
-    for tournament_id, version, row, size in rows:
+    for tournament_id, version, row, room_row, room_donnes, size in rows:
         if tournament_id not in latest:
-            current = version >= by_id[tournament_id].results_version
+            tournament = by_id[tournament_id]
+            if ranking_audience(tournament, can_manage=False) == ROOM:
+                # the room's rows; none stored: the same as `rows`; no room section: nothing
+                row = (
+                    room_row if room_row is not None else (row if room_donnes is not None else None)
+                )
+            current = version >= tournament.results_version
             latest[tournament_id] = (version, row, int(size or 0), current)
     entries = []
     for tournament in tournaments:

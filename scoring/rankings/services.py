@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -45,8 +45,8 @@ from django.db.models import (
 )
 from django.db.models.functions import Cast, Coalesce, Now
 
+from scoring.models import RankingSnapshot, RankingState
 from scoring.rankings.fields import CardLinesField
-from scoring.rankings.models import RankingSnapshot, RankingState
 from scoring.rules.ranking import (
     DonneLine,
     DonneStatus,
@@ -57,8 +57,8 @@ from scoring.rules.ranking import (
     exact_value,
 )
 from scoring.runtime import collector_paused
+from tournaments.models import Donne, Result, Seat, TableRound, Tournament
 from tournaments.models import Penalty as PenaltyRow
-from tournaments.models import Result, Seat, Tournament
 from tournaments.services.rows import CompiledRead
 
 logger = logging.getLogger(__name__)
@@ -96,6 +96,8 @@ class RankingInputs:
     sit_outs: list[tuple[int, int]]
     penalties: list[Penalty]
     read_at: datetime | None = None  # the database's time of the consistent read
+    complete: frozenset[int] = frozenset()  # donnes every scheduled table has a result for
+    donnes: int = 0  # the tournament's donnes
 
 
 def min_interval() -> float:
@@ -163,8 +165,10 @@ def ranking_inputs(*, tournament_id: int) -> RankingInputs | None:
     """Read a tournament's results as ranking input (None if the tournament is gone).
 
     Three queries whatever the size: the tournament (and whether its snapshot is stored),
-    the results, the penalties with the seated players (these appear in the ranking before
-    their first result). Few round trips matter: on a busy host each one waits its turn.
+    the results, and in one UNION the penalties, the seated players (these appear in the
+    ranking before their first result), the tables scheduled per étui set and the donnes
+    (which donnes are complete, RULES §6.1: as `scoring.rankings.selectors.complete_donnes` decides).
+    Few round trips matter: on a busy host each one waits its turn.
     """
     stored = RankingSnapshot.objects.filter(
         tournament_id=OuterRef("pk"),
@@ -191,25 +195,7 @@ def ranking_inputs(*, tournament_id: int) -> RankingInputs | None:
         with connection.cursor() as cursor:
             cursor.execute(sql, params)
             results = cursor.fetchall()
-        no_int = Cast(Value(None), IntegerField())
-        seat_rows = (
-            Seat.objects.filter(round__tournament_id=tournament_id)
-            .order_by()
-            .values_list("player_id", no_int, no_int)
-            .distinct()
-        )
-        penalty_rows = []
-        seated = set()
-        for player, points, donne in (
-            PenaltyRow.objects.filter(tournament_id=tournament_id, withdrawn_at__isnull=True)
-            .order_by()
-            .values_list("player_id", "points", "donne_id")
-            .union(seat_rows, all=True)
-        ):
-            if points is None:  # a seat (a penalty always has its points)
-                seated.add(player)
-            else:
-                penalty_rows.append((player, points, donne))
+        penalty_rows, seated, scheduled, etui_set_of = _side_rows(tournament_id)
 
     plays: list[tuple[int, int, str, int, int]] = []  # the fields of a scoring.rules.ranking.Play
     annulled: list[tuple[int, int]] = []
@@ -264,9 +250,76 @@ def ranking_inputs(*, tournament_id: int) -> RankingInputs | None:
     # player to the ranking without changing anyone's total.
     ranked = {p[0] for p in plays} | {p for p, _ in sit_outs} | {p.player for p in penalties}
     penalties.extend(Penalty(player, 0) for player in sorted(seated - ranked))
-    return RankingInputs(
-        tournament_id, version, method, rate, False, plays, annulled, sit_outs, penalties, read_at
+    entered = {(row[2], row[3]) for row in results}  # (donne, table)
+    complete = frozenset(
+        donne
+        for donne, etui_set in etui_set_of.items()
+        if (due := scheduled.get(etui_set)) and all((donne, table) in entered for table in due)
     )
+    return RankingInputs(
+        tournament_id,
+        version,
+        method,
+        rate,
+        False,
+        plays,
+        annulled,
+        sit_outs,
+        penalties,
+        read_at,
+        complete,
+        len(etui_set_of),
+    )
+
+
+_PENALTY, _SEAT, _SCHEDULED, _DONNE = range(4)
+
+
+def _side_rows(
+    tournament_id: int,
+) -> tuple[list[tuple[int, int, int | None]], set[int], dict[int, set[int]], dict[int, int]]:
+    """In one query (a UNION of four reads): the penalties in force (player, points, donne),
+    the seated players, the tables scheduled per étui set, and each donne's étui set."""
+    no_int = Cast(Value(None), IntegerField())
+
+    def kind(value: int) -> Value:
+        return Value(value, output_field=IntegerField())
+
+    penalties = (
+        PenaltyRow.objects.filter(tournament_id=tournament_id, withdrawn_at__isnull=True)
+        .order_by()
+        .values_list("player_id", "points", "donne_id", kind(_PENALTY))
+    )
+    seats = (
+        Seat.objects.filter(round__tournament_id=tournament_id)
+        .order_by()
+        .values_list("player_id", no_int, no_int, kind(_SEAT))
+        .distinct()
+    )
+    scheduled_rows = (
+        TableRound.objects.filter(round__tournament_id=tournament_id)
+        .order_by()
+        .values_list("etui_set_id", "table_id", no_int, kind(_SCHEDULED))
+    )
+    donnes = (
+        Donne.objects.filter(tournament_id=tournament_id)
+        .order_by()
+        .values_list("pk", "etui_set_id", no_int, kind(_DONNE))
+    )
+    penalty_rows: list[tuple[int, int, int | None]] = []
+    seated: set[int] = set()
+    scheduled: dict[int, set[int]] = {}
+    etui_set_of: dict[int, int] = {}
+    for first, second, third, row_kind in penalties.union(seats, scheduled_rows, donnes, all=True):
+        if row_kind == _PENALTY:
+            penalty_rows.append((first, second, third))
+        elif row_kind == _SEAT:
+            seated.add(first)
+        elif row_kind == _SCHEDULED:
+            scheduled.setdefault(first, set()).add(second)
+        else:
+            etui_set_of[first] = second
+    return penalty_rows, seated, scheduled, etui_set_of
 
 
 def _num(value: Fraction | int | None) -> int | str | None:
@@ -320,12 +373,21 @@ def ranking_encode(ranking: Ranking) -> tuple[dict[str, Any], dict[str, Any]]:
     return _data(ranking.method, ranking.matchpoint_penalty_rate, rows), cards
 
 
-def ranking_table_encode(table: RankingTable) -> tuple[dict[str, Any], dict[str, Any]]:
-    """A `compute_ranking_table` result as the snapshot's `data` and `cards` JSON."""
+def ranking_table_encode(
+    table: RankingTable, *, complete: Collection[int] = (), donnes: int = 0
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A `compute_ranking_table` result as the snapshot's `data` and `cards` JSON; with its
+    room rows (computed with `complete`), the room's section (see RankingSnapshot)."""
     rows = {f"p{player}": values for player, values in table.rows}
     lines = table.lines
     cards = {f"p{player}": lines[player] for player, _values in table.rows}
-    return _data(table.method, table.matchpoint_penalty_rate, rows), cards
+    data = _data(table.method, table.matchpoint_penalty_rate, rows)
+    if table.room_rows is not None:
+        room: dict[str, Any] = {"donnes": donnes, "complete": sorted(complete)}
+        if table.room_rows is not table.rows:  # else the same rows: not stored twice
+            room["rows"] = {f"p{player}": values for player, values in table.room_rows}
+        data["room"] = room
+    return data, cards
 
 
 def _data(method: Any, rate: Fraction, rows: dict[str, Any]) -> dict[str, Any]:
@@ -370,8 +432,9 @@ def _recompute(*, tournament_id: int, where: str, clock: TaskClock | None) -> in
         sit_outs=inputs.sit_outs,
         penalties=inputs.penalties,
         matchpoint_penalty_rate=Fraction(inputs.rate),
+        complete=inputs.complete,
     )
-    data, cards = ranking_table_encode(table)
+    data, cards = ranking_table_encode(table, complete=inputs.complete, donnes=inputs.donnes)
     duration = int((time.perf_counter() - started) * 1000)
     own_transaction = not connection.in_atomic_block
     with transaction.atomic():

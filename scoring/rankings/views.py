@@ -32,13 +32,17 @@ from django.utils.translation import gettext_lazy as _
 from django.views.decorators.gzip import gzip_page
 from django.views.decorators.http import require_GET
 
-from scoring.rankings.models import RankingSnapshot
+from scoring.models import RankingSnapshot
 from scoring.rankings.score_card_chart import score_card_chart
 from scoring.rankings.selectors import (
+    FINAL,
+    PROVISIONAL,
+    ROOM,
     club_season,
     donne_index,
     donne_is_complete,
     player_history,
+    ranking_audience,
     ranking_poll_tournament,
     ranking_poll_unchanged,
     ranking_snapshot,
@@ -51,13 +55,21 @@ from scoring.rankings.selectors import (
 )
 from scoring.templatetags.rankings import number, sign_class, signed
 from tournaments.models import Club, Donne, Method, Player, Tournament
-from tournaments.permissions import can_manage_tournament, can_see_results, results_are_public
+from tournaments.permissions import (
+    can_manage_tournament,
+    can_see_results,
+    results_are_public,
+    with_roles,
+)
 
 
 def _results_tournament(request: HttpRequest, pk: int) -> tuple[Tournament, HttpResponse | None]:
-    """The tournament, or the answer for a reader who may not see its results: the login
-    page for an anonymous visitor, 403 for a logged-in one."""
-    tournament = get_object_or_404(Tournament.objects.select_related("club"), pk=pk)
+    """The tournament (with the reader's roles, read in the same query), or the answer for a
+    reader who may not see its results: the login page for an anonymous visitor, 403 for a
+    logged-in one."""
+    tournament = get_object_or_404(
+        with_roles(Tournament.objects.select_related("club"), request.user), pk=pk
+    )
     if can_see_results(request.user, tournament):
         return tournament, None
     if not request.user.is_authenticated:
@@ -82,9 +94,12 @@ def ranking(request: HttpRequest, pk: int) -> HttpResponse:
     """The live ranking. The page's script polls the same URL with the snapshot it shows:
     204 when nothing changed (decided from one query), else the fragment to merge.
 
-    The table is rendered once per snapshot and language and cached: every phone gets the
-    same bytes; what differs per reader (his own line, his score card link) is outside the
-    table (the script marks his row from `data-me`)."""
+    During play the room's ranking counts complete donnes only (RULES §6.1); the arbiters
+    and organisers see the provisional one, with every result, or the room's with
+    ``?view=room`` (see `ranking_audience`). The table is rendered once per snapshot,
+    audience and language and cached: every phone gets the same bytes; what differs per
+    reader (his own line, his score card link) is outside the table (the script marks his
+    row from `data-me`)."""
     fragment = _wants_fragment(request)
     if fragment and "since" in request.GET:
         polled = getattr(request, "ranking_polled", None) or ranking_poll_tournament(pk)
@@ -99,13 +114,17 @@ def ranking(request: HttpRequest, pk: int) -> HttpResponse:
     tournament, denied = _results_tournament(request, pk)
     if denied:
         return denied
+    can_manage = can_manage_tournament(request.user, tournament)
+    audience = ranking_audience(tournament, can_manage=can_manage, asked=request.GET.get("view"))
     snapshot, current = ranking_snapshot(tournament)
     if fragment:
         since, cur = request.GET.get("since", ""), request.GET.get("cur", "")
         if since == str(snapshot.pk if snapshot else "") and cur == ("1" if current else "0"):
             return HttpResponse(status=204)
     table = snapshot_cached(
-        "table", snapshot, lambda: _ranking_table(tournament, snapshot, current)
+        f"table:{audience}",
+        snapshot,
+        lambda: _ranking_table(tournament, snapshot, current, audience),
     )
     updating = not current
     final = tournament.status == Tournament.Status.PUBLISHED and current
@@ -119,6 +138,12 @@ def ranking(request: HttpRequest, pk: int) -> HttpResponse:
         "computed_at": snapshot.computed_at if snapshot else None,
         "poll": None if final else poll_seconds(updating),
         "me": _my_player_id(request),
+        "audience": audience,
+        # the page polls for its own view (the same for every reader of the audience)
+        "view": "" if audience == FINAL else audience,
+        "other_view": {PROVISIONAL: ROOM, ROOM: PROVISIONAL}.get(audience, "")
+        if can_manage
+        else "",
     }
     if fragment:
         return _fragment_response(request, snapshot, context)
@@ -145,15 +170,17 @@ def _poll_state(pk: int) -> Tournament | None:
     return polled
 
 
-def _fragment_kind(current: bool, poll: int | None, gzipped: bool) -> str:
-    return f"fragment:{int(current)}:{poll}:{int(gzipped)}"
+def _fragment_kind(current: bool, poll: int | None, gzipped: bool, audience: str) -> str:
+    return f"fragment:{audience}:{int(current)}:{poll}:{int(gzipped)}"
 
 
 def public_poll_answer(request: HttpRequest) -> HttpResponse | None:
     """The answer to a poll of a ranking whose results are public, when it is the same for
     every reader: a 204 when the poll has nothing new, the latest snapshot's fragment when
     it is already rendered and a full read would have nothing to do (no catching up);
-    None otherwise (the view answers). `RankingPollMiddleware` gives it before the session,
+    None otherwise (the view answers). It answers the room's ranking (or the final one):
+    a poll that asks for another view (the arbiter's provisional ranking) is left to the
+    view, which knows the reader. `RankingPollMiddleware` gives it before the session,
     locale, CSRF, authentication and messages middleware run: in a hall of a thousand
     phones, nearly every request. At most one query (the poll state, see
     RANKING_POLL_CACHE_SECONDS), kept on the request for the view; a database error is left
@@ -162,7 +189,7 @@ def public_poll_answer(request: HttpRequest) -> HttpResponse | None:
         match = resolve(request.path_info)
     except Resolver404:
         return None
-    if match.func is not ranking:
+    if match.func is not ranking or request.GET.get("view", ROOM) != ROOM:
         return None
     try:
         polled = _poll_state(int(match.kwargs["pk"]))
@@ -187,7 +214,8 @@ def public_poll_answer(request: HttpRequest) -> HttpResponse | None:
     )
     final = polled.status == Tournament.Status.PUBLISHED and current
     gzipped = "gzip" in request.headers.get("Accept-Encoding", "")
-    kind = _fragment_kind(current, None if final else poll_seconds(not current), gzipped)
+    audience = ranking_audience(polled, can_manage=False)
+    kind = _fragment_kind(current, None if final else poll_seconds(not current), gzipped, audience)
     with translation.override(translation.get_language_from_request(request)):
         body = snapshot_cache_get(kind, snapshot)
         if body is None:
@@ -215,7 +243,7 @@ def _fragment_response(
     snapshot, state and language, then served from the cache."""
     context = {**context, "me": None}
     gzipped = "gzip" in request.headers.get("Accept-Encoding", "")
-    kind = _fragment_kind(context["is_current"], context["poll"], gzipped)
+    kind = _fragment_kind(context["is_current"], context["poll"], gzipped, context["audience"])
 
     def build() -> bytes:
         html = render_to_string("scoring/_ranking_live.html", context).encode()
@@ -224,11 +252,12 @@ def _fragment_response(
     return _fragment_bytes(snapshot_cached(kind, snapshot, build), gzipped)
 
 
-def _ranking_table(tournament: Tournament, snapshot: Any, current: bool) -> str:
-    """The ranking's method line and table for one snapshot: the same for every reader.
-    The rows are built here rather than by the template language (a thousand rows in a few
-    milliseconds instead of a quarter of a second: every new snapshot is rendered again)."""
-    view = ranking_view(tournament, snapshot, current)
+def _ranking_table(tournament: Tournament, snapshot: Any, current: bool, audience: str) -> str:
+    """The ranking's method line, what it counts, and table for one snapshot: the same for
+    every reader of the audience. The rows are built here rather than by the template
+    language (a thousand rows in a few milliseconds instead of a quarter of a second: every
+    new snapshot is rendered again)."""
+    view = ranking_view(tournament, snapshot, current, audience=audience)
     has_penalties = any(line.penalty_points for line in view.rows)
     return render_to_string(
         "scoring/_ranking_table.html",

@@ -13,7 +13,7 @@ adding thousands of Fractions (each addition normalises with a gcd).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Hashable, Iterable
+from collections.abc import Collection, Hashable, Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 from fractions import Fraction
@@ -351,13 +351,17 @@ class RankingTable(NamedTuple):
     ``rows``: (player, [rank, total, differential total, penalty points, donnes played,
     donnes compared]) in ranking order. ``lines``: each player's score-card lines, in the order
     of `RankingRow.per_donne`: [donne, position, table, score, differential, percentage,
-    status, group size].
+    status, group size]. ``room_rows``: given the complete donnes, the same rows counting
+    only the results of those donnes (RULES §6.1: what the room sees during play), every
+    player still listed; None when no set of complete donnes was given. When every donne
+    with a result is complete, it is ``rows`` itself (the same list).
     """
 
     method: Method
     matchpoint_penalty_rate: Fraction
     rows: list[tuple[Hashable, list[Any]]]
     lines: dict[Hashable, list[list[Any]]]
+    room_rows: list[tuple[Hashable, list[Any]]] | None = None
 
 
 def _quotient(numerator: int | Fraction, denominator: int) -> int | str:
@@ -379,10 +383,15 @@ def compute_ranking_table(
     sit_outs: Iterable[tuple[Hashable, Hashable]] = (),
     penalties: Iterable[Penalty] = (),
     matchpoint_penalty_rate: Fraction | int | str = Fraction(1, 10),
+    complete: Collection[Hashable] | None = None,
 ) -> RankingTable:
     """`compute_ranking` (same arguments, same exact values, same errors) for a recomputation
     that stores the result: plays may be plain (player, donne, position, table, score) tuples,
     and the score-card lines are built directly as lists of plain values.
+
+    ``complete``: the donnes every scheduled table has played; when given, ``room_rows`` also
+    ranks on those donnes alone (the other donnes' sums are taken off the totals, so the
+    cost grows with the incomplete donnes only).
 
     Why a second function: a championship has tens of thousands of lines, and building each
     as a DonneLine of Fractions, then converting it, cost several times the reading of the
@@ -399,7 +408,13 @@ def compute_ranking_table(
     penalties = list(penalties)
     try:
         return _ranking_table(
-            plays, parse_method(method), annulled, sit_outs, penalties, matchpoint_penalty_rate
+            plays,
+            parse_method(method),
+            annulled,
+            sit_outs,
+            penalties,
+            matchpoint_penalty_rate,
+            complete,
         )
     except _Contradiction:
         pass
@@ -421,6 +436,7 @@ def _ranking_table(
     sit_outs: list[tuple[Hashable, Hashable]],
     penalties: list[Penalty],
     matchpoint_penalty_rate: Any,
+    complete: Collection[Hashable] | None = None,
 ) -> RankingTable:
     rate = _rate(matchpoint_penalty_rate)
     annulled_set = set(annulled)
@@ -477,8 +493,15 @@ def _ranking_table(
     # Per denominator of the compared groups: player -> sum of his numerators, added while
     # the group is at hand (a second pass over every play costs cache misses on big fields).
     by_denominator: dict[int, dict[Hashable, Any]] = {}
+    # The same for the groups of donnes not complete (only with `complete`): taken off for
+    # the room's rows, with the plays and comparisons they count.
+    pending: dict[int, dict[Hashable, Any]] = {}
+    pending_played: Counter[Hashable] = Counter()
+    pending_compared: Counter[Hashable] = Counter()
+    if complete is not None and not isinstance(complete, (set, frozenset)):
+        complete = set(complete)
 
-    for members, by_table in groups.values():
+    for (donne, _position), (members, by_table) in groups.items():
         lines = list(by_table.values())
         if len(lines) != len(members):  # two plays in one seat
             raise _Contradiction
@@ -493,8 +516,11 @@ def _ranking_table(
                 scores[index] = score
                 line[3] = exact_value(score)
         n = len(scores)
+        waiting = complete is not None and donne not in complete
         if n == 1:
             alone[members[0]] += 1
+            if waiting:
+                pending_played[members[0]] += 1
             continue
         memo: dict[Any, int | str] = {}
         if is_mp:
@@ -530,6 +556,12 @@ def _ranking_table(
         bucket_get = bucket.get
         for player, numerator in zip(members, numerators, strict=True):
             bucket[player] = bucket_get(player, 0) + numerator
+        if waiting:
+            taken = pending.setdefault(denominator, {})
+            for player, numerator in zip(members, numerators, strict=True):
+                taken[player] = taken.get(player, 0) + numerator
+            pending_played.update(members)
+            pending_compared.update(members)
 
     penalty_points: dict[Hashable, int] = {}
     for penalty in penalties:
@@ -543,22 +575,63 @@ def _ranking_table(
     common = 1
     for denominator in by_denominator:
         common = common * denominator // gcd(common, denominator)
-    if len(by_denominator) == 1:  # every group of one size: nothing to rescale
-        (sums,) = by_denominator.values()
-    else:
-        sums = {}
-        for denominator, bucket in by_denominator.items():
-            scale = common // denominator
-            for player, summed in bucket.items():
-                sums[player] = sums.get(player, 0) + summed * scale
-    sums_get = sums.get
-
+    sums = _common_sums(by_denominator, common)
     played = {player: len(card) - unplayed[player] for player, card in cards.items()}
     compared = {player: count - alone[player] for player, count in played.items()}
+    rows = _table_rows(cards, sums, common, penalty_points, played, compared, is_mp, rate)
 
+    room_rows: list[tuple[Hashable, list[Any]]] | None = None
+    if complete is not None:
+        if pending_played:
+            taken = _common_sums(pending, common)
+            room_sums = {player: summed - taken.get(player, 0) for player, summed in sums.items()}
+            room_played = {p: count - pending_played[p] for p, count in played.items()}
+            room_compared = {p: count - pending_compared[p] for p, count in compared.items()}
+            room_rows = _table_rows(
+                cards, room_sums, common, penalty_points, room_played, room_compared, is_mp, rate
+            )
+        else:
+            room_rows = rows
+    return RankingTable(
+        method=m,
+        matchpoint_penalty_rate=rate,
+        rows=rows,
+        lines={player: list(card.values()) for player, card in cards.items()},
+        room_rows=room_rows,
+    )
+
+
+def _common_sums(
+    by_denominator: dict[int, dict[Hashable, Any]], common: int
+) -> dict[Hashable, Any]:
+    """Per player, his numerators over each denominator as one numerator over `common` (a
+    multiple of every denominator)."""
+    if len(by_denominator) == 1 and next(iter(by_denominator)) == common:
+        (sums,) = by_denominator.values()  # every group of one size: nothing to rescale
+        return sums
+    sums: dict[Hashable, Any] = {}
+    for denominator, bucket in by_denominator.items():
+        scale = common // denominator
+        for player, summed in bucket.items():
+            sums[player] = sums.get(player, 0) + summed * scale
+    return sums
+
+
+def _table_rows(
+    players: Iterable[Hashable],
+    sums: dict[Hashable, Any],
+    common: int,
+    penalty_points: dict[Hashable, int],
+    played: dict[Hashable, int],
+    compared: dict[Hashable, int],
+    is_mp: bool,
+    rate: Fraction,
+) -> list[tuple[Hashable, list[Any]]]:
+    """The ranking rows of `RankingTable.rows` from each player's sum over `common`."""
+    sums_get = sums.get
     # (sort key, player, total, differential total); the key orders exactly as the total.
     ranked: list[tuple[Any, Hashable, int | str, int | str]] = []
-    for player in cards:
+    for player in players:
         summed = sums_get(player, 0)
         pen = penalty_points.get(player, 0)
         if is_mp:
@@ -593,9 +666,4 @@ def _ranking_table(
                 ],
             )
         )
-    return RankingTable(
-        method=m,
-        matchpoint_penalty_rate=rate,
-        rows=rows,
-        lines={player: list(card.values()) for player, card in cards.items()},
-    )
+    return rows

@@ -281,8 +281,9 @@ def test_results_by_donne_hide_what_the_score_cards_hide(client, running_tournam
         assert visitor[pid][7] == hidden_fr and visitor[pid][8:] == ["", "", "", "", ""]
     player = donne_one(score_card_csv(client, t, personas.player_user))
     for pid in at_table:
-        if pid == me.pk:
-            assert player[pid][7] == "Jouée" and player[pid][11], player[pid]
+        if pid == me.pk:  # his own line; its differential counts once donne 1 is complete
+            assert player[pid][7] == "Comptée quand toutes les tables l'auront jouée"
+            assert player[pid][8] == "Garde" and player[pid][11] == "", player[pid]
         else:
             assert player[pid][7] == hidden_fr and player[pid][11] == ""
     others = [pid for pid in lines if pid not in at_table]

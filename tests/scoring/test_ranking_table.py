@@ -132,6 +132,46 @@ def test_table_equals_compute_ranking(
     assert table_tuple(table) == expected
 
 
+@PROPERTY
+@given(tournaments(), METHODS, RATES, st.sets(st.integers(0, 3)))
+def test_room_rows_rank_the_complete_donnes_alone(
+    tournament: dict[str, Any], method: str, rate: Any, complete: set[int]
+) -> None:
+    """The room's rows (RULES §6.1) are the ranking of the complete donnes' results alone,
+    every player still listed (a 0-point penalty lists a player without changing a total)."""
+    players = {p.player for p in tournament["plays"]} | {p for p, _ in tournament["sit_outs"]}
+    players |= {p.player for p in tournament["penalties"]}
+    expected = compute_ranking_table(
+        [p for p in tournament["plays"] if p.donne in complete],
+        method=method,
+        matchpoint_penalty_rate=rate,
+        annulled=[a for a in tournament["annulled"] if a[0] in complete],
+        sit_outs=[s for s in tournament["sit_outs"] if s[1] in complete],
+        penalties=tournament["penalties"] + [Penalty(p, 0) for p in sorted(players)],
+    )
+    table = compute_ranking_table(
+        tournament["plays"],
+        method=method,
+        matchpoint_penalty_rate=rate,
+        annulled=tournament["annulled"],
+        sit_outs=tournament["sit_outs"],
+        penalties=tournament["penalties"],
+        complete=complete,
+    )
+    assert table.room_rows == expected.rows
+    everything = complete | {p.donne for p in tournament["plays"]}
+    whole = compute_ranking_table(
+        tournament["plays"],
+        method=method,
+        matchpoint_penalty_rate=rate,
+        annulled=tournament["annulled"],
+        sit_outs=tournament["sit_outs"],
+        penalties=tournament["penalties"],
+        complete=everything,
+    )
+    assert whole.room_rows is whole.rows  # every donne complete: nothing computed twice
+
+
 def test_whole_values_are_ints_and_others_fraction_strings() -> None:
     table = compute_ranking_table(
         [(1, 1, "N", 1, 10), (2, 1, "N", 2, 0), (3, 1, "N", 3, 0)], method="average"

@@ -773,6 +773,16 @@ class RankingSerializer(serializers.Serializer):
         help_text="False while a saved change is not in the ranking yet (being updated)."
     )
     computed_at = serializers.DateTimeField(allow_null=True)
+    audience = serializers.ChoiceField(
+        choices=["room", "provisional", "final"],
+        help_text="room: complete donnes only (players and the public during play); "
+        "provisional: every result entered (arbiters and organisers during play); final: "
+        "the tournament is finished.",
+    )
+    complete_donnes = serializers.IntegerField(
+        help_text="Donnes every scheduled table had played when the ranking was computed."
+    )
+    donnes = serializers.IntegerField(help_text="The tournament's donnes.")
     rows = RankingRowSerializer(many=True)
 
 

@@ -167,7 +167,8 @@
 
   function poll() {
     var url = window.location.pathname + "?partial=1&since=" +
-      encodeURIComponent(live.dataset.since || "") + "&cur=" + encodeURIComponent(live.dataset.cur || "");
+      encodeURIComponent(live.dataset.since || "") + "&cur=" + encodeURIComponent(live.dataset.cur || "") +
+      (live.dataset.view ? "&view=" + encodeURIComponent(live.dataset.view) : "");
     window.fetch(url, { credentials: "same-origin", headers: { Accept: "text/html" } })
       .then(function (response) {
         if (response.status === 200 && !paused) {

@@ -17,11 +17,13 @@ from rest_framework.response import Response
 
 from scoring.rankings.export_views import csv_response, viewer_player_id
 from scoring.rankings.exports import ranking_csv, score_cards_csv
+from scoring.rankings.selectors import ranking_audience
 
 from .. import permissions as rules
 from ..exceptions import ApiError
 from ..schema import READ, errors
 from .base import TournamentView
+from .outputs import VIEW
 
 LANGUAGES = ("fr", "en")
 
@@ -96,8 +98,11 @@ class RankingCsvView(CsvView):
         "then read the accents), CRLF line ends. Tied players read `1=`; a name or club "
         "starting with = + - @ is prefixed with an apostrophe (never run as a formula). The "
         "header `X-Ranking-Current: 0` says a saved change is not in the file yet; "
-        "`X-Ranking-Version` is the results version it was computed from.",
-        parameters=[LANGUAGE],
+        "`X-Ranking-Version` is the results version it was computed from. During play the "
+        "file counts complete donnes only (`X-Ranking-Audience: room`), except for arbiters "
+        "and organisers, who get the provisional ranking (`provisional`) unless they ask "
+        "`view=room`; `final` once the tournament is finished.",
+        parameters=[LANGUAGE, VIEW],
         responses={
             (200, "text/csv"): OpenApiResponse(
                 OpenApiTypes.STR,
@@ -109,7 +114,10 @@ class RankingCsvView(CsvView):
         tags=["rankings"],
     )
     def get(self, request: Request, tournament: int) -> HttpResponse:
-        return csv_response(ranking_csv(self.tournament, self.language()))
+        audience = ranking_audience(
+            self.tournament, can_manage=self.can_manage, asked=request.query_params.get("view")
+        )
+        return csv_response(ranking_csv(self.tournament, self.language(), audience))
 
 
 class ScoreCardsCsvView(CsvView):

@@ -9,16 +9,19 @@ from typing import Any
 
 from django.shortcuts import get_object_or_404
 from django.utils.translation import gettext as _
-from drf_spectacular.utils import OpenApiExample, extend_schema
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from scoring.rankings.selectors import (
     donne_is_complete,
+    ranking_audience,
     ranking_snapshot,
     ranking_view,
     score_card,
     snapshot_cached,
+    snapshot_complete,
     traveller,
 )
 from tournaments.models import POSITIONS, Donne, Player
@@ -49,10 +52,20 @@ def person(player: Player | None) -> dict[str, Any] | None:
 
 PERSON_EXAMPLE = {"id": 12, "name": "Camille Arnaud", "licence": "0100012", "club": 1}
 
+VIEW = OpenApiParameter(
+    "view",
+    OpenApiTypes.STR,
+    enum=["room", "provisional"],
+    description="Arbiters and organisers, during play: `room` for the room's ranking "
+    "(complete donnes only); by default theirs, `provisional`. Ignored for anyone else.",
+)
 
-def ranking_rows(tournament: Any, snapshot: Any, current: bool) -> list[dict[str, Any]]:
-    """The API's ranking rows of one snapshot (players in one query)."""
-    view = ranking_view(tournament, snapshot, current)
+
+def ranking_rows(
+    tournament: Any, snapshot: Any, current: bool, audience: str
+) -> list[dict[str, Any]]:
+    """The API's ranking rows of one snapshot for the audience (players in one query)."""
+    view = ranking_view(tournament, snapshot, current, audience=audience)
     return [
         {
             "rank": line.rank,
@@ -79,7 +92,12 @@ class RankingView(TournamentView):
         description="The latest ranking snapshot, with the results version it was computed "
         "from. `is_current` is false while a saved change is not in it yet (the ranking is "
         "being updated): poll again. Totals are exact fractions (`total_exact`); `total` is "
-        "rounded for display.",
+        "rounded for display. During play (`audience` `room`) the ranking counts only the "
+        "`complete_donnes` of the tournament's `donnes`: those every scheduled table has "
+        "played. Arbiters and organisers get the `provisional` ranking, with every result "
+        "entered, or the room's with `?view=room`. Once the tournament is finished the "
+        "ranking is `final` for everyone.",
+        parameters=[VIEW],
         responses={200: RankingSerializer, **errors(*READ)},
         tags=["rankings"],
         examples=[
@@ -92,6 +110,9 @@ class RankingView(TournamentView):
                     "results_version": 12,
                     "is_current": True,
                     "computed_at": "2026-12-05T16:00:02+01:00",
+                    "audience": "room",
+                    "complete_donnes": 8,
+                    "donnes": 12,
                     "rows": [
                         {
                             "rank": 1,
@@ -111,12 +132,19 @@ class RankingView(TournamentView):
         ],
     )
     def get(self, request: Request, tournament: int) -> Response:
+        audience = ranking_audience(
+            self.tournament, can_manage=self.can_manage, asked=request.query_params.get("view")
+        )
         snapshot, current = ranking_snapshot(self.tournament)
         source = snapshot if snapshot is not None else self.tournament
-        # The rows are the same for every reader: built once per snapshot (and language).
+        # The rows are the same for every reader of the audience: built once per snapshot,
+        # audience and language.
         rows = snapshot_cached(
-            "api-rows", snapshot, lambda: ranking_rows(self.tournament, snapshot, current)
+            f"api-rows:{audience}",
+            snapshot,
+            lambda: ranking_rows(self.tournament, snapshot, current, audience),
         )
+        complete, donnes = snapshot_complete(snapshot.data if snapshot else {})
         return Response(
             {
                 "method": source.method,
@@ -125,6 +153,9 @@ class RankingView(TournamentView):
                 "results_version": self.tournament.results_version,
                 "is_current": current,
                 "computed_at": snapshot.computed_at if snapshot else None,
+                "audience": audience,
+                "complete_donnes": len(complete),
+                "donnes": donnes,
                 "rows": rows,
             }
         )
