@@ -436,5 +436,9 @@ def test_a_bound_phone_confirms_in_one_tap_and_is_handed_over(
     page.locator('input[name="contract"][value="all_passed"]').check()
     page.locator("#save").click()
     expect(page.locator("#bound-who")).to_contain_text(str(seats["S"]))
+    page.locator(f'#donne-tabs .tab[data-donne="{numbers(tr)[3]}"]').click()
+    expect(page.locator("#unbind")).to_have_text(
+        f"Vous n'êtes pas {seats['S']}\u202f? Libérez ce téléphone"
+    )
     page.screenshot(path="/tmp/table-bound.png")
     assert Result.objects.get(donne__number=numbers(tr)[2], table=tr.table).entered_by == seats["S"]
