@@ -467,6 +467,31 @@ def _add(errors: dict[str, list[str]], key: str, message: str) -> None:
     errors.setdefault(key, []).append(message)
 
 
+def _evaluate_all_passed(data: ResultInput) -> _Evaluation:
+    """An "all passed" entry: zero for everyone, unless something of a contract was filled."""
+    errors: dict[str, list[str]] = {}
+    filled = [
+        name for name in ("taker", "contract", "petit_au_bout", "chelem") if getattr(data, name)
+    ]
+    if data.bouts is not None:
+        filled.append("bouts")
+    if data.points is not None:
+        filled.append("points")
+    if any(data.poignees.values()):
+        filled.append("poignees")
+    for name in filled:
+        _add(
+            errors,
+            name,
+            _(
+                "When all passed nobody took: leave the taker, contract, bouts, points and "
+                "announcements empty, or choose a contract."
+            ),
+        )
+    scores = {p: 0 for p in POSITIONS} if not errors else {}
+    return _Evaluation(scores, {}, None, errors, [], {})
+
+
 def _evaluate(ctx: ResultContext, data: ResultInput, *, hands_decide: bool = True) -> _Evaluation:
     """Every error and warning of an entry, and its scores when it is valid. Without
     ``hands_decide`` what the hands say is in ``card_flags`` instead (see `_card_part`)."""
@@ -479,26 +504,7 @@ def _evaluate(ctx: ResultContext, data: ResultInput, *, hands_decide: bool = Tru
         _add(errors, key, message)
 
     if data.status == ALL_PASSED:
-        filled = [
-            name for name in ("taker", "contract", "petit_au_bout", "chelem") if getattr(data, name)
-        ]
-        if data.bouts is not None:
-            filled.append("bouts")
-        if data.points is not None:
-            filled.append("points")
-        if any(data.poignees.values()):
-            filled.append("poignees")
-        for name in filled:
-            _add(
-                errors,
-                name,
-                _(
-                    "When all passed nobody took: leave the taker, contract, bouts, points and "
-                    "announcements empty, or choose a contract."
-                ),
-            )
-        scores = {p: 0 for p in POSITIONS} if not errors else {}
-        return _Evaluation(scores, {}, None, errors, missing, warnings)
+        return _evaluate_all_passed(data)
     if data.status != PLAYED:
         _add(
             errors,
