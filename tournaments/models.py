@@ -322,6 +322,11 @@ class Table(models.Model):
     size = models.PositiveSmallIntegerField(
         _("players"), default=4, validators=[MinValueValidator(4), MaxValueValidator(5)]
     )
+    # The table card (tournaments.services.table_entry.table_card_url): its link is signed
+    # with this version, so a new card makes the old one dead; revoking the table's page
+    # revokes the card until the arbiter issues a new page (and with it a new card).
+    card_version = models.PositiveIntegerField(default=0)
+    card_revoked_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["tournament", "number"]
@@ -507,6 +512,9 @@ class Result(models.Model):
         "TableAccess", on_delete=models.PROTECT, null=True, blank=True, related_name="results"
     )
     contest_note = models.CharField(_("contest note"), max_length=300, blank=True)
+    # What the cards of the donne say against an entry made at a table, computed on save and
+    # never shown at the table (RULES.md §5.2, §6.2): [{"code", "message"}], for the arbiter.
+    card_flags = models.JSONField(default=list, blank=True)
 
     objects = ResultQuerySet.as_manager()
 
@@ -656,10 +664,6 @@ class TableAccess(models.Model):
     short_code = models.CharField(max_length=6, unique=True)
     created_at = models.DateTimeField(auto_now_add=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
-    # Answers of this page that the cards of a donne decided (a preview or a refused save
-    # contradicting the hands): the page says only "check your entry", the arbiter sees how
-    # often, so a table probing the hands of its relais shows.
-    hands_answers = models.PositiveIntegerField(_("answers from the cards"), default=0)
 
     class Meta:
         ordering = ["table_round__round__number", "table_round__table__number", "-created_at"]

@@ -19,6 +19,7 @@ from tournaments.models import EntryStatus, Result, TableRound, Tournament
 from tournaments.services.preparation import donne_index, seats_for_donne
 from tournaments.services.results import ResultInput
 from tournaments.services.table_entry import (
+    Voucher,
     player_codes_get,
     table_access_issue,
     table_entry_confirm,
@@ -67,11 +68,14 @@ def test_a_result_awaiting_confirmation_is_left_out_of_the_documents_until_confi
     entered = {}
     for donne in (compared, lonely):
         hands = seats_for_donne(second, donne_index(second, donne)).hands
-        entered[donne] = table_entry_save(
+        entered[donne], _player = table_entry_save(
             access=access,
             donne_number=donne.number,
             data=ResultInput(status="all_passed"),
-            entered_by_id=hands["N"].pk,
+            voucher=Voucher(
+                player_id=hands["N"].pk,
+                code=player_codes_get(tournament=tournament)[hands["N"].pk],
+            ),
             expected_version=None,
         )
         assert entered[donne].entry_status == EntryStatus.AWAITING
@@ -97,8 +101,7 @@ def test_a_result_awaiting_confirmation_is_left_out_of_the_documents_until_confi
         table_entry_confirm(
             access=access,
             donne_number=donne.number,
-            player_id=east.pk,
-            code=codes[east.pk],
+            voucher=Voucher(player_id=east.pk, code=codes[east.pk]),
             version=result.version,
         )
     tournament.refresh_from_db()

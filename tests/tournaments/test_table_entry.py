@@ -10,6 +10,7 @@ import secrets
 from decimal import Decimal
 
 import pytest
+from django.core import signing
 from django.urls import reverse
 from django.utils import timezone, translation
 
@@ -28,10 +29,14 @@ from tournaments.models import (
 from tournaments.services.preparation import seats_for_donne
 from tournaments.services.results import ResultConflict, ResultInput, ResultInvalid, result_save
 from tournaments.services.table_entry import (
+    BINDING_SALT,
     SHORT_CODE_LOOKUPS_PER_MINUTE,
     CodeLocked,
     TableAccessDenied,
+    Voucher,
     confirmer_problem,
+    player_binding_issue,
+    player_binding_read,
     player_code_reissue,
     player_codes_get,
     result_confirm_by_arbiter,
@@ -76,6 +81,15 @@ def holders(t, table=1, donne=1):
 
 def first_donne(t, table=1) -> int:
     return min(d.number for d in Donne.objects.filter(etui_set=table_round(t, table).etui_set))
+
+
+def code_of(t, player) -> str:
+    return player_codes_get(tournament=t)[player.pk]
+
+
+def by_code(t, player) -> Voucher:
+    """What a player gives at the table when he types his code."""
+    return Voucher(player_id=player.pk, code=code_of(t, player))
 
 
 def test_a_table_access_has_a_long_secret_a_short_code_and_an_absolute_url(t, settings):
@@ -168,9 +182,14 @@ def test_short_codes_typed_behind_a_proxy_count_per_phone(t, client, settings):
 
 
 def _enter(t, access, donne, by, data=GARDE_WON, version=None):
-    return table_entry_save(
-        access=access, donne_number=donne, data=data, entered_by_id=by.pk, expected_version=version
+    result, _player = table_entry_save(
+        access=access,
+        donne_number=donne,
+        data=data,
+        voucher=by_code(t, by),
+        expected_version=version,
     )
+    return result
 
 
 def test_a_table_entry_awaits_an_opponent_and_counts_only_once_confirmed(t):
@@ -190,16 +209,14 @@ def test_a_table_entry_awaits_an_opponent_and_counts_only_once_confirmed(t):
         table_entry_confirm(
             access=access,
             donne_number=d,
-            player_id=seats["N"].pk,
-            code=codes[seats["N"].pk],
+            voucher=Voucher(player_id=seats["N"].pk, code=codes[seats["N"].pk]),
             version=result.version,
         )
     assert "opponent" in str(exc.value)
     confirmed = table_entry_confirm(
         access=access,
         donne_number=d,
-        player_id=seats["E"].pk,
-        code=codes[seats["E"].pk],
+        voucher=Voucher(player_id=seats["E"].pk, code=codes[seats["E"].pk]),
         version=result.version,
     )
     assert confirmed.entry_status == EntryStatus.CONFIRMED and confirmed.confirmed_by == seats["E"]
@@ -247,16 +264,25 @@ def test_five_wrong_codes_lock_the_code_for_a_minute(t):
     for _i in range(4):
         with pytest.raises(ResultInvalid) as exc:
             table_entry_confirm(
-                access=access, donne_number=d, player_id=seats["E"].pk, code=wrong, version=None
+                access=access,
+                donne_number=d,
+                voucher=Voucher(player_id=seats["E"].pk, code=wrong),
+                version=None,
             )
         assert not isinstance(exc.value, CodeLocked)
     with pytest.raises(CodeLocked):
         table_entry_confirm(
-            access=access, donne_number=d, player_id=seats["E"].pk, code=wrong, version=None
+            access=access,
+            donne_number=d,
+            voucher=Voucher(player_id=seats["E"].pk, code=wrong),
+            version=None,
         )
     with pytest.raises(CodeLocked):  # even the right code waits
         table_entry_confirm(
-            access=access, donne_number=d, player_id=seats["E"].pk, code=good, version=None
+            access=access,
+            donne_number=d,
+            voucher=Voucher(player_id=seats["E"].pk, code=good),
+            version=None,
         )
     locked_until = PlayerCode.objects.get(player=seats["E"]).locked_until
     assert locked_until > timezone.now() + datetime.timedelta(seconds=50)  # a minute
@@ -266,7 +292,10 @@ def test_five_wrong_codes_lock_the_code_for_a_minute(t):
         locked_until=timezone.now() - datetime.timedelta(seconds=1)
     )
     table_entry_confirm(
-        access=access, donne_number=d, player_id=seats["E"].pk, code=good, version=None
+        access=access,
+        donne_number=d,
+        voucher=Voucher(player_id=seats["E"].pk, code=good),
+        version=None,
     )
     assert Result.objects.get(pk=result.pk).entry_status == EntryStatus.CONFIRMED
 
@@ -294,7 +323,10 @@ def test_wrong_codes_sent_at_once_get_no_more_than_five_tries(t):
         try:
             start.wait()
             table_entry_confirm(
-                access=access, donne_number=d, player_id=seats["E"].pk, code=wrong, version=None
+                access=access,
+                donne_number=d,
+                voucher=Voucher(player_id=seats["E"].pk, code=wrong),
+                version=None,
             )
             answers.append("accepted")
         except CodeLocked:
@@ -313,31 +345,31 @@ def test_wrong_codes_sent_at_once_get_no_more_than_five_tries(t):
     assert answers.count("wrong") <= CODE_MAX_FAILURES - 1  # the fifth wrong one locks
     with pytest.raises(CodeLocked):
         table_entry_confirm(
-            access=access, donne_number=d, player_id=seats["E"].pk, code=good, version=None
+            access=access,
+            donne_number=d,
+            voucher=Voucher(player_id=seats["E"].pk, code=good),
+            version=None,
         )
 
 
-def test_a_warning_makes_the_entry_need_the_arbiter_who_confirms_it(t, personas):
+def test_a_half_point_makes_the_entry_need_the_arbiter_who_confirms_it(t, personas):
     access = table_access_issue(table_round=table_round(t))
     d = first_donne(t)
     seats = holders(t, 1, d)
-    # North holds the 21 and the Excuse: East taking with 3 bouts is a warning.
-    unlikely = ResultInput(
-        status="played", taker="E", contract="garde", bouts=3, points=Decimal(40)
+    # A half point at four players comes from what was typed: the table is told, and the
+    # entry waits for the arbiter.
+    half = ResultInput(
+        status="played", taker="E", contract="garde", bouts=1, points=Decimal("50.5")
     )
-    result = _enter(t, access, d, seats["E"], unlikely)
+    result = _enter(t, access, d, seats["E"], half)
     assert result.entry_status == EntryStatus.NEEDS_ARBITER
     with pytest.raises(ResultInvalid) as exc:
         table_entry_confirm(
-            access=access,
-            donne_number=d,
-            player_id=seats["N"].pk,
-            code=player_codes_get(tournament=t)[seats["N"].pk],
-            version=None,
+            access=access, donne_number=d, voucher=by_code(t, seats["N"]), version=None
         )
     assert "arbiter" in str(exc.value)
     done = result_confirm_by_arbiter(result=result, user=personas.arbiter)
-    assert done.entry_status == EntryStatus.ARBITER and done.confirmed_warnings
+    assert done.entry_status == EntryStatus.ARBITER and done.confirmed_warnings == ["half_point"]
 
 
 def test_contest_flags_for_the_arbiter_whose_save_overrides(t, personas):
@@ -347,12 +379,12 @@ def test_contest_flags_for_the_arbiter_whose_save_overrides(t, personas):
     result = _enter(t, access, d, seats["N"])
     with pytest.raises(ResultInvalid):
         table_entry_contest(
-            access=access, donne_number=d, player_id=seats["E"].pk, note=" ", version=None
+            access=access, donne_number=d, voucher=by_code(t, seats["E"]), note=" ", version=None
         )
     contested = table_entry_contest(
         access=access,
         donne_number=d,
-        player_id=seats["E"].pk,
+        voucher=by_code(t, seats["E"]),
         note="Prise, pas garde",
         version=None,
     )
@@ -475,6 +507,7 @@ def test_a_resend_with_the_same_idempotency_key_saves_once(t, client):
         "bouts": "2",
         "points": "50",
         "player": holders(t)["N"].pk,
+        "code": code_of(t, holders(t)["N"]),
     }
     url = reverse("table_save", args=[access.secret, d])
     first = client.post(url, body, headers={"Idempotency-Key": "k-1"})
@@ -527,7 +560,7 @@ def test_dashboard_shows_each_cell_status_counts_the_needs_and_filters(t, person
     table_entry_contest(
         access=access,
         donne_number=second,
-        player_id=holders(t, 1, second)["E"].pk,
+        voucher=by_code(t, holders(t, 1, second)["E"]),
         note="Pas 50 points",
         version=None,
     )
@@ -622,8 +655,9 @@ def test_the_ledger_says_who_entered_and_confirmed_at_which_table_page(t, person
     table_entry_confirm(
         access=access,
         donne_number=d,
-        player_id=seats["W"].pk,
-        code=player_codes_get(tournament=t)[seats["W"].pk],
+        voucher=Voucher(
+            player_id=seats["W"].pk, code=player_codes_get(tournament=t)[seats["W"].pk]
+        ),
         version=None,
     )
     client.force_login(personas.arbiter)
@@ -634,7 +668,7 @@ def test_the_ledger_says_who_entered_and_confirmed_at_which_table_page(t, person
     assert f"{seats['W']}, à la table (page {access.short_code})" in entry
 
 
-# --- what the table's page says of the cards, and rounds not started ---------------------------
+# --- who vouches, what the table's page says of the cards, table cards, rounds not started ----
 
 
 EN = {"HTTP_ACCEPT_LANGUAGE": "en"}
@@ -650,62 +684,230 @@ def _reveals(text: str, names: list[str]) -> list[str]:
     return [w for w in [*words, *names] if w in text]
 
 
-def test_the_table_page_never_says_where_the_cards_are(t, client, personas):
-    client.defaults["HTTP_ACCEPT_LANGUAGE"] = "en"
+def _url(name, access, donne) -> str:
+    return reverse(name, args=[access.secret, donne])
+
+
+def _donnes(t, table=1) -> list[int]:
+    return sorted(d.number for d in Donne.objects.filter(etui_set=table_round(t, table).etui_set))
+
+
+GARDE_N = {"contract": "garde", "taker": "N", "bouts": "2", "points": "50"}
+
+
+def test_nobody_enters_or_confirms_in_another_players_name(t, client):
     access = table_access_issue(table_round=table_round(t))
-    d = first_donne(t)
-    seats = holders(t, 1, d)
-    names = _names(t)
-    # North holds the 21 and the Excuse; East has no trump for a poignée.
-    poignee = {"contract": "garde", "taker": "N", "bouts": "2", "points": "50"}
-    poignee |= {"poignee_E": "simple", "player": seats["N"].pk}
-    preview = client.post(reverse("table_preview", args=[access.secret, d]), poignee).json()
-    text = str(preview["errors"])
-    assert "does not match the cards of the donne" in text, preview
-    assert _reveals(text, names) == [] and preview["scores"] == {}
-    # The bouts the defence surely kept: a warning, said without the card nor its holder.
-    unlikely = {"contract": "garde", "taker": "E", "bouts": "3", "points": "40"}
-    unlikely["player"] = seats["E"].pk
-    preview = client.post(reverse("table_preview", args=[access.secret, d]), unlikely).json()
-    assert list(preview["warnings"]) == ["cards"], preview
-    assert "unlikely with the cards" in preview["warnings"]["cards"]
-    assert _reveals(str(preview), names) == []
-    # A refusal of what was typed alone keeps its own message (it reveals nothing).
-    typed = {"contract": "garde", "taker": "E", "bouts": "0", "points": "91"}
-    preview = client.post(reverse("table_preview", args=[access.secret, d]), typed).json()
-    assert preview["errors"]["points"] and preview["warnings"] == {}
-    assert "cards of the donne" not in str(preview["errors"])
-    # Saving: the same generic refusal, nothing saved; the unlikely one waits for the arbiter.
-    answer = client.post(reverse("table_save", args=[access.secret, d]), poignee)
-    assert answer.status_code == 400
-    assert "does not match the cards" in str(answer.json())
-    assert _reveals(str(answer.json()["errors"]), names) == []
+    first, second = _donnes(t)[:2]
+    seats = holders(t, 1, first)
+    north, east = seats["N"], seats["E"]
+    save, confirm = _url("table_save", access, first), _url("table_confirm", access, first)
+    # North says he is East: without East's code nothing is saved.
+    assert client.post(save, GARDE_N | {"player": east.pk}).status_code == 400
+    wrong = client.post(save, GARDE_N | {"player": east.pk, "code": code_of(t, north)})
+    assert wrong.status_code == 400 and "code" in wrong.json()["errors"]
     assert not Result.objects.exists()
-    answer = client.post(reverse("table_save", args=[access.secret, d]), unlikely)
-    assert answer.status_code == 200
-    assert answer.json()["result"]["entry_status"] == EntryStatus.NEEDS_ARBITER
-    # The arbiter sees how often the page was answered by the cards (2 previews, 1 refusal).
-    access.refresh_from_db()
-    assert access.hands_answers == 3
-    client.force_login(personas.arbiter)
-    page = client.get(reverse("arbiter_tables", args=[t.pk])).content.decode()
-    row = re.search(rf'data-table-round="{access.table_round_id}".*?</tr>', page, re.S)
-    assert row and re.search(r"data-hands-answers>3<", row.group(0))
-    # His own form keeps the full message.
-    html = client.post(reverse("arbiter_result_preview", args=[t.pk, 1, d]), poignee)
-    assert "cannot show a simple poignée: that hand held" in html.content.decode()
+    # From North's bound phone a claimed name is not believed: the entry is North's.
+    token = player_binding_issue(tournament=t, player=north)
+    saved = client.post(save, GARDE_N | {"player": east.pk, "binding": token})
+    assert saved.status_code == 200 and saved.json()["result"]["entered_by"] == north.pk
+    version = saved.json()["result"]["version"]
+    # North cannot make it count alone: not with his phone, his code, nor East's name.
+    for proof in (
+        {"binding": token, "player": east.pk},
+        {"player": north.pk, "code": code_of(t, north)},
+        {"player": east.pk, "code": code_of(t, north)},
+    ):
+        answer = client.post(confirm, proof | {"version": version})
+        assert answer.status_code == 400, answer.json()
+    # All passed: the same.
+    passed = {"contract": "all_passed", "binding": token}
+    assert client.post(_url("table_save", access, second), passed).status_code == 200
+    again = client.post(
+        _url("table_confirm", access, second), {"binding": token, "version": 1}, **EN
+    )
+    assert again.status_code == 400 and "opponent" in str(again.json())
+    assert not Result.objects.counted().exists()
+    assert set(Result.objects.values_list("entered_by", flat=True)) == {north.pk}
 
 
-def test_the_generic_messages_are_in_french(t, client):
+def test_a_phone_bound_to_north_confirmed_by_east_code_counts(t, client):
+    access = table_access_issue(table_round=table_round(t))
+    first, second = _donnes(t)[:2]
+    north, east = holders(t, 1, second)["N"], holders(t, 1, second)["E"]
+    assert holders(t, 1, first)["N"] == north
+    # North types his code once and keeps the phone: the answer carries the binding.
+    body = GARDE_N | {"player": north.pk, "code": code_of(t, north), "bind": "1"}
+    bound = client.post(_url("table_save", access, first), body, **EN).json()["binding"]
+    assert bound["player"] == north.pk and bound["name"] == str(north)
+    assert bound["tournament"] == t.pk
+    # The next donne: no name, no code, the phone says who.
+    saved = client.post(
+        _url("table_save", access, second), GARDE_N | {"binding": bound["token"]}, **EN
+    )
+    assert saved.status_code == 200 and "binding" not in saved.json()
+    result = saved.json()["result"]
+    assert result["entered_by"] == north.pk and result["counts"] is False
+    proof = {"player": east.pk, "code": code_of(t, east), "version": result["version"]}
+    confirmed = client.post(_url("table_confirm", access, second), proof, **EN).json()["result"]
+    assert confirmed["counts"] is True and confirmed["confirmed_by"] == east.pk
+    # The ledger says truthfully who entered and who confirmed, how, and from which page.
+    rows = list(
+        LedgerEntry.objects.filter(result__donne__number=second)
+        .order_by("pk")
+        .values_list("action", "by_player_id", "table_access_id", "reason")
+    )
+    assert rows == [
+        (
+            LedgerEntry.Action.RESULT_CREATED,
+            north.pk,
+            access.pk,
+            f"Entered at the table by {north} (phone bound to him)",
+        ),
+        (
+            LedgerEntry.Action.RESULT_CONFIRMED,
+            east.pk,
+            access.pk,
+            f"Confirmed at the table by {east} (personal code)",
+        ),
+    ]
+    first_rows = LedgerEntry.objects.filter(result__donne__number=first).order_by("pk")
+    assert first_rows.get().reason == f"Entered at the table by {north} (personal code)"
+    # A real correction, and only that, is a correction.
+    correction = GARDE_N | {"points": "51", "binding": bound["token"], "version": 1}
+    assert client.post(_url("table_save", access, first), correction, **EN).status_code == 200
+    last = LedgerEntry.objects.filter(result__donne__number=first).order_by("pk").last()
+    assert last.action == LedgerEntry.Action.RESULT_CHANGED
+    assert last.reason == f"Corrected at the table by {north} (phone bound to him)"
+
+
+def test_a_phone_binding_is_signed_for_one_tournament_and_one_code(t, client, personas):
     access = table_access_issue(table_round=table_round(t))
     d = first_donne(t)
-    body = {"contract": "garde", "taker": "N", "bouts": "2", "points": "50"}
-    body["poignee_E"] = "simple"
-    with translation.override("fr"):
-        preview = client.post(
-            reverse("table_preview", args=[access.secret, d]), body, HTTP_ACCEPT_LANGUAGE="fr"
-        ).json()
-    assert "Cette saisie ne correspond pas aux cartes de la donne" in str(preview["errors"])
+    north = holders(t, 1, d)["N"]
+    token = player_binding_issue(tournament=t, player=north)
+    assert player_binding_read(tournament=t, binding=token) == north
+    tampered = token[:-1] + ("A" if token[-1] != "A" else "B")
+    value = signing.loads(token, salt=BINDING_SALT)
+    elsewhere = signing.dumps(value | {"t": t.pk + 1000}, salt=BINDING_SALT)  # another event's
+    for bad in (tampered, elsewhere, "not-a-token"):
+        answer = client.post(_url("table_save", access, d), GARDE_N | {"binding": bad})
+        assert answer.status_code == 400 and "binding" in answer.json()["errors"], bad
+    assert not Result.objects.exists()
+    # The arbiter gives North a new code (his route card was seen): the phones bound with the
+    # old one are unbound.
+    old = code_of(t, north)
+    while code_of(t, north) == old:
+        player_code_reissue(tournament=t, player=north, user=personas.arbiter)
+    answer = client.post(_url("table_save", access, d), GARDE_N | {"binding": token})
+    assert answer.status_code == 400 and "binding" in answer.json()["errors"]
+
+
+def test_the_four_previews_with_each_taker_and_no_bout_answer_alike(t, client):
+    access = table_access_issue(table_round=table_round(t))
+    d = first_donne(t)
+    answers = {}
+    for taker in ("N", "E", "S", "W"):  # North holds the 21 and the Excuse
+        body = {"contract": "garde", "taker": taker, "bouts": "0", "points": "40"}
+        answers[taker] = client.post(_url("table_preview", access, d), body, **EN).json()
+    for taker, answer in answers.items():
+        assert answer.keys() == answers["N"].keys()
+        assert (answer["errors"], answer["warnings"], answer["missing"]) == ({}, {}, []), taker
+        assert answer["scores"][taker] == answers["N"]["scores"]["N"]
+        assert sorted(answer["scores"].values()) == sorted(answers["N"]["scores"].values())
+    # The arbiter's form still answers from the cards.
+    from tournaments.services.results import result_preview
+
+    arbiter = result_preview(
+        **cell(t, 1, d),
+        data=ResultInput(status="played", taker="N", contract="garde", bouts=0, points=40),
+    )
+    assert arbiter.warnings
+
+
+def test_a_save_against_the_cards_answers_at_the_table_like_any_other(t, client, personas):
+    from tournaments.services.dashboard import dashboard_build
+
+    access = table_access_issue(table_round=table_round(t))
+    against_bouts, consistent, against_poignee = _donnes(t)[:3]
+    base = {"contract": "garde", "bouts": "0", "points": "40"}
+    entries = {  # donne: (what is typed, who enters it, who confirms it)
+        against_bouts: (base | {"taker": "N"}, "N", "E"),  # North holds the 21
+        consistent: (base | {"taker": "E"}, "E", "N"),
+        against_poignee: (base | {"taker": "E", "poignee_E": "simple"}, "E", "N"),  # no trump
+    }
+    answers = {}
+    for d, (body, enters, _confirms) in entries.items():
+        who = holders(t, 1, d)[enters]
+        proof = {"player": who.pk, "code": code_of(t, who)}
+        answers[d] = client.post(_url("table_save", access, d), body | proof, **EN)
+    assert {a.status_code for a in answers.values()} == {200}
+    saved = {d: a.json() for d, a in answers.items()}
+    keys = {(tuple(s), tuple(s["result"])) for s in saved.values()}
+    assert len(keys) == 1
+    for name in ("entry_status", "entry_label", "counts", "contest_note", "confirmed_by"):
+        assert len({str(s["result"][name]) for s in saved.values()}) == 1, name
+    assert saved[consistent]["result"]["entry_status"] == EntryStatus.AWAITING
+    state = client.get(reverse("table_state", args=[access.secret])).content.decode()
+    assert "card_flags" not in state and "trump" not in state
+    # Confirmed at the table like any other: they count, and the table sees them as entered.
+    for d, (_body, _enters, confirms) in entries.items():
+        who = holders(t, 1, d)[confirms]
+        proof = {"player": who.pk, "code": code_of(t, who), "version": 1}
+        answer = client.post(_url("table_confirm", access, d), proof).json()
+        assert (
+            answer["result"]["counts"] is True and answer["result"]["entry_status"] == "confirmed"
+        )
+    # The arbiter's dashboard tells them apart, with the reason.
+    flags = dict(Result.objects.values_list("donne__number", "card_flags"))
+    assert flags[consistent] == []
+    assert {f["code"] for f in flags[against_poignee]} == {"refused:poignees.E"}
+    assert flags[against_bouts] and all(f["message"] for f in flags[against_bouts])
+    board = dashboard_build(tournament=t)
+    assert {c.key for c in board.against_cards} == {(1, against_bouts), (1, against_poignee)}
+    client.force_login(personas.arbiter)
+    html = client.get(reverse("arbiter_dashboard", args=[t.pk]), **EN).content.decode()
+    listed = html.split('id="against-cards-list"')[1].split("</ul>")[0]
+    assert "cannot show a simple poignée" in listed
+    assert f'data-cell="1-{consistent}"' not in listed
+    # He settles one: confirmed as entered, it leaves the list; its reasons are kept.
+    client.post(reverse("arbiter_entry_confirm", args=[t.pk, 1, against_poignee]))
+    settled = Result.objects.get(donne__number=against_poignee, table__number=1)
+    assert settled.entry_status == EntryStatus.ARBITER
+    assert "refused:poignees.E" in settled.confirmed_warnings
+    assert {c.key for c in dashboard_build(tournament=t).against_cards} == {(1, against_bouts)}
+
+
+def test_a_revoked_table_card_opens_nothing_until_a_new_card_is_issued(t, client, personas):
+    from urllib.parse import urlsplit
+
+    from tournaments.services.table_entry import table_card_url
+
+    tr = table_round(t)
+    Round.objects.filter(pk=tr.round_id).update(state=Round.State.OPEN)
+    old_card = urlsplit(table_card_url(table=tr.table)).path
+    opened = client.get(old_card)
+    access = TableAccess.objects.get(table_round=tr, revoked_at=None)
+    assert opened.status_code == 302 and opened["Location"].endswith(f"/{access.secret}/")
+    client.force_login(personas.arbiter)
+    client.post(reverse("arbiter_table_revoke", args=[t.pk, tr.pk]))
+    page = client.get(reverse("arbiter_tables", args=[t.pk]), **EN).content.decode()
+    assert 'id="card-rule"' in page and "data-card-revoked" in page
+    client.logout()
+    refused = client.get(old_card, **EN)
+    assert refused.status_code == 403 and "revoked" in refused.content.decode()
+    assert not TableAccess.objects.filter(table_round=tr, revoked_at=None).exists()  # none issued
+    save = client.post(_url("table_save", access, first_donne(t)), GARDE_N)
+    assert save.status_code == 403 and not Result.objects.exists()
+    # A new page comes with a new card to print; the old card stays dead.
+    client.force_login(personas.arbiter)
+    client.post(reverse("arbiter_table_reissue", args=[t.pk, tr.pk]))
+    client.logout()
+    new = TableAccess.objects.get(table_round=tr, revoked_at=None)
+    replaced = client.get(old_card, **EN)
+    assert replaced.status_code == 403 and "replaced" in replaced.content.decode()
+    new_card = urlsplit(table_card_url(table=tr.table)).path
+    assert new_card != old_card
+    assert client.get(new_card)["Location"].endswith(f"/{new.secret}/")
 
 
 def test_a_score_sheet_of_a_round_not_started_refuses_entries(t, client, personas):
@@ -742,7 +944,10 @@ def test_a_score_sheet_of_a_round_not_started_refuses_entries(t, client, persona
     answer = client.post(reverse("table_save", args=[later.secret, d2]), body | {"player": ""})
     assert answer.status_code == 400  # who entered it is still needed; nothing else refused
     player = holders_in(t, 1, 2, d2)["N"]
-    answer = client.post(reverse("table_save", args=[later.secret, d2]), body | {"player": player})
+    code = player_codes_get(tournament=t)[player]
+    answer = client.post(
+        reverse("table_save", args=[later.secret, d2]), body | {"player": player, "code": code}
+    )
     assert answer.status_code == 200, answer.json()
     assert Round.objects.get(tournament=t, number=2).state == Round.State.OPEN
 

@@ -65,6 +65,8 @@ class Cell:
     entry_status: str = ""  # who stands behind the result (Result.entry_status)
     contest_note: str = ""
     unusual: Unusual | None = None
+    # What the cards say against a table's entry that the arbiter has not settled yet.
+    card_flags: tuple[str, ...] = ()
 
     @property
     def entry_label(self) -> str:
@@ -146,6 +148,12 @@ class Dashboard:
         return [c for c in self.cells if c.state == AWAITING]
 
     @property
+    def against_cards(self) -> list[Cell]:
+        """Table entries the donne's hands contradict, awaiting the arbiter's settling
+        (confirm as entered, or correct): never said at the table (RULES.md §6.2)."""
+        return [c for c in self.cells if c.card_flags]
+
+    @property
     def unusual(self) -> list[Cell]:
         """Cells whose result is unlike the others on the same donne (scoring.rules.unusual)."""
         return [c for c in self.cells if c.unusual is not None]
@@ -159,7 +167,7 @@ class Dashboard:
             rows = [
                 r
                 for r in block.rows
-                if any(c.state in keep or c.unusual is not None for c in r.cells)
+                if any(c.state in keep or c.unusual is not None or c.card_flags for c in r.cells)
             ]
             rounds.append(RoundBlock(block.round, rows, block.counts))
         return Dashboard(self.tournament, rounds, self.counts, self.cells)
@@ -206,6 +214,7 @@ def dashboard_build(*, tournament: Tournament) -> Dashboard:
             "taker",
             "contract",
             "scores",
+            "card_flags",
         )
     }
     rows_by_round: dict[int, list[TableRow]] = defaultdict(list)
@@ -225,6 +234,9 @@ def dashboard_build(*, tournament: Tournament) -> Dashboard:
                     cell.state = FLAGGED if cell.warnings else ENTERED
                 cell.entry_status = found["entry_status"]
                 cell.contest_note = found["contest_note"]
+                if found["entry_status"] != EntryStatus.ARBITER:
+                    flags = found["card_flags"] or ()
+                    cell.card_flags = tuple(str(f.get("message", "")) for f in flags)
                 if found["entry_status"] in NOT_COUNTING:
                     cell.state = found["entry_status"]
             cells.append(cell)

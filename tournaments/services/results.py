@@ -190,8 +190,9 @@ class ResultPreview:
 class EntrySource:
     """An entry made at the table (not by the arbiter): who typed it, from which page.
 
-    It is saved awaiting an opponent's confirmation, or as needing the arbiter when it raises
-    a warning (the table cannot confirm those); the table's page has checked the access.
+    It is saved awaiting an opponent's confirmation, or as needing the arbiter when what was
+    typed raises a warning (a half point); what the hands say against it is kept for the
+    arbiter (``Result.card_flags``). The table's page has checked the access and who typed.
     """
 
     entered_by: Player | None
@@ -416,15 +417,89 @@ class _Evaluation:
     errors: dict[str, list[str]]
     missing: list[str]
     warnings: dict[str, str]
-    hand_errors: frozenset[str] = frozenset()
+    # What the cards say against the entry when they do not decide (a table's entry).
+    card_flags: list[dict[str, str]] = field(default_factory=list)
+
+
+# Warnings of checks.card_checks that come from what was typed alone, never from the hands.
+TYPED_WARNING_CODES = frozenset({"half_point"})
+
+
+def _card_part(
+    ctx: ResultContext,
+    data: ResultInput,
+    errors: dict[str, list[str]],
+    warnings: dict[str, str],
+    *,
+    hands_decide: bool,
+) -> list[dict[str, str]]:
+    """Check the entry against the donne's hands (checks.card_checks).
+
+    With ``hands_decide`` (the arbiter's form, the API) impossible poignées and the like are
+    added to ``errors`` and unlikely bouts to ``warnings``. Without it (a table's page,
+    RULES.md §6.2) only the warnings of what was typed alone are added; everything the hands
+    decide is returned as flags [{"code", "message"}] for the arbiter, so that the answer
+    does not depend on the cards.
+    """
+    card_errors, card_warnings = checks.card_checks(
+        hands=ctx.donne.hands,
+        chien=ctx.donne.chien,
+        taker=data.taker if data.taker in POSITIONS else "",
+        contract=data.contract,
+        bouts=data.bouts,
+        points=data.points,
+        poignees={p: s for p, s in data.poignees.items() if p in POSITIONS and s},
+        seats=ctx.seats,
+        petit_au_bout=data.petit_au_bout,
+        chelem=data.chelem,
+    )
+    if hands_decide:
+        for key, message in card_errors.items():
+            if message not in errors.get(key, []):
+                _add(errors, key, message)
+        warnings.update(card_warnings)
+        return []
+    flags = [{"code": f"refused:{key}", "message": m} for key, m in card_errors.items()]
+    for code, message in card_warnings.items():
+        if code in TYPED_WARNING_CODES:
+            warnings[code] = message
+        else:
+            flags.append({"code": code, "message": message})
+    return flags
 
 
 def _add(errors: dict[str, list[str]], key: str, message: str) -> None:
     errors.setdefault(key, []).append(message)
 
 
-def _evaluate(ctx: ResultContext, data: ResultInput) -> _Evaluation:
-    """Every error and warning of an entry, and its scores when it is valid."""
+def _evaluate_all_passed(data: ResultInput) -> _Evaluation:
+    """An "all passed" entry: zero for everyone, unless something of a contract was filled."""
+    errors: dict[str, list[str]] = {}
+    filled = [
+        name for name in ("taker", "contract", "petit_au_bout", "chelem") if getattr(data, name)
+    ]
+    if data.bouts is not None:
+        filled.append("bouts")
+    if data.points is not None:
+        filled.append("points")
+    if any(data.poignees.values()):
+        filled.append("poignees")
+    for name in filled:
+        _add(
+            errors,
+            name,
+            _(
+                "When all passed nobody took: leave the taker, contract, bouts, points and "
+                "announcements empty, or choose a contract."
+            ),
+        )
+    scores = {p: 0 for p in POSITIONS} if not errors else {}
+    return _Evaluation(scores, {}, None, errors, [], {})
+
+
+def _evaluate(ctx: ResultContext, data: ResultInput, *, hands_decide: bool = True) -> _Evaluation:
+    """Every error and warning of an entry, and its scores when it is valid. Without
+    ``hands_decide`` what the hands say is in ``card_flags`` instead (see `_card_part`)."""
     errors: dict[str, list[str]] = {}
     missing: list[str] = []
     warnings: dict[str, str] = {}
@@ -434,26 +509,7 @@ def _evaluate(ctx: ResultContext, data: ResultInput) -> _Evaluation:
         _add(errors, key, message)
 
     if data.status == ALL_PASSED:
-        filled = [
-            name for name in ("taker", "contract", "petit_au_bout", "chelem") if getattr(data, name)
-        ]
-        if data.bouts is not None:
-            filled.append("bouts")
-        if data.points is not None:
-            filled.append("points")
-        if any(data.poignees.values()):
-            filled.append("poignees")
-        for name in filled:
-            _add(
-                errors,
-                name,
-                _(
-                    "When all passed nobody took: leave the taker, contract, bouts, points and "
-                    "announcements empty, or choose a contract."
-                ),
-            )
-        scores = {p: 0 for p in POSITIONS} if not errors else {}
-        return _Evaluation(scores, {}, None, errors, missing, warnings)
+        return _evaluate_all_passed(data)
     if data.status != PLAYED:
         _add(
             errors,
@@ -512,27 +568,10 @@ def _evaluate(ctx: ResultContext, data: ResultInput) -> _Evaluation:
             continue  # what the chelem and petit au bout imply is judged once all is filled
         _add(errors, key, translate_error(err))
 
-    # The cards: impossible poignées are errors, unlikely bouts and half points warnings.
-    card_errors, card_warnings = checks.card_checks(
-        hands=ctx.donne.hands,
-        chien=ctx.donne.chien,
-        taker=data.taker if data.taker in POSITIONS else "",
-        contract=data.contract,
-        bouts=data.bouts,
-        points=data.points,
-        poignees={p: s for p, s in data.poignees.items() if p in POSITIONS and s},
-        seats=ctx.seats,
-        petit_au_bout=data.petit_au_bout,
-        chelem=data.chelem,
-    )
-    for key, message in card_errors.items():
-        if message not in errors.get(key, []):
-            _add(errors, key, message)
-    warnings.update(card_warnings)
+    card_flags = _card_part(ctx, data, errors, warnings, hands_decide=hands_decide)
 
-    hand_errors = frozenset(card_errors.values())
     if errors:
-        return _Evaluation({}, {}, None, errors, missing, warnings, hand_errors)
+        return _Evaluation({}, {}, None, errors, missing, warnings, card_flags)
     deal = engine.score_deal(
         PLAYERS_PER_DONNE,
         data.contract,
@@ -553,21 +592,25 @@ def _evaluate(ctx: ResultContext, data: ResultInput) -> _Evaluation:
         "gap": deal.gap,
         "threshold": deal.threshold,
     }
-    return _Evaluation(scores, parts, deal.won, errors, missing, warnings, hand_errors)
+    return _Evaluation(scores, parts, deal.won, errors, missing, warnings, card_flags)
 
 
 def result_preview(
-    *, tournament: Tournament, table: Table, donne: Donne, data: ResultInput
+    *,
+    tournament: Tournament,
+    table: Table,
+    donne: Donne,
+    data: ResultInput,
+    hands_decide: bool = True,
 ) -> ResultPreview:
-    """What saving ``data`` would give (scores, parts, errors, warnings); never writes."""
+    """What saving ``data`` would give (scores, parts, errors, warnings); never writes.
+    Without ``hands_decide`` (a table's page) nothing in it depends on the donne's hands."""
     try:
         ctx = result_context(tournament=tournament, table=table, donne=donne)
     except ResultInvalid as exc:
         return ResultPreview({}, {}, None, exc.errors, [], {}, None)
-    ev = _evaluate(ctx, data)
-    return ResultPreview(
-        ev.scores, ev.parts, ev.won, ev.errors, ev.missing, ev.warnings, ctx, ev.hand_errors
-    )
+    ev = _evaluate(ctx, data, hands_decide=hands_decide)
+    return ResultPreview(ev.scores, ev.parts, ev.won, ev.errors, ev.missing, ev.warnings, ctx)
 
 
 # --- writing --------------------------------------------------------------------------------
@@ -874,9 +917,10 @@ def result_save(
     correction needs a ``reason``; warnings need their code in ``confirmed``. Raises
     PermissionDenied, ResultInvalid, ResultNeedsConfirmation or ResultConflict; nothing is
     written unless all is valid. With a ``source`` (a table's page) the entry does not count
-    until confirmed (``Result.entry_status``); a warning makes it "needs the arbiter" instead
-    of a refusal. ``context``: the cell as `result_cell` read it (the API), instead of
-    reading it again.
+    until confirmed (``Result.entry_status``); a warning of what was typed (a half point)
+    makes it "needs the arbiter" instead of a refusal, and nothing the hands decide refuses
+    or delays it: that goes to ``Result.card_flags`` for the arbiter (RULES.md §6.2).
+    ``context``: the cell as `result_cell` read it (the API), instead of reading it again.
 
     The checks read before any write; the writes alone form the transaction (see `_write`).
     """
@@ -884,16 +928,18 @@ def result_save(
         _require_write(user, tournament)
     ctx = context or result_context(tournament=tournament, table=table, donne=donne)
     _require_open(tournament, ctx.round)
-    ev = _evaluate(ctx, data)
+    ev = _evaluate(ctx, data, hands_decide=source is None)
     if ev.errors:
-        raise ResultInvalid(ev.errors, ev.hand_errors)
+        raise ResultInvalid(ev.errors)
     unconfirmed = {c: m for c, m in ev.warnings.items() if c not in confirmed}
     if unconfirmed and source is None:
         raise ResultNeedsConfirmation(unconfirmed)
     if source is None or expected_version is not None:
         ctx = _with_current(ctx)
     values = _fields_for(ctx, data, ev, confirmed)
-    values.update(_entry_fields(ctx, values, source, needs_arbiter=bool(unconfirmed)))
+    values.update(
+        _entry_fields(ctx, values, source, needs_arbiter=bool(unconfirmed), flags=ev.card_flags)
+    )
     return _write(
         ctx=ctx,
         values=values,
@@ -915,8 +961,10 @@ def _entry_fields(
     source: EntrySource | None,
     *,
     needs_arbiter: bool,
+    flags: list[dict[str, str]],
 ) -> dict[str, Any]:
-    """Who stands behind the entry. The arbiter's save counts (it overrides a table's entry);
+    """Who stands behind the entry, and what the cards say against a table's entry. The
+    arbiter's save counts (it overrides a table's entry, and settles its card flags);
     re-saving a counted result unchanged keeps it as it is."""
     if source is not None:
         return {
@@ -926,17 +974,19 @@ def _entry_fields(
             "confirmed_by": None,
             "confirmed_at": None,
             "contest_note": "",
+            "card_flags": flags,
         }
     existing = _with_current(ctx).current
     if existing is not None and existing.entry_status in (EntryStatus.ARBITER,):
-        return {}
+        # A correction of what the arbiter settled replaces what the cards said of it.
+        return {"card_flags": []} if existing.card_flags and not _same(existing, values) else {}
     if (
         existing is not None
         and existing.entry_status == EntryStatus.CONFIRMED
         and _same(existing, values)
     ):
         return {}
-    return {"entry_status": EntryStatus.ARBITER, "contest_note": ""}
+    return {"entry_status": EntryStatus.ARBITER, "contest_note": "", "card_flags": []}
 
 
 def result_annul(

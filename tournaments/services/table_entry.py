@@ -6,12 +6,24 @@ table's seats and the donnes of its relais in that round, entering and correctin
 results there, nothing else (never the hands, other tables or travellers). It stops working
 when the arbiter revokes it (a new one is issued) or when the round closes.
 
-An entry made at the table goes through ``results.result_save`` with an ``EntrySource`` and
-does not count until a player of the other camp confirms it with his personal 4-digit code
-(``PlayerCode``; five wrong codes lock it for a minute, the next five longer). An entry raising a warning (bouts the
-other camp held, a half point) needs the arbiter. "Je conteste" flags it for him with a note.
-The arbiter can always confirm, correct or override. Every step is in the ledger with the
-player and the page.
+Nobody is taken at his word (RULES.md §6.2): whoever enters, confirms or contests proves who
+he is with a ``Voucher``, his personal 4-digit code (``PlayerCode``; five wrong codes lock it
+for a minute, the next five longer) or the binding of a phone to him (`player_binding_issue`: a token signed with
+the site's key, for one player in one tournament, kept by the page, which dies when the
+arbiter gives the player a new code). An entry goes through ``results.result_save`` with an
+``EntrySource`` naming the proven player, and counts only once a proven player of the other
+camp confirms it. An entry with a half point needs the arbiter; "Je conteste" flags it for
+him with a note. The arbiter can always confirm, correct or override. Every step is in the
+ledger with the player, how he proved it and the page.
+
+Before a donne is complete nothing the page answers depends on the hands (RULES.md §5.2):
+previews and saves check the rules of the score only; what the cards say against an entry
+is kept with the result (``Result.card_flags``) and shown on the arbiter's dashboard, and the
+entry is confirmed at the table like any other.
+
+The table card (`table_card_url`) leads to the page of the round open at its table. Revoking
+a table's page revokes its card too; issuing a new page issues a new card to print (the old
+card stays dead): a photographed card cannot outlive the arbiter's revocation.
 """
 
 from __future__ import annotations
@@ -27,6 +39,7 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.core import signing
 from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
 from django.db.models import F, Q
@@ -47,13 +60,13 @@ from ..models import (
     Registration,
     Result,
     Round,
+    Seat,
     Table,
     TableAccess,
     TableRound,
     Tournament,
 )
 from ..permissions import can_write_results
-from . import checks
 from .events import results_changed
 from .results import (
     NON_FIELD,
@@ -69,19 +82,20 @@ from .results import (
 )
 
 __all__ = [
+    "BINDING_SALT",
     "CODE_LOCK_SECONDS",
     "CODE_LOCK_STEPS",
     "CODE_MAX_FAILURES",
     "CODE_QUIET_SECONDS",
-    "HAND_WARNING_CODES",
     "SHORT_CODE_ALPHABET",
     "SHORT_CODE_LOOKUPS_PER_MINUTE",
     "CodeLocked",
     "TableAccessDenied",
     "TablePageLinks",
+    "Voucher",
     "confirmer_problem",
-    "hands_refusal_message",
-    "hands_warning_message",
+    "player_binding_issue",
+    "player_binding_read",
     "player_code_reissue",
     "player_codes_get",
     "result_confirm_by_arbiter",
@@ -91,6 +105,8 @@ __all__ = [
     "table_access_reissue",
     "table_access_resolve",
     "table_access_revoke",
+    "table_card_resolve",
+    "table_card_url",
     "table_donne",
     "table_entry_confirm",
     "table_entry_contest",
@@ -200,17 +216,25 @@ def _require_manager(user: Any, tournament: Tournament) -> None:
 
 
 def table_access_revoke(*, access: TableAccess, user: Any) -> None:
-    """The page stops working at once (a lost or photographed score sheet)."""
+    """The page stops working at once (a lost or photographed score sheet), and so does the
+    table's card, in every round, until the arbiter issues a new page."""
     _require_manager(user, access.tournament)
-    TableAccess.objects.filter(pk=access.pk, revoked_at=None).update(revoked_at=timezone.now())
+    now = timezone.now()
+    with transaction.atomic():
+        TableAccess.objects.filter(pk=access.pk, revoked_at=None).update(revoked_at=now)
+        Table.objects.filter(pk=access.table_round.table_id).update(card_revoked_at=now)
 
 
 def table_access_reissue(*, table_round: TableRound, user: Any) -> TableAccess:
-    """Revoke the table's page for the round and issue a new secret and short code."""
+    """Revoke the table's page for the round and issue a new secret and short code. The
+    table's card is issued anew as well: a new card to print, the old one opens nothing."""
     _require_manager(user, table_round.round.tournament)
     with transaction.atomic():
         TableAccess.objects.filter(table_round=table_round, revoked_at=None).update(
             revoked_at=timezone.now()
+        )
+        Table.objects.filter(pk=table_round.table_id).update(
+            card_version=F("card_version") + 1, card_revoked_at=None
         )
         return _create_access(table_round)
 
@@ -327,31 +351,52 @@ def table_page_links_of(*, tournament: Tournament) -> dict[tuple[int, int], Tabl
 # --- the table card: one link per table that follows the open round ---------------------------
 
 
-def _card_signature(table_id: int) -> str:
-    """128 bits of HMAC over the table's id with the site's key: the table card's link can be
-    neither guessed nor moved to another table, and needs no stored secret."""
+def _card_signature(table_id: int, version: int) -> str:
+    """128 bits of HMAC over the table's id and card version with the site's key: the table
+    card's link can be neither guessed nor moved to another table, needs no stored secret,
+    and dies when the card is issued anew."""
     key = settings.SECRET_KEY.encode()
-    return hmac.new(key, f"table-card:{table_id}".encode(), hashlib.sha256).hexdigest()[:32]
+    message = f"table-card:{table_id}" if not version else f"table-card:{table_id}:{version}"
+    return hmac.new(key, message.encode(), hashlib.sha256).hexdigest()[:32]
 
 
 def table_card_url(*, table: Table) -> str:
     """The absolute URL printed as the QR code of a table card: it stands on the table all
-    day, so it opens the table's page of whichever round is open there at the time."""
-    token = f"{table.pk}-{_card_signature(table.pk)}"
+    day, so it opens the table's page of whichever round is open there at the time, as long
+    as the arbiter has not revoked it (see `table_card_resolve`)."""
+    version = Table.objects.filter(pk=table.pk).values_list("card_version", flat=True).first()
+    token = f"{table.pk}-{_card_signature(table.pk, version or 0)}"
     return _site() + reverse("table_card", args=[token])
 
 
 def table_card_resolve(*, token: str) -> TableAccess:
     """The live table page that a table card's link leads to now: the page of the round open
-    at that table. Raises TableAccessDenied for a forged link, or while no round is open."""
+    at that table. Raises TableAccessDenied for a forged link or one of a card issued anew,
+    while the arbiter has revoked the table's page (until he issues a new page, which comes
+    with a new card to print), or while no round is open. Never issues a page that the
+    arbiter revoked."""
     table_id, _sep, signature = token.partition("-")
-    if not table_id.isdigit() or not hmac.compare_digest(signature, _card_signature(int(table_id))):
+    table = Table.objects.filter(pk=int(table_id)).first() if table_id.isdigit() else None
+    if table is None or not hmac.compare_digest(
+        signature, _card_signature(table.pk, table.card_version)
+    ):
+        if table is not None and any(
+            hmac.compare_digest(signature, _card_signature(table.pk, v))
+            for v in range(table.card_version)
+        ):
+            raise TableAccessDenied(
+                _("This table card was replaced by the arbiter. Use the new card or score sheet.")
+            )
         raise TableAccessDenied(
             _("This table page does not exist. Scan the QR code of your score sheet again.")
         )
+    if table.card_revoked_at is not None:
+        raise TableAccessDenied(
+            _("The arbiter revoked this table's page and card. Ask the arbiter for a new one.")
+        )
     table_round = (
         TableRound.objects.select_related("round", "table")
-        .filter(table_id=int(table_id), round__state=Round.State.OPEN)
+        .filter(table=table, round__state=Round.State.OPEN)
         .order_by("round__number")
         .first()
     )
@@ -359,7 +404,12 @@ def table_card_resolve(*, token: str) -> TableAccess:
         raise TableAccessDenied(
             _("No round is open at this table now: wait for the arbiter to open the next one.")
         )
-    return table_access_resolve(secret=table_access_issue(table_round=table_round).secret)
+    live = TableAccess.objects.filter(table_round=table_round, revoked_at=None).first()
+    if live is None and TableAccess.objects.filter(table_round=table_round).exists():
+        raise TableAccessDenied(
+            _("The arbiter revoked this table's page and card. Ask the arbiter for a new one.")
+        )
+    return table_access_resolve(secret=(live or table_access_issue(table_round=table_round)).secret)
 
 
 # --- players' codes ----------------------------------------------------------------------------
@@ -494,89 +544,125 @@ def _seated_player(access: TableAccess, player_id: int | None) -> Player:
     return player
 
 
-# --- what the table's page says of the cards: never where they are ---------------------------
+# --- who is at the phone: a code typed, or a phone bound to a player ---------------------------
 
-# Warnings of checks.card_checks that come from the hands. "half_point" comes from the points
-# typed alone (a whole number at four players) and keeps its own message.
-HAND_WARNING_CODES = frozenset(checks.WARNING_CODES) - {"half_point"}
-HANDS_WARNING_KEY = "cards"
+BINDING_SALT = "tournaments.table-binding"
+PROOF_CODE = "code"
+PROOF_PHONE = "phone"
 
 
-def hands_refusal_message() -> str:
-    """What the table is told when the cards refuse its entry (RULES.md §5.1, second list):
-    what to check, never which card is where nor who held it."""
-    return _(
-        "This entry does not match the cards of the donne: check the taker, the bouts, the "
-        "points and the announcements, or call the arbiter."
+@dataclass(frozen=True)
+class Voucher:
+    """What a player at the table gives to prove who he is: his name with his personal code,
+    or the binding of the phone to him (``binding``, from `player_binding_issue`), which
+    names him by itself. Nothing else is believed."""
+
+    player_id: int | None = None
+    code: str = ""
+    binding: str = ""
+
+
+def _code_key(tournament_id: int, player_id: int, code: str) -> str:
+    """A keyed digest of the player's current code: a binding made with an old code dies when
+    the arbiter gives a new one, and the token never tells the code."""
+    key = settings.SECRET_KEY.encode()
+    message = f"table-binding:{tournament_id}:{player_id}:{code}".encode()
+    return hmac.new(key, message, hashlib.sha256).hexdigest()[:16]
+
+
+def player_binding_issue(*, tournament: Tournament, player: Player) -> str:
+    """The signed token that binds a phone to ``player`` for ``tournament`` only: the page
+    keeps it and sends it instead of the code. Call only once the player proved who he is."""
+    code = player_codes_get(tournament=tournament).get(player.pk, "")
+    value = {"t": tournament.pk, "p": player.pk, "k": _code_key(tournament.pk, player.pk, code)}
+    return signing.dumps(value, salt=BINDING_SALT, compress=False)
+
+
+def _binding_refused() -> ResultInvalid:
+    return ResultInvalid(
+        {
+            "binding": [
+                _(
+                    "This phone's binding is not valid here: choose your name and type your "
+                    "personal code again."
+                )
+            ]
+        }
     )
 
 
-def hands_warning_message() -> str:
-    """What the table is told when its entry is unlikely with the cards (it needs the
-    arbiter); the specific warning is for the arbiter's screens."""
-    return _(
-        "This entry is unlikely with the cards of the donne: check the taker, the bouts, the "
-        "points and the announcements."
-    )
+def player_binding_read(*, tournament: Tournament, binding: str) -> Player:
+    """The player a phone is bound to in ``tournament``. Raises ResultInvalid when the token
+    is forged or altered, of another tournament, or made before his code was changed."""
+    try:
+        value = signing.loads(binding, salt=BINDING_SALT)
+    except signing.BadSignature:
+        raise _binding_refused() from None
+    if not isinstance(value, dict) or value.get("t") != tournament.pk:
+        raise _binding_refused()
+    player_id = value.get("p")
+    code = PlayerCode.objects.filter(tournament=tournament, player_id=player_id).first()
+    if code is None or not hmac.compare_digest(
+        str(value.get("k", "")), _code_key(tournament.pk, int(player_id), code.code)
+    ):
+        raise _binding_refused()
+    return Player.objects.get(pk=player_id)
 
 
-def _hide_hand_errors(
-    errors: Mapping[str, list[str]], hand_errors: frozenset[str]
-) -> tuple[dict[str, list[str]], bool]:
-    """``errors`` with the refusals of the hands replaced by one message that names no card,
-    position or player; True when there was one. The rest (what was typed breaks the rules
-    of the score, RULES.md §5.1 first table) reveals nothing and stays as it is."""
-    shown: dict[str, list[str]] = {}
-    hidden = False
-    for key, messages in errors.items():
-        kept = [m for m in messages if m not in hand_errors]
-        hidden = hidden or len(kept) < len(messages)
-        if kept:
-            shown[key] = kept
-    if hidden:
-        shown.setdefault(NON_FIELD, []).append(hands_refusal_message())
-    return shown, hidden
+def _vouched(access: TableAccess, voucher: Voucher) -> tuple[Player, str]:
+    """The player who proved who he is, seated at the table in this round, and how he proved
+    it (``PROOF_CODE`` or ``PROOF_PHONE``). Raises ResultInvalid or CodeLocked."""
+    if voucher.binding:
+        player = player_binding_read(tournament=access.tournament, binding=voucher.binding)
+        if not Seat.objects.filter(table_round=access.table_round, player=player).exists():
+            raise ResultInvalid(
+                {
+                    "binding": [
+                        _(
+                            "This phone is bound to %(player)s, who does not play at this "
+                            "table in this round: hand it over, or choose your name and type "
+                            "your personal code."
+                        )
+                        % {"player": player}
+                    ]
+                }
+            )
+        return player, PROOF_PHONE
+    player = _seated_player(access, voucher.player_id)
+    if not (voucher.code or "").strip():
+        raise ResultInvalid(
+            {"code": [_("Type your personal code (4 digits, on your route card).")]}
+        )
+    _check_code(access.tournament, player, voucher.code)
+    return player, PROOF_CODE
 
 
-def _hide_hand_warnings(warnings: Mapping[str, str]) -> tuple[dict[str, str], bool]:
-    """The warnings the table may see: the hands' ones become one generic warning (their
-    codes say where the bouts are, so they go too)."""
-    shown = {c: m for c, m in warnings.items() if c not in HAND_WARNING_CODES}
-    hidden = len(shown) < len(warnings)
-    if hidden:
-        shown[HANDS_WARNING_KEY] = hands_warning_message()
-    return shown, hidden
+def _proof_label(proof: str) -> str:
+    return _("personal code") if proof == PROOF_CODE else _("phone bound to him")
 
 
-def _count_hands_answer(access: TableAccess) -> None:
-    """One more answer of this page that the cards decided (a refusal or a warning): shown
-    to the arbiter beside the table's page, so probing the hands of a relais is seen."""
-    TableAccess.objects.filter(pk=access.pk).update(hands_answers=F("hands_answers") + 1)
+# --- entering, confirming, contesting: never an answer from the cards ------------------------
 
 
 def table_entry_preview(
     *, access: TableAccess, donne_number: int, data: ResultInput
 ) -> dict[str, Any]:
-    """The live preview of the table's page: scores, errors, missing fields and warnings as
-    on the arbiter's form, except that what comes from the hands says what to check without
-    saying where any card is. Such answers are counted on the access. Never writes a result.
-    """
+    """The live preview of the table's page: scores, errors, missing fields and warnings of
+    the rules of the score (RULES.md §5, §5.1 first table) and of what was typed (a half
+    point). Nothing in it depends on the donne's hands (§5.2, §6.2). Never writes."""
     donne = table_donne(access, donne_number)
     preview: ResultPreview = result_preview(
-        tournament=access.tournament, table=access.table_round.table, donne=donne, data=data
+        tournament=access.tournament,
+        table=access.table_round.table,
+        donne=donne,
+        data=data,
+        hands_decide=False,
     )
-    errors = preview.problems
-    hidden_errors = False
-    if preview.context is not None:
-        errors, hidden_errors = _hide_hand_errors(errors, preview.hand_errors)
-    warnings, hidden_warnings = _hide_hand_warnings(preview.warnings)
-    if hidden_errors or hidden_warnings:
-        _count_hands_answer(access)
     return {
         "scores": preview.scores,
-        "errors": errors,
+        "errors": preview.problems,
         "missing": preview.missing,
-        "warnings": warnings,
+        "warnings": preview.warnings,
     }
 
 
@@ -585,41 +671,45 @@ def table_entry_save(
     access: TableAccess,
     donne_number: int,
     data: ResultInput,
-    entered_by_id: int | None,
+    voucher: Voucher,
     expected_version: int | None,
-) -> Result:
-    """Enter (or correct, while it does not count yet) the table's result on a donne.
+) -> tuple[Result, Player]:
+    """Enter (or correct, while it does not count yet) the table's result on a donne, in the
+    name of the player the ``voucher`` proves; returns the result and that player.
 
-    A result the arbiter entered or an opponent confirmed is the arbiter's to change: refused
-    with a conflict, never overwritten. Raises ResultInvalid, ResultConflict or
+    The answer does not depend on the hands: what they say against the entry is kept in
+    ``Result.card_flags`` for the arbiter. A result the arbiter entered or an opponent
+    confirmed is the arbiter's to change: refused with a conflict, never overwritten. The
+    ledger says "entered" for the first entry and "corrected" for a correction, with the
+    player and how he proved it. Raises ResultInvalid, CodeLocked, ResultConflict or
     PermissionDenied.
     """
     donne = table_donne(access, donne_number)
-    player = _seated_player(access, entered_by_id)
+    player, proof = _vouched(access, voucher)
     table = access.table_round.table
-    try:
-        with transaction.atomic():
-            current = Result.objects.filter(table=table, donne=donne).first()
-            if current is not None and (
-                current.entry_status in COUNTED_ENTRY_STATUSES or expected_version is None
-            ):
-                raise ResultConflict(current)
-            return result_save(
-                tournament=access.tournament,
-                table=table,
-                donne=donne,
-                data=data,
-                user=table_user(),
-                expected_version=expected_version,
-                reason=_("Corrected at the table by %(player)s") % {"player": player},
-                source=EntrySource(entered_by=player, table_access=access),
-            )
-    except ResultInvalid as exc:
-        errors, hidden = _hide_hand_errors(exc.errors, exc.hand_errors)
-        if not hidden:
-            raise
-        _count_hands_answer(access)  # outside the refused save: it stays counted
-        raise ResultInvalid(errors) from None
+    values = {"player": player, "proof": _proof_label(proof)}
+    reason = (
+        _("Entered at the table by %(player)s (%(proof)s)") % values
+        if expected_version is None
+        else _("Corrected at the table by %(player)s (%(proof)s)") % values
+    )
+    with transaction.atomic():
+        current = Result.objects.filter(table=table, donne=donne).first()
+        if current is not None and (
+            current.entry_status in COUNTED_ENTRY_STATUSES or expected_version is None
+        ):
+            raise ResultConflict(current)
+        result = result_save(
+            tournament=access.tournament,
+            table=table,
+            donne=donne,
+            data=data,
+            user=table_user(),
+            expected_version=expected_version,
+            reason=reason,
+            source=EntrySource(entered_by=player, table_access=access),
+        )
+    return result, player
 
 
 def confirmer_problem(
@@ -631,14 +721,17 @@ def confirmer_problem(
     confirmer: int,
 ) -> str | None:
     """Why ``confirmer`` may not confirm, or None: he must hold a hand on the donne, not be
-    who entered it, and (when someone took) be of the other camp (attack is the taker)."""
+    who entered it, and (when someone took) be of the other camp than who entered it (attack
+    is the taker), who must hold a hand too. Both are players who proved who they are."""
     held = {int(pid): pos for pos, pid in holders.items()}
     if confirmer not in held:
         return "not_holder"
     if entered_by is not None and confirmer == entered_by:
         return "same_player"
-    if all_passed or entered_by is None or entered_by not in held:
+    if all_passed:
         return None
+    if entered_by is None or entered_by not in held:
+        return "enterer_sits_out"  # nobody of a camp stands behind the entry yet
     attack = {held[entered_by] == taker, held[confirmer] == taker}
     return "same_camp" if len(attack) == 1 else None
 
@@ -697,11 +790,11 @@ def _set_status(
 
 
 def table_entry_confirm(
-    *, access: TableAccess, donne_number: int, player_id: int | None, code: str, version: int | None
+    *, access: TableAccess, donne_number: int, voucher: Voucher, version: int | None
 ) -> Result:
-    """A player of the other camp confirms the table's entry with his code: it counts."""
-    player = _seated_player(access, player_id)
-    _check_code(access.tournament, player, code)
+    """A player of the other camp than who entered it confirms the table's entry, proving
+    who he is with his code or his bound phone: it counts. The ledger names him and how."""
+    player, proof = _vouched(access, voucher)
     with transaction.atomic():
         result = _confirmable(access, donne_number, version)
         if result.entry_status == EntryStatus.CONFIRMED:
@@ -733,6 +826,10 @@ def table_entry_confirm(
                     "%(player)s is in the same camp as who entered it: a player of the other "
                     "camp must confirm."
                 ),
+                "enterer_sits_out": _(
+                    "This result was entered by a player who holds no hand on this donne: a "
+                    "player who holds one enters it again, or the arbiter confirms it."
+                ),
             }
             raise ResultInvalid({"player": [messages[problem] % {"player": player}]})
         return _set_status(
@@ -742,20 +839,23 @@ def table_entry_confirm(
             user=table_user(),
             player=player,
             access=access,
+            reason=_("Confirmed at the table by %(player)s (%(proof)s)")
+            % {"player": player, "proof": _proof_label(proof)},
             extra={"confirmed_by": player, "confirmed_at": timezone.now()},
         )
 
 
 def table_entry_contest(
-    *, access: TableAccess, donne_number: int, player_id: int | None, note: str, version: int | None
+    *, access: TableAccess, donne_number: int, voucher: Voucher, note: str, version: int | None
 ) -> Result:
-    """ "Je conteste": the result goes to the arbiter with the player's note."""
-    player = _seated_player(access, player_id)
+    """ "Je conteste": the result goes to the arbiter with the note of a player who proved
+    who he is (his code or his bound phone)."""
     note = (note or "").strip()
     if not note:
         raise ResultInvalid({"note": [_("Say in a few words what is wrong with this result.")]})
     if len(note) > 300:
         raise ResultInvalid({"note": [_("Keep the note under 300 characters.")]})
+    player, _proof = _vouched(access, voucher)
     with transaction.atomic():
         result = _confirmable(access, donne_number, version)
         if result.entry_status not in (EntryStatus.AWAITING, EntryStatus.NEEDS_ARBITER):
@@ -775,12 +875,16 @@ def table_entry_contest(
 
 
 def result_confirm_by_arbiter(*, result: Result, user: Any) -> Result:
-    """The arbiter makes a table's entry count as it stands (it then counts as his)."""
+    """The arbiter makes a table's entry count as it stands (it then counts as his): this
+    also settles what the cards said against it (``card_flags``, kept as the record), even
+    once the table confirmed it; their codes join the confirmed warnings."""
     _require_manager(user, result.tournament)
     with transaction.atomic():
         locked = Result.objects.select_for_update().get(pk=result.pk)
-        if locked.entry_status in COUNTED_ENTRY_STATUSES:
+        flagged = bool(locked.card_flags) and locked.entry_status != EntryStatus.ARBITER
+        if locked.entry_status in COUNTED_ENTRY_STATUSES and not flagged:
             return locked
+        codes = {str(flag.get("code", "")) for flag in locked.card_flags or ()}
         if locked.entry_status == EntryStatus.NEEDS_ARBITER and locked.status == "played":
             # Its warnings are now confirmed by the arbiter.
             preview = result_preview(
@@ -789,9 +893,10 @@ def result_confirm_by_arbiter(*, result: Result, user: Any) -> Result:
                 donne=locked.donne,
                 data=result_input_from_result(locked),
             )
-            extra = {"confirmed_warnings": sorted(preview.warnings), "contest_note": ""}
-        else:
-            extra = {"contest_note": ""}
+            codes |= set(preview.warnings)
+        extra: dict[str, Any] = {"contest_note": ""}
+        if codes:
+            extra["confirmed_warnings"] = sorted(codes | set(locked.confirmed_warnings or ()))
         return _set_status(
             locked,
             status=EntryStatus.ARBITER,

@@ -1,8 +1,11 @@
 """The table's page: players enter and confirm their table's results from a phone, without an
 account. Thin: tournaments.services.table_entry decides; these views translate HTTP.
 
-The secret in the URL is the only key (no session, no CSRF cookie: the JSON writes are
-CSRF-exempt because a forged request would need the secret). Writes take the same form
+The secret in the URL is the only key to the page (no session, no CSRF cookie: the JSON writes
+are CSRF-exempt because a forged request would need the secret). Each write also carries who
+makes it, proven (`_voucher`): ``player`` with his ``code``, or the ``binding`` token of a
+phone bound to him, which a save with ``bind`` set answers with (the page keeps it per
+tournament). Writes take the same form
 fields as the arbiter's entry form and an ``Idempotency-Key`` header, so the page's offline
 queue can resend safely.
 """
@@ -37,6 +40,8 @@ from ..services.results import (
 )
 from ..services.table_entry import (
     TableAccessDenied,
+    Voucher,
+    player_binding_issue,
     table_access_lookup,
     table_access_resolve,
     table_card_resolve,
@@ -129,6 +134,7 @@ def _state(access: TableAccess) -> dict[str, Any]:
         "table": table_round.table.number,
         "round": table_round.round.number,
         "tournament": access.tournament.name,
+        "tournament_id": access.tournament_id,
         "players": [
             {"id": s.player_id, "name": str(s.player), "seat": s.position}
             for s in sorted(seats, key=lambda s: "NESWF".index(s.position))
@@ -168,6 +174,9 @@ def _page_strings() -> dict[str, str]:
         "confirmed": _("Confirmed: it counts."),
         "contested": _("Sent to the arbiter."),
         "error": _("Something went wrong: try again."),
+        "bound_to": _("This phone is %(n)s's: no code to type."),
+        "unbind": _("Not %(n)s? Hand this phone over"),
+        "confirm_as": _("I confirm this result, as %(n)s"),
     }
 
 
@@ -219,6 +228,15 @@ def _version(request: HttpRequest) -> int | None:
 def _int(text: str | None) -> int | None:
     text = (text or "").strip()
     return int(text) if text.isdigit() and len(text) < 10 else None
+
+
+def _voucher(request: HttpRequest) -> Voucher:
+    """Who makes the write, as the page proves it: a bound phone's token, else name and code."""
+    return Voucher(
+        player_id=_int(request.POST.get("player")),
+        code=(request.POST.get("code") or "")[:20],
+        binding=(request.POST.get("binding") or "")[:500],
+    )
 
 
 @csrf_exempt
@@ -275,6 +293,9 @@ def _write(request: HttpRequest, secret: str, donne: int, action: Any) -> HttpRe
             return 400, {"errors": exc.errors}
         except PermissionDenied as exc:
             return 403, {"errors": {NON_FIELD: [str(exc)]}}
+        if isinstance(result, tuple):  # a save: the result, and the binding asked for
+            result, extra = result
+            return 200, {"result": _result_json(result), **extra}
         return 200, {"result": _result_json(result)}
 
     body = {k: v for k, v in request.POST.lists()}
@@ -297,16 +318,27 @@ def _write(request: HttpRequest, secret: str, donne: int, action: Any) -> HttpRe
 def table_save(request: HttpRequest, secret: str, donne: int) -> HttpResponse:
     form = _form(request)
 
-    def action(access: TableAccess) -> Result:
+    def action(access: TableAccess) -> tuple[Result, dict[str, Any]]:
         if not form.is_valid():
             raise ResultInvalid(_form_errors(form))
-        return table_entry_save(
+        voucher = _voucher(request)
+        result, player = table_entry_save(
             access=access,
             donne_number=donne,
             data=form.to_input(),
-            entered_by_id=_int(request.POST.get("player")),
+            voucher=voucher,
             expected_version=_version(request),
         )
+        extra: dict[str, Any] = {}
+        if request.POST.get("bind") and not voucher.binding:
+            # The code was right: the phone is now his for the tournament.
+            extra["binding"] = {
+                "token": player_binding_issue(tournament=access.tournament, player=player),
+                "player": player.pk,
+                "name": str(player),
+                "tournament": access.tournament_id,
+            }
+        return result, extra
 
     return _write(request, secret, donne, action)
 
@@ -318,8 +350,7 @@ def table_confirm(request: HttpRequest, secret: str, donne: int) -> HttpResponse
         return table_entry_confirm(
             access=access,
             donne_number=donne,
-            player_id=_int(request.POST.get("player")),
-            code=request.POST.get("code") or "",
+            voucher=_voucher(request),
             version=_version(request),
         )
 
@@ -338,7 +369,7 @@ def table_contest(request: HttpRequest, secret: str, donne: int) -> HttpResponse
         return table_entry_contest(
             access=access,
             donne_number=donne,
-            player_id=_int(request.POST.get("player")),
+            voucher=_voucher(request),
             note=note,
             version=_version(request),
         )
@@ -348,7 +379,8 @@ def table_contest(request: HttpRequest, secret: str, donne: int) -> HttpResponse
 
 @require_GET
 def table_card(request: HttpRequest, token: str) -> HttpResponse:
-    """A table card's QR code: the table's page of the round open there now."""
+    """A table card's QR code: the table's page of the round open there now; a card the
+    arbiter revoked (or replaced) opens nothing."""
     try:
         access = table_card_resolve(token=token)
     except PermissionDenied as exc:

@@ -7,7 +7,6 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.db.models import Sum
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -69,14 +68,6 @@ def tables_overview(request: HttpRequest, pk: int) -> HttpResponse:
             "table_round_id", flat=True
         )
     )
-    # Answers of the tables' pages that the cards decided, every page of the table round
-    # (revoked ones too): a table probing its hands before playing shows here.
-    hands_answers = dict(
-        TableAccess.objects.filter(tournament=tournament)
-        .values("table_round_id")
-        .annotate(total=Sum("hands_answers"))
-        .values_list("table_round_id", "total")
-    )
     rows = []
     for tr in table_rounds:
         open_ = tr.round.state != "closed"
@@ -87,7 +78,7 @@ def tables_overview(request: HttpRequest, pk: int) -> HttpResponse:
                 "table_round": tr,
                 "links": table_page_links(table_round=tr) if usable else None,
                 "revoked": tr.pk in issued and tr.pk not in live,
-                "hands_answers": hands_answers.get(tr.pk) or 0,
+                "card_revoked": tr.table.card_revoked_at is not None,
             }
         )
     codes = player_codes_get(tournament=tournament)
@@ -126,14 +117,20 @@ def table_access_change(
             table_access_revoke(access=access, user=request.user)
         messages.success(
             request,
-            _("The page of table %(table)s is revoked: issue a new one when needed.")
+            _(
+                "The page of table %(table)s is revoked, and its table card with it: issue a "
+                "new page when needed (it comes with a new table card to print)."
+            )
             % {"table": tr.table.number},
         )
     else:
         access = table_access_reissue(table_round=tr, user=request.user)
         messages.success(
             request,
-            _("Table %(table)s has a new page: code %(code)s. Print its score sheet again.")
+            _(
+                "Table %(table)s has a new page: code %(code)s. Print its score sheet and its "
+                "table card again: the old ones open nothing."
+            )
             % {"table": tr.table.number, "code": access.short_code},
         )
     return redirect(_overview_url(tournament))

@@ -3,7 +3,10 @@
  * there: a dropped connection keeps them on the phone and a resend never doubles a result.
  * A conflict (the result changed meanwhile) is shown, never overwritten. The last state seen is
  * kept on the phone too: a page reopened offline (the service worker's copy, printed when it
- * was first loaded) shows the results saved since, not an older picture. */
+ * was first loaded) shows the results saved since, not an older picture.
+ * Who enters or confirms proves it: name and personal code, or a phone bound to him (the signed
+ * token the first save with a code returns, kept per tournament in localStorage and sent, also
+ * from the offline queue, instead of the code). */
 (function () {
   "use strict";
   var root = document.getElementById("table-page");
@@ -47,6 +50,35 @@
   }
   function recalled() {
     try { return JSON.parse(localStorage.getItem(STATE_KEY) || "null"); } catch (e) { return null; }
+  }
+
+  /* --- the phone bound to a player, per tournament --------------------------------------- */
+  var BIND_KEY = "tarot-table-binding:" + state.tournament_id;
+  function binding() {
+    var b = null;
+    try { b = JSON.parse(localStorage.getItem(BIND_KEY) || "null"); } catch (e) { b = null; }
+    if (!b || !b.token) return null;
+    // Bound to a player of another table this round: not usable here (hand it over).
+    for (var i = 0; i < state.players.length; i++) if (state.players[i].id === b.player) return b;
+    return null;
+  }
+  function bind(b) {
+    try {
+      if (b && b.tournament === state.tournament_id) localStorage.setItem(BIND_KEY, JSON.stringify(b));
+      else if (!b) localStorage.removeItem(BIND_KEY);
+    } catch (e) { /* full or off */ }
+  }
+  function showBinding() {
+    var b = binding();
+    $("bound").hidden = !b;
+    $("who-enters").hidden = Boolean(b);
+    $("entry-binding").disabled = !b;
+    $("entry-binding").value = b ? b.token : "";
+    ["player", "entry-code", "bind"].forEach(function (id) { $(id).disabled = Boolean(b); });
+    if (b) {
+      $("bound-who").textContent = fmt(T.bound_to, b.name);
+      $("unbind").textContent = fmt(T.unbind, b.name);
+    }
   }
 
   /* --- IndexedDB queue ------------------------------------------------------------------ */
@@ -120,11 +152,13 @@
           var d = donneOf(item.donne);
           if (res.status === 200) {
             d.result = res.data.result;
+            if (res.data.binding) { bind(res.data.binding); showBinding(); }
           } else if (res.status === 409) {
             if (res.data.result) d.result = res.data.result;
             conflict(item.donne, res.data.errors);
           } else {
             d.failed = res.data.errors || { __all__: [T.error] };
+            if (d.failed.binding) { bind(null); showBinding(); }
           }
           remember();
           return showQueue().then(function () {
@@ -215,6 +249,7 @@
     form.elements.version.value = r ? r.version : "";
     var who = localStorage.getItem("tarot-table-player:" + secret);
     if (who) form.elements.player.value = who;
+    showBinding();
     if (!r) { setRadio("petit_au_bout", ""); setRadio("chelem", ""); return; }
     setRadio("contract", r.status === "all_passed" ? "all_passed" : r.contract);
     setRadio("taker", r.taker);
@@ -253,6 +288,10 @@
       confirmForm.hidden = r.entry_status !== "awaiting";
       $("correct").hidden = r.counts || editing || waiting;
       if (!confirmForm.hidden) players(d, r);
+      var b = binding();
+      var mayConfirm = !confirmForm.hidden && b && confirmForm.querySelector('input[name="player"][value="' + b.player + '"]');
+      $("confirm-as").hidden = !mayConfirm;
+      if (mayConfirm) $("confirm-as").textContent = fmt(T.confirm_as, b.name);
     }
     if (editing) {
       if (form.dataset.filled !== String(d.number)) { fill(r); form.dataset.filled = String(d.number); }
@@ -361,6 +400,9 @@
     var d = donneOf(current);
     var data = new URLSearchParams();
     var who = confirmForm.querySelector('input[name="player"]:checked');
+    var b = binding();
+    // Nobody chosen in the list: the player this phone is bound to speaks.
+    if (!who && b && !extra.code) data.set("binding", b.token);
     data.set("player", who ? who.value : "");
     data.set("version", d.result ? d.result.version : "");
     Object.keys(extra).forEach(function (k) { data.set(k, extra[k]); });
@@ -376,6 +418,7 @@
       } else {
         if (res.status === 409 && res.data.result) { d.result = res.data.result; remember(); render(); }
         var errs = res.data.errors || {};
+        if (errs.binding) { bind(null); showBinding(); render(); }
         $("confirm-errors").textContent = Object.keys(errs).map(function (k) { return errs[k].join(" "); }).join(" ");
       }
     }).catch(function () { showErrors(confirmForm, { __all__: [T.needs_connection] }); });
@@ -384,8 +427,20 @@
     e.preventDefault();
     statusWrite("confirm", { code: $("confirm-code").value });
   });
+  $("confirm-as").addEventListener("click", function () {
+    var b = binding();
+    if (b) statusWrite("confirm", { binding: b.token });
+  });
+  $("unbind").addEventListener("click", function () {
+    bind(null);
+    showBinding();
+    $("player").value = "";
+    $("player").focus();
+  });
   $("contest-send").addEventListener("click", function () {
-    statusWrite("contest", { note: $("contest-note").value });
+    var extra = { note: $("contest-note").value };
+    if ($("confirm-code").value) extra.code = $("confirm-code").value;
+    statusWrite("contest", extra);
   });
   window.addEventListener("online", function () { showNet(); flush().then(refresh); });
   window.addEventListener("offline", showNet);
@@ -404,6 +459,7 @@
     warm();
   }
   showNet();
+  showBinding();
   merge(recalled());
   remember();
   var first = state.donnes.filter(function (d) { return !d.result; })[0] || state.donnes[0];
