@@ -227,8 +227,8 @@ def test_the_dashboard_lists_missing_cells_with_their_reason_on_screen(client, p
     client.force_login(personas.arbiter)
     html = client.get(reverse("arbiter_dashboard", args=[t.pk]), **EN).content.decode()
     block = html[html.index('id="round-1"') : html.index('id="round-2"')]
-    assert re.search(r'data-cell="2-7">.*?Table 2, donne 7</a>: no result entered', block, re.S)
-    assert re.search(r"Table 2, donne 6</a>: entered at the table, waiting", block, re.S)
+    assert re.search(r'data-cell="2-7">.*?Table 2, donne 7</a> — no result entered', block, re.S)
+    assert re.search(r"Table 2, donne 6</a> — entered at the table, waiting", block, re.S)
     assert "disabled" not in block and "Annul what is missing and close the round" in block
 
 
