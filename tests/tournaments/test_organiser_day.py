@@ -10,6 +10,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.urls import reverse
+from django.utils import translation
 
 from tests.fixtures.tournaments import make_players, stage_tournament
 from tests.tournaments.test_arbiter_views import save
@@ -34,6 +35,13 @@ from tournaments.services.tournaments import FinishNeedsConfirmation, tournament
 pytestmark = pytest.mark.django_db
 EN = {"HTTP_ACCEPT_LANGUAGE": "en"}
 Status = Tournament.Status
+
+
+@pytest.fixture(autouse=True)
+def english():
+    """The services' messages are read in English here (requests ask for it too)."""
+    with translation.override("en"):
+        yield
 
 
 # --- the club and its accounts -----------------------------------------------------------------
