@@ -150,3 +150,64 @@ class StatusForm(forms.Form):
 
 class PlayerChoiceForm(forms.Form):
     player = forms.ModelChoiceField(queryset=Player.objects.all(), widget=forms.HiddenInput)
+
+
+class ClubForm(forms.ModelForm):
+    """A new club: its name, federation number and city."""
+
+    class Meta:
+        model = Club
+        fields = ["name", "federation_number", "city"]
+        widgets = {
+            "federation_number": forms.TextInput(
+                attrs={"inputmode": "numeric", "autocomplete": "off"}
+            )
+        }
+
+
+class AccountForm(forms.Form):
+    """An account the club's organiser makes for an organiser or an arbiter of the club."""
+
+    username = forms.CharField(
+        label=_("User name"),
+        max_length=150,
+        help_text=_("What the person types to log in: letters, digits and @ . + - _ only."),
+    )
+    first_name = forms.CharField(label=_("First name"), max_length=150, required=False)
+    last_name = forms.CharField(label=_("Last name"), max_length=150, required=False)
+    role = forms.ChoiceField(
+        label=_("Role"),
+        choices=[
+            ("arbiter", _("Arbiter: runs the tournaments he is named for and enters results")),
+            ("organiser", _("Organiser: manages the club, its players and its tournaments")),
+        ],
+        widget=forms.RadioSelect,
+        initial="arbiter",
+    )
+    tournaments = forms.ModelMultipleChoiceField(
+        label=_("Arbiter of"),
+        queryset=Tournament.objects.none(),
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        help_text=_("For an arbiter: the club's tournaments he runs (also set in each form)."),
+    )
+
+    def __init__(self, *args: Any, club: Club, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["tournaments"].queryset = club.tournaments.exclude(
+            status=Tournament.Status.PUBLISHED
+        ).order_by("-date", "name")
+
+
+class RegisterLinesForm(forms.Form):
+    """Names or licences pasted from the club's sheet, one player per line."""
+
+    lines = forms.CharField(
+        label=_("Players, one per line"),
+        widget=forms.Textarea(attrs={"rows": 8}),
+        help_text=_(
+            "A licence or a first and last name per line, as copied from a sheet; blank lines "
+            "are ignored."
+        ),
+        max_length=50_000,
+    )

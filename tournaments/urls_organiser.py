@@ -1,14 +1,27 @@
-"""URLs of the organiser screens: the club's players, tournaments, registrations and check-in,
-generation of the seating and donnes, the seating plan."""
+"""URLs of the organiser screens: a new club and its accounts, the club's players,
+tournaments, registrations and check-in, generation of the seating and donnes, the seating
+plan; the page where a new account sets its password."""
 
 from __future__ import annotations
 
 from django.urls import URLPattern, URLResolver, path
 
+from .views import clubs
 from .views import organiser as views
 
 urlpatterns: list[URLPattern | URLResolver] = [
     path("organiser/", views.organiser_home, name="organiser_home"),
+    path("clubs/new/", clubs.club_create_view, name="organiser_club_create"),
+    path(
+        "organiser/clubs/<int:club_pk>/accounts/",
+        clubs.club_accounts_view,
+        name="organiser_club_accounts",
+    ),
+    path(
+        "account/set-password/<uidb64>/<token>/",
+        clubs.SetPasswordView.as_view(),
+        name="account_set_password",
+    ),
     path(
         "organiser/clubs/<int:club_pk>/players/",
         views.club_players,
@@ -46,6 +59,11 @@ urlpatterns: list[URLPattern | URLResolver] = [
         "t/<int:pk>/registrations/add/",
         views.registration_add_view,
         name="organiser_registration_add",
+    ),
+    path(
+        "t/<int:pk>/registrations/add-many/",
+        views.registration_add_many_view,
+        name="organiser_registration_add_many",
     ),
     path(
         "t/<int:pk>/registrations/check-in-all/",

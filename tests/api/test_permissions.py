@@ -23,6 +23,7 @@ from scoring.documents.models import Document
 from tests.api.conftest import client_for
 from tests.fixtures.tournaments import Personas, stage_tournament
 from tournaments.models import (
+    Club,
     LedgerEntry,
     Penalty,
     Player,
@@ -84,7 +85,22 @@ ENDPOINTS = [
     Endpoint("schema", "GET", "/api/schema/", PUBLIC),
     Endpoint("swagger_ui", "GET", "/api/docs/", PUBLIC),
     Endpoint("redoc", "GET", "/api/redoc/", PUBLIC),
+    # any signed-in user creates a club
+    Endpoint(
+        "clubs_create",
+        "POST",
+        "/api/v1/clubs/",
+        logged_in(201),
+        {"name": "Nouveau club", "federation_number": "0987654"},
+    ),
     # the club's organisers
+    Endpoint(
+        "clubs_accounts_create",
+        "POST",
+        "/api/v1/clubs/{club}/accounts/",
+        club_writes(201),
+        lambda c: {"username": "arbitre-neuf", "role": "arbiter", "tournaments": [c["t"]]},
+    ),
     Endpoint(
         "players_create",
         "POST",
@@ -127,7 +143,13 @@ ENDPOINTS = [
     Endpoint("tables_retrieve", "GET", T + "tables/1/", PUBLIC),
     # managing the tournament
     Endpoint("tournaments_update", "PATCH", T, writes(200), {"venue": "Salle B"}),
-    Endpoint("tournaments_status", "POST", T + "status/", writes(200), {"status": "finished"}),
+    Endpoint(
+        "tournaments_status",
+        "POST",
+        T + "status/",
+        writes(200),
+        {"status": "finished", "confirm_missing": True},
+    ),
     Endpoint(
         "tournaments_generate", "POST", T + "generate/", writes(200), {}, status="registration"
     ),
@@ -140,6 +162,14 @@ ENDPOINTS = [
         T + "registrations/",
         writes(201),
         lambda c: {"player": c["outsider"]},
+        status="registration",
+    ),
+    Endpoint(
+        "registrations_create_many",
+        "POST",
+        T + "registrations/",
+        writes(201),
+        lambda c: {"players": [c["outsider"]]},
         status="registration",
     ),
     Endpoint(
@@ -173,6 +203,13 @@ ENDPOINTS = [
     Endpoint("rounds_open", "POST", T + "rounds/1/open/", writes(200)),
     # a round with missing results cannot be closed: the managers get the refusal, not 403
     Endpoint("rounds_close", "POST", T + "rounds/2/close/", writes(400)),
+    Endpoint(
+        "rounds_close_annulling",
+        "POST",
+        T + "rounds/1/close/",
+        writes(200),
+        {"annul_missing": True, "reason": "out of time"},
+    ),
     # seating, donnes and results: read like the results pages
     Endpoint("seats_list", "GET", T + "seats/", RESULTS),
     Endpoint("etuis_list", "GET", T + "etuis/", RESULTS),
@@ -387,6 +424,10 @@ def state(tournament_id: int) -> tuple[Any, ...]:
         LedgerEntry.objects.count(),
         sorted(Round.objects.values_list("pk", "state")),
         get_user_model().objects.filter(auth_token__isnull=False).count(),
+        get_user_model().objects.count(),
+        sorted(Club.objects.values_list("pk", "name")),
+        sorted(Club.organisers.through.objects.values_list("club_id", "user_id")),
+        sorted(Tournament.arbiters.through.objects.values_list("tournament_id", "user_id")),
         Document.objects.count(),
     )
 

@@ -85,7 +85,7 @@ def requests_for(t: Tournament) -> list[tuple[str, str, dict]]:
         ("post", url("arbiter_result", t, 1, 2), GARDE),
         ("post", url("arbiter_result_preview", t, 1, 2), GARDE),
         ("post", url("arbiter_result_annul", t, 1, 3), {"reason": "mixed étuis"}),
-        ("post", url("arbiter_round_open", t, 2), {}),
+        ("post", url("arbiter_round_open", t, 2), {"confirm_open": "1"}),
         ("post", url("arbiter_round_close", t, 1), {}),
         ("get", url("arbiter_penalties", t), {}),
         ("post", url("arbiter_penalties", t), {"player": player.pk, "kind": "early_pickup"}),
@@ -136,7 +136,8 @@ def test_the_allowed_personas_did_change_things(client, t, personas):
     client.post(url("arbiter_penalties", t), {"player": player.pk, "kind": "early_pickup"})
     penalty = Penalty.objects.get()
     client.post(url("arbiter_penalty_withdraw", t, penalty.pk), {"reason": "mistake"})
-    client.post(url("arbiter_round_open", t, 2))
+    # Round 1 is still open: opening round 2 is confirmed.
+    client.post(url("arbiter_round_open", t, 2), {"confirm_open": "1"})
     assert Result.objects.count() == 2
     assert not Penalty.objects.get().active
     assert Round.objects.get(tournament=t, number=2).state == "open"

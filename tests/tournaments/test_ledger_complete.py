@@ -73,7 +73,10 @@ def test_changes_made_on_the_site_are_all_in_the_ledger(client, personas):
     client.post(reverse("organiser_tournament_status", args=[t.pk]), {"status": "running"})
     round_1 = Round.objects.get(tournament=t, number=1)
     round_open(round_=round_1, user=personas.arbiter)
-    client.post(reverse("organiser_tournament_status", args=[t.pk]), {"status": "finished"})
+    client.post(
+        reverse("organiser_tournament_status", args=[t.pk]),
+        {"status": "finished", "confirm_missing": "1"},
+    )
     client.post(
         reverse("organiser_tournament_status", args=[t.pk]),
         {"status": "published", "confirm_missing": "1"},

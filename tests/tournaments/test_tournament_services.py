@@ -150,8 +150,8 @@ def test_the_happy_path_through_every_status():
     tournament = stage_tournament(players=8, status=Status.DRAFT)
     for status in (Status.REGISTRATION, Status.RUNNING, Status.FINISHED, Status.PUBLISHED):
         assert status in tournament_next_statuses(tournament=tournament)
-        # No result was entered: publishing asks for a confirmation (RULES: nothing unseen).
-        confirm = status == Status.PUBLISHED
+        # No result was entered: finishing and publishing ask for a confirmation.
+        confirm = status in (Status.FINISHED, Status.PUBLISHED)
         tournament_set_status(tournament=tournament, status=status, confirm_missing=confirm)
         assert Tournament.objects.get(pk=tournament.pk).status == status
 

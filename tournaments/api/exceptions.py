@@ -104,21 +104,46 @@ def refused(message: str) -> ApiError:
 def _from_service(exc: Exception, request: Any) -> ApiError | None:
     """The API error of a service exception, or None when it is not one of theirs."""
     from tournaments.services.preparation import PreparationError
-    from tournaments.services.registration import RegistrationError
+    from tournaments.services.registration import RegistrationError, RegistrationsRefused
     from tournaments.services.results import (
         ResultConflict,
         ResultInvalid,
         ResultNeedsConfirmation,
     )
+    from tournaments.services.rounds import RoundOpenNeedsConfirmation
     from tournaments.services.tournaments import PublishNeedsConfirmation, TournamentError
 
     if isinstance(exc, PublishNeedsConfirmation):
+        extra: dict[str, Any] = {"missing": [{"table": t, "donne": d} for t, d in exc.missing]}
+        if hasattr(exc, "open_rounds"):
+            extra["open_rounds"] = list(exc.open_rounds)
         return ApiError(
             status_code=400,
             code="needs_confirmation",
             message=exc.message,
             details={"confirm_missing": [exc.message]},
-            extra={"missing": [{"table": t, "donne": d} for t, d in exc.missing]},
+            extra=extra,
+        )
+    if isinstance(exc, RoundOpenNeedsConfirmation):
+        return ApiError(
+            status_code=400,
+            code="needs_confirmation",
+            message=exc.message,
+            details={"confirm_open": [exc.message]},
+            extra={"open_rounds": list(exc.open_rounds)},
+        )
+    if isinstance(exc, RegistrationsRefused):
+        return ApiError(
+            status_code=400,
+            code="refused",
+            message=exc.message,
+            details={"players": [f"{name}: {reason}" for _pk, name, reason in exc.refused]},
+            extra={
+                "refused": [
+                    {"player": pk, "name": name, "reason": reason}
+                    for pk, name, reason in exc.refused
+                ]
+            },
         )
     if isinstance(exc, ResultNeedsConfirmation):
         return ApiError(

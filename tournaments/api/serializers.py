@@ -108,6 +108,44 @@ class ClubSerializer(serializers.ModelSerializer):
         fields = ["id", "name", "federation_number", "city"]
 
 
+class ClubWriteSerializer(serializers.ModelSerializer):
+    """A new club; its creator becomes its organiser."""
+
+    class Meta:
+        model = Club
+        fields = ["name", "federation_number", "city"]
+
+
+class AccountWriteSerializer(serializers.Serializer):
+    username = serializers.CharField(
+        max_length=150, help_text="What the person types to log in (letters, digits, @.+-_)."
+    )
+    first_name = serializers.CharField(max_length=150, required=False, default="")
+    last_name = serializers.CharField(max_length=150, required=False, default="")
+    role = serializers.ChoiceField(
+        choices=["arbiter", "organiser"],
+        help_text="`organiser`: organises the club; `arbiter`: may be named arbiter of its "
+        "tournaments.",
+    )
+    tournaments = serializers.ListField(
+        child=serializers.IntegerField(min_value=1, max_value=999_999_999),
+        required=False,
+        default=list,
+        max_length=100,
+        help_text="For an arbiter: ids of the club's tournaments he is named arbiter of.",
+    )
+
+
+class AccountCreatedSerializer(serializers.Serializer):
+    username = serializers.CharField()
+    role = serializers.CharField()
+    tournaments = serializers.ListField(child=serializers.IntegerField())
+    set_password_url = serializers.CharField(
+        help_text="The one-time link where the new user chooses his password (valid once, for "
+        "`PASSWORD_RESET_TIMEOUT` seconds). Shown only in this answer."
+    )
+
+
 class PlayerSerializer(serializers.ModelSerializer):
     club_name = serializers.CharField(source="club.name", read_only=True)
 
@@ -259,7 +297,8 @@ class TournamentStatusSerializer(serializers.Serializer):
     confirm_missing = serializers.BooleanField(
         required=False,
         default=False,
-        help_text="Publish although results are missing (the answer without it lists them).",
+        help_text="Publish although results are missing, or finish a running tournament "
+        "although results are missing or a round is open (the answer without it lists them).",
     )
 
 
@@ -285,8 +324,40 @@ class RegistrationSerializer(serializers.ModelSerializer):
 
 
 class RegistrationWriteSerializer(serializers.Serializer):
-    player = serializers.PrimaryKeyRelatedField(queryset=Player.objects.all())
+    """One player (``player``) or several in one go (``players``), not both."""
+
+    player = serializers.PrimaryKeyRelatedField(
+        queryset=Player.objects.all(), required=False, help_text="Register this player."
+    )
+    players = serializers.ListField(
+        child=serializers.IntegerField(min_value=1, max_value=999_999_999),
+        required=False,
+        min_length=1,
+        max_length=500,
+        help_text="Register these players, all or none: a refusal names each refused player.",
+    )
     checked_in = serializers.BooleanField(default=False)
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if ("player" in attrs) == ("players" in attrs):
+            raise serializers.ValidationError(
+                _("Send either player (one id) or players (a list of ids).")
+            )
+        if "players" in attrs:
+            ids = attrs["players"]
+            found = {p.pk: p for p in Player.objects.filter(pk__in=ids)}
+            unknown = [pk for pk in ids if pk not in found]
+            if unknown:
+                raise serializers.ValidationError(
+                    {"players": [_("No player has the id %(id)s.") % {"id": pk} for pk in unknown]}
+                )
+            attrs["players"] = [found[pk] for pk in ids]
+        return attrs
+
+
+class RegistrationsCreatedSerializer(serializers.Serializer):
+    count = serializers.IntegerField()
+    registrations = RegistrationSerializer(many=True)
 
 
 class CountSerializer(serializers.Serializer):
@@ -300,6 +371,44 @@ class RoundSerializer(serializers.ModelSerializer):
     class Meta:
         model = Round
         fields = ["number", "state"]
+
+
+class RoundOpenSerializer(serializers.Serializer):
+    confirm_open = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="Open it although an earlier round is still open (the answer without it "
+        "names them).",
+    )
+
+
+class RoundCloseSerializer(serializers.Serializer):
+    annul_missing = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="Annul every donne the round misses (no result, or a table's entry not "
+        "counting yet) with `reason`, then close it: all or nothing.",
+    )
+    reason = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        default="",
+        max_length=300,
+        help_text="Why the missing donnes are annulled (written in the ledger).",
+    )
+
+
+class RoundClosedSerializer(RoundSerializer):
+    annulled = serializers.IntegerField(help_text="How many missing donnes were annulled.")
+
+    class Meta(RoundSerializer.Meta):
+        fields = ["number", "state", "annulled"]
+
+
+class MissingCellSerializer(serializers.Serializer):
+    table = serializers.IntegerField()
+    donne = serializers.IntegerField()
+    reason = serializers.CharField()
 
 
 class TableSitOutSerializer(serializers.Serializer):

@@ -39,6 +39,11 @@ v1: list[URLPattern | URLResolver] = [
     path("clubs/", clubs.ClubListView.as_view(), name="api_clubs"),
     path("clubs/<id:club>/", clubs.ClubDetailView.as_view(), name="api_club"),
     path(
+        "clubs/<id:club>/accounts/",
+        clubs.ClubAccountsView.as_view(),
+        name="api_club_accounts",
+    ),
+    path(
         "clubs/<id:club>/players/import/",
         clubs.ClubPlayersImportView.as_view(),
         name="api_club_players_import",

@@ -117,13 +117,13 @@ def clock_reset(*, round_: Round) -> Round:
 
 
 def current_round(tournament: Tournament) -> Round | None:
-    """The round the room plays: the open one with the lowest number, else the last closed
-    one, else the first."""
+    """The round the room plays: the highest open one (an earlier round left open while the
+    next is played does not hold the screen back), else the last closed one, else the first."""
     rounds = list(tournament.round_set.order_by("number"))
     if not rounds:
         return None
     open_rounds = [r for r in rounds if r.state == Round.State.OPEN]
     if open_rounds:
-        return open_rounds[0]
+        return open_rounds[-1]
     closed = [r for r in rounds if r.state == Round.State.CLOSED]
     return closed[-1] if closed else rounds[0]

@@ -42,6 +42,13 @@ CELL_STATES = {
     NEEDS_ARBITER: _("Needs the arbiter"),
 }
 NOT_COUNTING = (AWAITING, CONTESTED, NEEDS_ARBITER)
+# Why a cell keeps its round from closing, said on screen and by the API.
+MISSING_REASONS = {
+    MISSING: _("no result entered"),
+    AWAITING: _("entered at the table, waiting for an opponent's confirmation"),
+    CONTESTED: _("contested at the table: the arbiter must settle it"),
+    NEEDS_ARBITER: _("entered at the table with a warning: the arbiter must check it"),
+}
 NEEDS_HIM = (CONTESTED, NEEDS_ARBITER)
 ROUND_STATES = {
     "pending": _("Not started"),
@@ -80,6 +87,12 @@ class Cell:
     def key(self) -> tuple[int, int]:
         return (self.table.number, self.donne.number)
 
+    @property
+    def missing_reason(self) -> str:
+        """Why the cell keeps the round from closing; empty when it does not."""
+        reason = MISSING_REASONS.get(self.state)
+        return str(reason) if reason is not None else ""
+
 
 @dataclass
 class TableRow:
@@ -110,6 +123,11 @@ class RoundBlock:
     @property
     def complete(self) -> bool:
         return self.total > 0 and self.done == self.total
+
+    @property
+    def missing(self) -> list[Cell]:
+        """The cells that keep the round from closing (no result, or one not counting yet)."""
+        return [cell for row in self.rows for cell in row.cells if cell.missing_reason]
 
     @property
     def state(self) -> str:

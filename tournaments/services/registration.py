@@ -1,5 +1,9 @@
 """Registering players for a tournament and checking them in on the day.
 
+Several players are registered in one go (`registrations_add`: ticked, the players of an
+earlier tournament, or lines pasted from the club's sheet and read by `players_from_lines`):
+all of them or none, every refusal named.
+
 All of it happens before the tournament runs: the seating is generated from the checked-in
 players, so any change here after the seating was generated makes it out of date (the
 organiser sees so and regenerates it; see `tournament_seating_status`).
@@ -8,13 +12,18 @@ organiser sees so and regenerates it; see `tournament_seating_status`).
 from __future__ import annotations
 
 import datetime
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from ..models import LedgerEntry, Player, Registration, Tournament
+from ..search import players_matching
 from .ledger import ledger_record
 from .tournaments import PREPARATION_STATUSES
 
@@ -169,3 +178,148 @@ def registration_check_in_all(
             before = _state(registration)
             _record(locked, user, registration.player, before, {**before, "checked_in": True})
         return count
+
+
+MAX_LINES = 500
+MAX_CANDIDATES_SHOWN = 5
+LICENCE = re.compile(r"^[0-9]{7}$")
+
+
+class RegistrationsRefused(RegistrationError):
+    """Some players of a list cannot be registered, so none was; ``refused`` holds each
+    player's id, name and the reason."""
+
+    def __init__(self, refused: list[tuple[int | None, str, str]]) -> None:
+        self.refused = refused
+        names = "; ".join(f"{name}: {reason}" for _pk, name, reason in refused)
+        super().__init__(
+            ngettext(
+                "%(count)d player cannot be registered, so nobody was (%(names)s).",
+                "%(count)d players cannot be registered, so nobody was (%(names)s).",
+                len(refused),
+            )
+            % {"count": len(refused), "names": names}
+        )
+
+
+def registrations_add(
+    *,
+    tournament: Tournament,
+    players: Sequence[Player],
+    checked_in: bool = False,
+    user: Any = None,
+) -> list[Registration]:
+    """Register every player of ``players`` or none: a player already registered or listed
+    twice is refused, and RegistrationsRefused names each refused one."""
+    if not players:
+        raise RegistrationError(_("Choose at least one player to register."))
+    with transaction.atomic():
+        locked = _lock_open(tournament)
+        already = set(
+            Registration.objects.filter(
+                tournament=tournament, player__in=[p.pk for p in players]
+            ).values_list("player_id", flat=True)
+        )
+        refused: list[tuple[int | None, str, str]] = []
+        seen: set[int] = set()
+        for player in players:
+            if player.pk in already:
+                refused.append((player.pk, player.full_name, _("already registered")))
+            elif player.pk in seen:
+                refused.append((player.pk, player.full_name, _("listed twice")))
+            seen.add(player.pk)
+        if refused:
+            raise RegistrationsRefused(refused)
+        at = timezone.now() if checked_in else None
+        try:
+            with transaction.atomic():
+                registrations = Registration.objects.bulk_create(
+                    [
+                        Registration(tournament=tournament, player=player, checked_in_at=at)
+                        for player in players
+                    ]
+                )
+        except IntegrityError:
+            raise RegistrationError(
+                _("Someone registered some of these players meanwhile. Reload the page.")
+            ) from None
+        for registration in registrations:
+            _record(locked, user, registration.player, None, _state(registration))
+        return registrations
+
+
+@dataclass(frozen=True)
+class LineProblem:
+    """A pasted line that names no player, or several."""
+
+    number: int
+    text: str
+    reason: str
+
+
+class RegistrationLinesError(RegistrationError):
+    """Pasted lines that could not be read as one player each; ``problems`` lists them."""
+
+    def __init__(self, problems: list[LineProblem]) -> None:
+        self.problems = problems
+        super().__init__(
+            ngettext(
+                "%(count)d line does not name exactly one player: correct it and paste the "
+                "list again. Nobody was registered.",
+                "%(count)d lines do not name exactly one player each: correct them and paste "
+                "the list again. Nobody was registered.",
+                len(problems),
+            )
+            % {"count": len(problems)}
+        )
+
+
+def _line_player(line: str, club_id: int) -> Player | str:
+    """The one player a line names (a licence, or words of his names), or why there is none."""
+    words = [w for w in re.split(r"[\s;,\t]+", line) if w]
+    licences = [w for w in words if LICENCE.match(w)]
+    players = Player.objects.select_related("club")
+    if licences:
+        found = list(players.filter(licence__in=licences))
+        if len(found) == 1:
+            return found[0]
+        if not found:
+            return _("no player has the licence %(licence)s") % {"licence": licences[0]}
+        return _("the line holds several licences")
+    found = list(players_matching(players, " ".join(words)).order_by("pk")[:50])
+    if len(found) > 1:
+        of_club = [p for p in found if p.club_id == club_id]
+        if len(of_club) == 1:
+            return of_club[0]
+    if len(found) == 1:
+        return found[0]
+    if not found:
+        return _("no player has this name; check the spelling or give the licence")
+    shown = ", ".join(
+        f"{p.full_name} ({p.licence}, {p.club.name})" for p in found[:MAX_CANDIDATES_SHOWN]
+    )
+    if len(found) > MAX_CANDIDATES_SHOWN:
+        shown += ", …"
+    return _("several players have this name (%(players)s): give the licence") % {"players": shown}
+
+
+def players_from_lines(*, text: str, tournament: Tournament) -> list[Player]:
+    """The players named by ``text``, one per line (a licence, or first and last names, as
+    copied from a sheet; blank lines ignored), preferring the tournament's club when a name
+    is shared. RegistrationLinesError lists every line that names nobody or several."""
+    lines = [(n, line.strip()) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
+    if not lines:
+        raise RegistrationError(_("Paste at least one line: a licence or a name per line."))
+    if len(lines) > MAX_LINES:
+        raise RegistrationError(_("Paste at most %(max)d lines at a time.") % {"max": MAX_LINES})
+    players: list[Player] = []
+    problems: list[LineProblem] = []
+    for number, line in lines:
+        found = _line_player(line, tournament.club_id)
+        if isinstance(found, str):
+            problems.append(LineProblem(number, line, found))
+        else:
+            players.append(found)
+    if problems:
+        raise RegistrationLinesError(problems)
+    return players

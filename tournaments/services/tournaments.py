@@ -284,7 +284,9 @@ def tournament_set_status(
 
     Running needs a seating generated for exactly the checked-in players; going back to
     registration needs no result yet; published needs finished, and, while results are
-    missing, ``confirm_missing`` (else PublishNeedsConfirmation lists the missing cells).
+    missing, ``confirm_missing`` (else PublishNeedsConfirmation lists the missing cells);
+    finishing a running tournament with a round still open or a result missing needs
+    ``confirm_missing`` too (else FinishNeedsConfirmation lists both).
     """
     labels = dict(Status.choices)
     if status not in labels:
@@ -310,8 +312,17 @@ def tournament_set_status(
                     "The arbiter can annul a donne instead."
                 )
             )
-        missing = tournament_missing_cells(tournament=locked) if status == Status.PUBLISHED else []
-        if missing and not confirm_missing:
+        finishing = status == Status.FINISHED and locked.status == Status.RUNNING
+        missing = (
+            tournament_missing_cells(tournament=locked)
+            if status == Status.PUBLISHED or finishing
+            else []
+        )
+        if finishing:
+            open_rounds = _open_rounds(locked)
+            if (missing or open_rounds) and not confirm_missing:
+                raise FinishNeedsConfirmation(missing, open_rounds)
+        elif missing and not confirm_missing:
             raise PublishNeedsConfirmation(missing)
         before = locked.status
         locked.status = status
@@ -322,7 +333,12 @@ def tournament_set_status(
             user=user,
             before={"status": before},
             after={"status": status},
-            reason=_("published with %(count)d result(s) missing") % {"count": len(missing)}
+            reason=(
+                _("finished with %(count)d result(s) missing")
+                if finishing
+                else _("published with %(count)d result(s) missing")
+            )
+            % {"count": len(missing)}
             if missing
             else "",
         )
@@ -641,6 +657,57 @@ class PublishNeedsConfirmation(TournamentError):
             )
             % {"count": len(missing), "cells": shown}
         )
+
+
+class FinishNeedsConfirmation(PublishNeedsConfirmation):
+    """A round is still open or results are missing: finish only once the organiser confirms;
+    ``missing`` lists the cells, ``open_rounds`` the numbers of the rounds still open."""
+
+    def __init__(self, missing: list[tuple[int, int]], open_rounds: list[int]) -> None:
+        self.missing = missing
+        self.open_rounds = open_rounds
+        parts = []
+        if open_rounds:
+            parts.append(
+                ngettext(
+                    "Round %(rounds)s is still open.",
+                    "Rounds %(rounds)s are still open.",
+                    len(open_rounds),
+                )
+                % {"rounds": ", ".join(str(n) for n in open_rounds)}
+            )
+        if missing:
+            shown = ", ".join(
+                _("table %(table)s donne %(donne)s") % {"table": t, "donne": d}
+                for t, d in missing[:40]
+            )
+            if len(missing) > 40:
+                shown += ", …"
+            parts.append(
+                ngettext(
+                    "%(count)d result is missing (%(cells)s).",
+                    "%(count)d results are missing (%(cells)s).",
+                    len(missing),
+                )
+                % {"count": len(missing), "cells": shown}
+            )
+        parts.append(
+            _(
+                "Finish anyway only if play is over; confirm to finish. The arbiter can still "
+                "enter or annul results after reopening the tournament."
+            )
+        )
+        TournamentError.__init__(self, " ".join(parts))
+
+
+def _open_rounds(tournament: Tournament) -> list[int]:
+    from ..models import Round
+
+    return list(
+        Round.objects.filter(tournament=tournament, state=Round.State.OPEN)
+        .order_by("number")
+        .values_list("number", flat=True)
+    )
 
 
 def tournament_missing_cells(*, tournament: Tournament) -> list[tuple[int, int]]:

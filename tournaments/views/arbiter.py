@@ -21,6 +21,7 @@ from django.utils import timezone
 from django.utils.formats import date_format
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from ..forms_arbiter import (
@@ -73,8 +74,8 @@ from ..services.results import (
     result_save,
     result_snapshot,
     round_close,
-    round_open,
 )
+from ..services.rounds import RoundOpenNeedsConfirmation, round_close_annulling, round_open_checked
 from ..services.tournaments import tournament_start_steps
 
 
@@ -151,6 +152,71 @@ def jump(request: HttpRequest, pk: int) -> HttpResponse:
     return redirect(_entry_url(tournament, number_t, number_d))
 
 
+def _error_messages(request: HttpRequest, exc: ResultInvalid) -> None:
+    for msgs in exc.errors.values():
+        for message in msgs:
+            messages.error(request, message)
+
+
+def _round_open(request: HttpRequest, tournament: Tournament, round_: Round) -> HttpResponse:
+    """Open the round; while an earlier one is still open, a page asks to confirm."""
+    try:
+        round_open_checked(
+            round_=round_, user=request.user, confirm_open=request.POST.get("confirm_open") == "1"
+        )
+    except RoundOpenNeedsConfirmation as exc:
+        return render(
+            request,
+            "tournaments/arbiter/round_open_confirm.html",
+            {"tournament": tournament, "round": round_, "message": exc.message},
+        )
+    except ResultInvalid as exc:
+        _error_messages(request, exc)
+    else:
+        messages.success(request, _("Round %(number)s is open.") % {"number": round_.number})
+    return redirect(_dashboard_url(tournament))
+
+
+def _round_close(request: HttpRequest, tournament: Tournament, round_: Round) -> HttpResponse:
+    """Close the round; with ``annul_missing``, annul what it misses first (confirmed)."""
+    number = round_.number
+    if request.POST.get("annul_missing") != "1":
+        try:
+            round_close(round_=round_, user=request.user)
+        except ResultInvalid as exc:
+            _error_messages(request, exc)
+        else:
+            messages.success(request, _("Round %(number)s is closed.") % {"number": number})
+        return redirect(_dashboard_url(tournament))
+    if request.POST.get("confirm") != "1":
+        messages.error(
+            request,
+            _(
+                "Round %(number)s was not closed: tick the box confirming that the missing "
+                "donnes are annulled."
+            )
+            % {"number": number},
+        )
+        return redirect(_dashboard_url(tournament) + f"#round-{number}")
+    try:
+        _round, count = round_close_annulling(
+            round_=round_, user=request.user, reason=request.POST.get("reason", "")
+        )
+    except ResultInvalid as exc:
+        _error_messages(request, exc)
+        return redirect(_dashboard_url(tournament) + f"#round-{number}")
+    messages.success(
+        request,
+        ngettext(
+            "Round %(number)s is closed; %(count)d missing donne was annulled.",
+            "Round %(number)s is closed; %(count)d missing donnes were annulled.",
+            count,
+        )
+        % {"number": number, "count": count},
+    )
+    return redirect(_dashboard_url(tournament))
+
+
 @login_required
 @require_POST
 @once_per_form
@@ -160,24 +226,8 @@ def round_state(request: HttpRequest, pk: int, number: int, action: str) -> Http
         Round.objects.select_related("tournament"), tournament=tournament, number=number
     )
     if action == "open":
-        try:
-            round_open(round_=round_, user=request.user)
-        except ResultInvalid as exc:
-            for msgs in exc.errors.values():
-                for message in msgs:
-                    messages.error(request, message)
-        else:
-            messages.success(request, _("Round %(number)s is open.") % {"number": number})
-    else:
-        try:
-            round_close(round_=round_, user=request.user)
-        except ResultInvalid as exc:
-            for msgs in exc.errors.values():
-                for message in msgs:
-                    messages.error(request, message)
-        else:
-            messages.success(request, _("Round %(number)s is closed.") % {"number": number})
-    return redirect(_dashboard_url(tournament))
+        return _round_open(request, tournament, round_)
+    return _round_close(request, tournament, round_)
 
 
 # --- entering a result ----------------------------------------------------------------------

@@ -27,22 +27,28 @@ from ..forms import (
     PlayerChoiceForm,
     PlayerForm,
     PlayerImportForm,
+    RegisterLinesForm,
     StatusForm,
     TournamentForm,
 )
 from ..forms_seating import SeatingSetForm, SeatingSwapForm
 from ..models import Club, Player, Registration, Result, Tournament
 from ..once import once_per_form
+from ..params import id_param
 from ..permissions import can_manage_tournament, is_club_organiser
 from ..search import players_matching
 from ..services.players import PlayerImportError, player_create, player_update, players_import_csv
 from ..services.registration import (
     RegistrationError,
+    RegistrationLinesError,
+    RegistrationsRefused,
+    players_from_lines,
     registration_add,
     registration_check_in,
     registration_check_in_all,
     registration_check_out,
     registration_remove,
+    registrations_add,
 )
 from ..services.seating_edit import (
     CLOSED_STATUSES,
@@ -53,6 +59,7 @@ from ..services.seating_edit import (
 )
 from ..services.tournaments import (
     PREPARATION_STATUSES,
+    FinishNeedsConfirmation,
     PublishNeedsConfirmation,
     TournamentError,
     tournament_create,
@@ -110,7 +117,8 @@ def _next(request: HttpRequest, default: str) -> str:
 @login_required
 @require_GET
 def organiser_home(request: HttpRequest) -> HttpResponse:
-    """The clubs a user organises and the tournaments he manages, drafts included."""
+    """The clubs a user organises and the tournaments he manages, drafts included; any
+    signed-in user finds here the way to create his club."""
     user = request.user
     clubs = list(_organised_clubs(user).annotate(player_count=Count("players")))
     tournaments = list(
@@ -119,8 +127,6 @@ def organiser_home(request: HttpRequest) -> HttpResponse:
         .distinct()
         .order_by("-date", "name")[:100]
     )
-    if not clubs and not tournaments:
-        raise PermissionDenied
     return render(
         request,
         "tournaments/organiser/home.html",
@@ -302,7 +308,8 @@ def tournament_status_view(request: HttpRequest, pk: int) -> HttpResponse:
                 confirm_missing=request.POST.get("confirm_missing") == "1",
             )
         except PublishNeedsConfirmation as exc:
-            # Results are missing: say which, and ask to confirm (the same form, confirmed).
+            # Results are missing (or, finishing, a round is open): say which, and ask to
+            # confirm (the same form, confirmed).
             return render(
                 request,
                 "tournaments/organiser/publish_confirm.html",
@@ -310,6 +317,8 @@ def tournament_status_view(request: HttpRequest, pk: int) -> HttpResponse:
                     "tournament": tournament,
                     "message": exc.message,
                     "missing": exc.missing,
+                    "open_rounds": getattr(exc, "open_rounds", []),
+                    "finishing": isinstance(exc, FinishNeedsConfirmation),
                     "status": form.cleaned_data["status"],
                     "next": request.POST.get("next", ""),
                 },
@@ -355,6 +364,31 @@ def _search_players(tournament: Tournament, query: str) -> list[Player]:
     return players
 
 
+TICK_LIMIT = 300
+
+
+def _bulk_context(tournament: Tournament) -> dict[str, Any]:
+    """What the "register several players" forms offer: the club's players not registered
+    yet (ticked), its earlier tournaments (their players), and the pasted lines."""
+    registered = Registration.objects.filter(tournament=tournament).values("player_id")
+    players = tournament.club.players.exclude(pk__in=registered).order_by(
+        "last_name", "first_name", "pk"
+    )
+    earlier = (
+        tournament.club.tournaments.exclude(pk=tournament.pk)
+        .annotate(registered_count=Count("registrations"))
+        .filter(registered_count__gt=0)
+        .order_by("-date", "-pk")[:20]
+    )
+    listed = list(players[: TICK_LIMIT + 1])
+    return {
+        "club_players": listed[:TICK_LIMIT],
+        "club_players_more": len(listed) > TICK_LIMIT,
+        "earlier_tournaments": list(earlier),
+        "lines_form": RegisterLinesForm(),
+    }
+
+
 @login_required
 @require_GET
 def registrations_view(request: HttpRequest, pk: int) -> HttpResponse:
@@ -362,7 +396,88 @@ def registrations_view(request: HttpRequest, pk: int) -> HttpResponse:
     query = request.GET.get("q", "").strip()
     context = _registrations_context(tournament)
     context.update({"query": query, "results": _search_players(tournament, query)})
+    if context["open"]:
+        context.update(_bulk_context(tournament))
     return render(request, "tournaments/organiser/registrations.html", context)
+
+
+def _players_to_register(request: HttpRequest, tournament: Tournament) -> list[Player]:
+    """The players a "register several" form names (ticked, of an earlier tournament, or
+    pasted), or RegistrationError saying what to fix."""
+    source = request.POST.get("source", "")
+    if source == "lines":
+        form = RegisterLinesForm(request.POST)
+        if not form.is_valid():
+            raise RegistrationError(" ".join(form.errors["lines"]))
+        return players_from_lines(text=form.cleaned_data["lines"], tournament=tournament)
+    if source == "tournament":
+        earlier_id = id_param(request.POST.get("earlier"))
+        earlier = (
+            tournament.club.tournaments.exclude(pk=tournament.pk).filter(pk=earlier_id).first()
+        )
+        if earlier is None:
+            raise RegistrationError(_("Choose one of the club's earlier tournaments."))
+        players = list(
+            Player.objects.filter(registrations__tournament=earlier)
+            .exclude(registrations__tournament=tournament)
+            .order_by("last_name", "first_name", "pk")
+        )
+        if not players:
+            raise RegistrationError(
+                _("Every player of %(tournament)s is already registered.")
+                % {"tournament": earlier.name}
+            )
+        return players
+    ids = [id_param(value) for value in request.POST.getlist("players")]
+    if None in ids:
+        raise RegistrationError(_("Tick players of the list."))
+    players = list(Player.objects.filter(pk__in=ids).order_by("last_name", "first_name", "pk"))
+    if len(players) != len(set(ids)):
+        raise RegistrationError(_("Some ticked players no longer exist. Reload the page."))
+    return players
+
+
+@login_required
+@require_POST
+@once_per_form
+def registration_add_many_view(request: HttpRequest, pk: int) -> HttpResponse:
+    """Register several players in one go: all of them, or none and every refusal listed."""
+    tournament = _managed_tournament(request, pk)
+    context: dict[str, Any] = {}
+    try:
+        players = _players_to_register(request, tournament)
+        registrations_add(
+            tournament=tournament,
+            players=players,
+            checked_in="check_in" in request.POST,
+            user=request.user,
+        )
+    except RegistrationLinesError as exc:
+        context = {"bulk_error": exc.message, "bulk_problems": exc.problems}
+    except RegistrationsRefused as exc:
+        context = {"bulk_error": exc.message, "bulk_refused": exc.refused}
+    except RegistrationError as exc:
+        context = {"bulk_error": exc.message}
+    else:
+        messages.success(
+            request,
+            ngettext("%(count)d player registered.", "%(count)d players registered.", len(players))
+            % {"count": len(players)},
+        )
+        return redirect("organiser_registrations", pk=tournament.pk)
+    page = _registrations_context(tournament)
+    page.update({"query": "", "results": []})
+    if page["open"]:
+        page.update(_bulk_context(tournament))
+        page["lines_form"] = RegisterLinesForm(
+            {"lines": request.POST.get("lines", "")}
+            if request.POST.get("source") == "lines"
+            else None
+        )
+    page.update(context)
+    page["bulk_source"] = request.POST.get("source", "tick")
+    page["ticked"] = set(request.POST.getlist("players"))
+    return render(request, "tournaments/organiser/registrations.html", page, status=422)
 
 
 @login_required

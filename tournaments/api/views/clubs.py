@@ -1,15 +1,19 @@
-"""Clubs and players: public reads (as the public pages); writes by the club's organisers."""
+"""Clubs and players: public reads (as the public pages); writes by the club's organisers.
+Any signed-in user may create a club (he becomes its organiser); its organisers create the
+accounts of its organisers and arbiters."""
 
 from __future__ import annotations
 
 from django.shortcuts import get_object_or_404
+from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from tournaments.models import Club, Player
+from tournaments.models import Club, Player, Tournament
 from tournaments.search import players_matching
+from tournaments.services.clubs import club_account_create, club_create
 from tournaments.services.players import (
     PlayerImportError,
     player_create,
@@ -18,10 +22,13 @@ from tournaments.services.players import (
 )
 
 from ..exceptions import ApiError
-from ..permissions import require_club_organiser, require_organiser_of_body_club
+from ..permissions import require_club_organiser, require_login, require_organiser_of_body_club
 from ..schema import IDEMPOTENCY_KEY, READ, WRITE, errors
 from ..serializers import (
+    AccountCreatedSerializer,
+    AccountWriteSerializer,
     ClubSerializer,
+    ClubWriteSerializer,
     ImportReportSerializer,
     PlayerSerializer,
     PlayersImportSerializer,
@@ -54,6 +61,30 @@ class ClubListView(ApiView):
     )
     def get(self, request: Request) -> Response:
         return self.paginated(Club.objects.order_by("name", "pk"), ClubSerializer)
+
+    @extend_schema(
+        operation_id="clubs_create",
+        summary="Create a club",
+        description="Any signed-in user; he becomes the club's organiser. The federation "
+        "number is unique.",
+        request=ClubWriteSerializer,
+        parameters=[IDEMPOTENCY_KEY],
+        responses={201: ClubSerializer, **errors(*WRITE)},
+        tags=["clubs and players"],
+        examples=[
+            OpenApiExample(
+                "New club",
+                value={"name": "Tarot Club de Lyon", "federation_number": "0101", "city": "Lyon"},
+                request_only=True,
+            ),
+            OpenApiExample("Created", value=CLUB_EXAMPLE, response_only=True),
+        ],
+    )
+    def post(self, request: Request) -> Response:
+        require_login(request.user)
+        data = self.valid(ClubWriteSerializer).validated_data
+        club = club_create(user=request.user, **data)
+        return Response(ClubSerializer(club).data, status=201)
 
 
 class ClubDetailView(ApiView):
@@ -112,6 +143,65 @@ class ClubPlayersImportView(ApiView):
             ) from exc
         return Response(
             {"created": report.created, "updated": report.updated, "unchanged": report.unchanged}
+        )
+
+
+class ClubAccountsView(ApiView):
+    serializer_class = AccountCreatedSerializer
+
+    @extend_schema(
+        operation_id="clubs_accounts_create",
+        summary="Create an organiser or arbiter account for the club",
+        description="For the club's organisers. The account has no password: the answer "
+        "holds a one-time link (`set_password_url`) where its owner chooses it; it is shown "
+        "only here. An arbiter is named arbiter of the club's `tournaments` given (others "
+        "later, in each tournament).",
+        request=AccountWriteSerializer,
+        parameters=[IDEMPOTENCY_KEY],
+        responses={201: AccountCreatedSerializer, **errors(*WRITE)},
+        tags=["clubs and players"],
+        examples=[
+            OpenApiExample(
+                "Arbiter",
+                value={"username": "arbitre2", "role": "arbiter", "tournaments": [3]},
+                request_only=True,
+            ),
+            OpenApiExample(
+                "Created",
+                value={
+                    "username": "arbitre2",
+                    "role": "arbiter",
+                    "tournaments": [3],
+                    "set_password_url": "https://club.example/account/set-password/Mw/cf1…/",
+                },
+                response_only=True,
+            ),
+        ],
+    )
+    def post(self, request: Request, club: int) -> Response:
+        club_obj = get_object_or_404(Club, pk=club)
+        require_club_organiser(request.user, club_obj)
+        data = self.valid(AccountWriteSerializer).validated_data
+        ids = data.pop("tournaments")
+        tournaments = list(Tournament.objects.filter(pk__in=ids))
+        if len(tournaments) != len(set(ids)) or any(t.club_id != club_obj.pk for t in tournaments):
+            raise ApiError(
+                status_code=400,
+                code="invalid",
+                message=_("Choose tournaments of this club."),
+                details={"tournaments": [_("Choose tournaments of this club.")]},
+            )
+        created = club_account_create(
+            club=club_obj, by=request.user, tournaments=tournaments, **data
+        )
+        return Response(
+            {
+                "username": created.user.username,
+                "role": created.role,
+                "tournaments": sorted(t.pk for t in tournaments),
+                "set_password_url": request.build_absolute_uri(created.set_password_path),
+            },
+            status=201,
         )
 
 

@@ -9,7 +9,12 @@ from typing import Any
 from django.db.models import Prefetch
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
+from drf_spectacular.utils import (
+    OpenApiExample,
+    OpenApiParameter,
+    PolymorphicProxySerializer,
+    extend_schema,
+)
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -32,8 +37,14 @@ from tournaments.services.registration import (
     registration_check_in_all,
     registration_check_out,
     registration_remove,
+    registrations_add,
 )
-from tournaments.services.results import round_close, round_open
+from tournaments.services.results import ResultInvalid, round_close
+from tournaments.services.rounds import (
+    round_close_annulling,
+    round_missing_cells,
+    round_open_checked,
+)
 from tournaments.services.tournaments import (
     tournament_create,
     tournament_prepare,
@@ -42,14 +53,19 @@ from tournaments.services.tournaments import (
 )
 
 from .. import permissions as rules
+from ..exceptions import ApiError, invalid
 from ..schema import IDEMPOTENCY_KEY, READ, WRITE, errors
 from ..serializers import (
     CountSerializer,
     DonneSerializer,
     EtuiSetSerializer,
     GenerateSerializer,
+    RegistrationsCreatedSerializer,
     RegistrationSerializer,
     RegistrationWriteSerializer,
+    RoundClosedSerializer,
+    RoundCloseSerializer,
+    RoundOpenSerializer,
     RoundSerializer,
     SeatSerializer,
     TableSerializer,
@@ -310,22 +326,48 @@ class RegistrationListView(TournamentView):
 
     @extend_schema(
         operation_id="registrations_create",
-        summary="Register a player",
-        description="Before the tournament runs. With `checked_in`, a late arrival registered "
-        "at the door (the seating then shows as out of date: generate it again).",
+        summary="Register a player, or several in one go",
+        description="Before the tournament runs. `player`: one player, answered with his "
+        "registration. `players`: a list, all registered or none; the answer counts and lists "
+        "them; a refusal (400, code `refused`) names each refused player in `refused` (already "
+        "registered, listed twice), an unknown id is named in `details.players`. With "
+        "`checked_in`, late arrivals registered at the door (the seating then shows as out of "
+        "date: generate it again).",
         request=RegistrationWriteSerializer,
         parameters=[IDEMPOTENCY_KEY],
-        responses={201: RegistrationSerializer, **errors(*WRITE)},
+        responses={
+            201: PolymorphicProxySerializer(
+                component_name="RegistrationCreated",
+                serializers=[RegistrationSerializer, RegistrationsCreatedSerializer],
+                resource_type_field_name=None,
+            ),
+            **errors(*WRITE),
+        },
         tags=["registrations"],
         examples=[
             OpenApiExample(
                 "Register", value={"player": 12, "checked_in": False}, request_only=True
             ),
+            OpenApiExample("Register several", value={"players": [12, 13, 14]}, request_only=True),
             OpenApiExample("Registered", value=REGISTRATION_EXAMPLE, response_only=True),
         ],
     )
     def post(self, request: Request, tournament: int) -> Response:
         data = self.valid(RegistrationWriteSerializer).validated_data
+        if "players" in data:
+            registrations = registrations_add(
+                tournament=self.tournament,
+                players=data["players"],
+                checked_in=data["checked_in"],
+                user=request.user,
+            )
+            return Response(
+                {
+                    "count": len(registrations),
+                    "registrations": RegistrationSerializer(registrations, many=True).data,
+                },
+                status=201,
+            )
         registration = registration_add(
             tournament=self.tournament,
             player=data["player"],
@@ -483,53 +525,90 @@ class RoundDetailView(TournamentView):
 class RoundStateView(TournamentView):
     write_rule = rules.WRITE_RESULTS
     serializer_class = RoundSerializer
-    action = "open"
 
-    def post(self, request: Request, tournament: int, number: int) -> Response:
-        round_ = get_object_or_404(
+    def round(self, number: int) -> Round:
+        return get_object_or_404(
             Round.objects.select_related("tournament"), tournament=self.tournament, number=number
         )
-        if self.action == "open":
-            round_open(round_=round_, user=request.user)
-        else:
-            round_close(round_=round_, user=request.user)
-        return Response(RoundSerializer(round_).data)
 
 
 class RoundOpenView(RoundStateView):
-    action = "open"
-
     @extend_schema(
         operation_id="rounds_open",
         summary="Open (or reopen) a round",
-        description="A closed round must be reopened before its results can be corrected.",
-        request=None,
-        parameters=[IDEMPOTENCY_KEY],
-        responses={200: RoundSerializer, **errors(*WRITE)},
-        tags=["seating"],
-        examples=[OpenApiExample("Open", value={"number": 1, "state": "open"}, response_only=True)],
-    )
-    def post(self, request: Request, tournament: int, number: int) -> Response:
-        return super().post(request, tournament, number)
-
-
-class RoundCloseView(RoundStateView):
-    action = "close"
-
-    @extend_schema(
-        operation_id="rounds_close",
-        summary="Close a complete round",
-        description="Refused (400) while a table misses a result or an annulment.",
-        request=None,
+        description="A closed round must be reopened before its results can be corrected. "
+        "While an earlier round is still open, opening this one needs `confirm_open: true` "
+        "(else 400, code `needs_confirmation`, the open rounds in `open_rounds`).",
+        request=RoundOpenSerializer,
         parameters=[IDEMPOTENCY_KEY],
         responses={200: RoundSerializer, **errors(*WRITE)},
         tags=["seating"],
         examples=[
-            OpenApiExample("Closed", value={"number": 1, "state": "closed"}, response_only=True)
+            OpenApiExample("Open", value={"number": 1, "state": "open"}, response_only=True),
+            OpenApiExample("Confirmed", value={"confirm_open": True}, request_only=True),
         ],
     )
     def post(self, request: Request, tournament: int, number: int) -> Response:
-        return super().post(request, tournament, number)
+        data = self.valid(RoundOpenSerializer).validated_data
+        round_ = self.round(number)
+        round_open_checked(round_=round_, user=request.user, confirm_open=data["confirm_open"])
+        return Response(RoundSerializer(round_).data)
+
+
+class RoundCloseView(RoundStateView):
+    serializer_class = RoundClosedSerializer
+
+    @extend_schema(
+        operation_id="rounds_close",
+        summary="Close a round",
+        description="Refused (400) while a table misses a result or an annulment: `missing` "
+        "lists each cell (table, donne, reason). With `annul_missing: true` and a `reason`, "
+        "every missing donne is annulled with that reason and the round closed, all or "
+        "nothing; `annulled` says how many were.",
+        request=RoundCloseSerializer,
+        parameters=[IDEMPOTENCY_KEY],
+        responses={200: RoundClosedSerializer, **errors(*WRITE)},
+        tags=["seating"],
+        examples=[
+            OpenApiExample(
+                "Annul and close",
+                value={"annul_missing": True, "reason": "table 3 ran out of time"},
+                request_only=True,
+            ),
+            OpenApiExample(
+                "Closed",
+                value={"number": 1, "state": "closed", "annulled": 2},
+                response_only=True,
+            ),
+        ],
+    )
+    def post(self, request: Request, tournament: int, number: int) -> Response:
+        data = self.valid(RoundCloseSerializer).validated_data
+        round_ = self.round(number)
+        if data["annul_missing"]:
+            round_, annulled = round_close_annulling(
+                round_=round_, user=request.user, reason=data["reason"]
+            )
+        else:
+            try:
+                round_close(round_=round_, user=request.user)
+            except ResultInvalid as exc:
+                refusal = invalid(exc.errors)
+                missing = round_missing_cells(round_=round_)
+                raise ApiError(
+                    status_code=400,
+                    code=refusal.code,
+                    message=refusal.message,
+                    details=refusal.details,
+                    extra={
+                        "missing": [
+                            {"table": c.table, "donne": c.donne, "reason": c.reason}
+                            for c in missing
+                        ]
+                    },
+                ) from exc
+            annulled = 0
+        return Response({"number": round_.number, "state": round_.state, "annulled": annulled})
 
 
 # Who sits out at each table, round by round (RULES §7), in one query for every table.

@@ -1,0 +1,113 @@
+"""Clubs run by their organisers themselves: creating a club, and the accounts of its
+organisers and arbiters.
+
+Any signed-in user may create a club; he becomes its organiser. Only the club's organisers
+create accounts for it: an organiser account organises the club, an arbiter account may be
+named arbiter of the club's tournaments (at once for the ones chosen, later in a
+tournament's form). A new account has no password: it comes with a one-time link, printed
+or sent by the organiser, where its owner chooses his password. The link stops working once
+used (Django's password-reset token: it depends on the password and the last login) or
+after ``PASSWORD_RESET_TIMEOUT`` seconds; the organiser can then make a new one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.tokens import default_token_generator
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
+from django.urls import reverse
+from django.utils.encoding import force_bytes
+from django.utils.http import urlsafe_base64_encode
+from django.utils.translation import gettext as _
+
+from ..models import Club, Tournament
+from ..permissions import is_club_organiser
+
+__all__ = [
+    "ROLES",
+    "NewAccount",
+    "club_account_create",
+    "club_account_link",
+    "club_create",
+]
+
+ORGANISER = "organiser"
+ARBITER = "arbiter"
+ROLES = (ORGANISER, ARBITER)
+
+
+@dataclass(frozen=True)
+class NewAccount:
+    """An account made for a club and the path of its one-time link to set the password."""
+
+    user: Any
+    role: str
+    set_password_path: str
+
+
+def club_create(*, user: Any, name: str, federation_number: str, city: str = "") -> Club:
+    """Create a club organised by ``user`` (any signed-in user). ValidationError (by field)
+    for a bad or taken federation number or a bad name."""
+    if not user.is_authenticated:
+        raise PermissionDenied(_("Log in to create a club."))
+    club = Club(name=(name or "").strip(), federation_number=federation_number, city=city or "")
+    club.full_clean()
+    with transaction.atomic():
+        club.save()
+        club.organisers.add(user)
+    return club
+
+
+def club_account_link(user: Any) -> str:
+    """The path of the one-time link where ``user`` sets his password."""
+    uid = urlsafe_base64_encode(force_bytes(user.pk))
+    token = default_token_generator.make_token(user)
+    return reverse("account_set_password", args=[uid, token])
+
+
+def club_account_create(
+    *,
+    club: Club,
+    by: Any,
+    username: str,
+    role: str,
+    first_name: str = "",
+    last_name: str = "",
+    tournaments: Iterable[Tournament] = (),
+) -> NewAccount:
+    """Create an organiser or arbiter account for ``club`` (only its organisers may), with no
+    password and a one-time link to set it; an arbiter is named arbiter of ``tournaments``
+    (of this club). ValidationError (by field) for a bad or taken user name, a role or a
+    tournament not offered."""
+    if not is_club_organiser(by, club):
+        raise PermissionDenied(_("Only the club's organisers may create accounts for it."))
+    User = get_user_model()
+    errors: dict[str, list[str]] = {}
+    if role not in ROLES:
+        errors["role"] = [_("Choose the role: organiser or arbiter.")]
+    chosen = list(tournaments)
+    if any(t.club_id != club.pk for t in chosen):
+        errors["tournaments"] = [_("Choose tournaments of this club.")]
+    if role == ORGANISER and chosen:
+        errors["tournaments"] = [_("An organiser manages every tournament of the club already.")]
+    account = User(username=(username or "").strip(), first_name=first_name, last_name=last_name)
+    try:
+        account.full_clean(exclude=["password"])
+    except ValidationError as exc:
+        for key, messages in exc.message_dict.items():
+            errors.setdefault(key, []).extend(messages)
+    if errors:
+        raise ValidationError(errors)
+    with transaction.atomic():
+        account.set_unusable_password()
+        account.save()
+        if role == ORGANISER:
+            club.organisers.add(account)
+        for tournament in chosen:
+            tournament.arbiters.add(account)
+    return NewAccount(account, role, club_account_link(account))
