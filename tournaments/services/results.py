@@ -778,11 +778,12 @@ def _write(
         raise ResultConflict(existing)
     if _same(existing, values):
         return existing  # nothing changed: no new version, no ledger line
-    reason = _require_reason(
-        reason,
-        reason_required_message
-        or _("Give a reason for the correction (for example: score sheet misread)."),
-    )
+    if not (ledger or {}).get("reason_code"):
+        reason = _require_reason(
+            reason,
+            reason_required_message
+            or _("Give a reason for the correction (for example: score sheet misread)."),
+        )
     existing.table, existing.donne = table, donne  # named by the snapshots, without a query
     if existing.table_round_id == ctx.table_round.pk:
         existing.table_round = ctx.table_round
@@ -896,7 +897,12 @@ def result_save(
         reason_required_message=None,
         ledger=None
         if source is None
-        else {"by_player": source.entered_by, "table_access": source.table_access},
+        else {
+            "by_player": source.entered_by,
+            "table_access": source.table_access,
+            # A table corrects its own entry: the software gives the reason.
+            "reason_code": "table_entry" if expected_version is not None else "",
+        },
     )
 
 

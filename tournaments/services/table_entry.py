@@ -603,7 +603,7 @@ def table_entry_save(
                 data=data,
                 user=table_user(),
                 expected_version=expected_version,
-                reason=_("Corrected at the table by %(player)s") % {"player": player},
+                reason="",  # a correction at the table: its reason is a code (result_save)
                 source=EntrySource(entered_by=player, table_access=access),
             )
     except ResultInvalid as exc:

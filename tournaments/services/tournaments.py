@@ -322,9 +322,8 @@ def tournament_set_status(
             user=user,
             before={"status": before},
             after={"status": status},
-            reason=_("published with %(count)d result(s) missing") % {"count": len(missing)}
-            if missing
-            else "",
+            reason_code="published_missing" if missing else "",
+            reason_params={"count": len(missing)} if missing else None,
         )
     tournament.status = status
     return tournament
