@@ -71,4 +71,4 @@ def test_the_traveller_heads_its_columns_n_e_s_o(client, running_tournament, per
     # the distribution of scores under the table reads N E S O too
     bars = html.split('class="bars card"')[1].split("</ul>")[0]
     assert "· O " in bars and "· W " not in bars
-    assert " : N " in bars and not re.search(r"\S: N ", bars)  # French spaces the ":"
+    assert "\u202f: N " in bars and not re.search(r"\S: N ", bars)  # French spaces the ":"

@@ -26,6 +26,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from scoring import engine
 
@@ -1102,7 +1103,11 @@ def result_describe(snapshot: Mapping[str, Any] | None) -> str:
     if status == ALL_PASSED:
         return _("All passed: 0 for the four players")
     parts = [
-        _("%(contract)s by %(taker)s, %(bouts)s bout(s), %(points)s points")
+        ngettext(
+            "%(contract)s by %(taker)s, %(bouts)s bout, %(points)s points",
+            "%(contract)s by %(taker)s, %(bouts)s bouts, %(points)s points",
+            int(snapshot.get("bouts") or 0),
+        )
         % {
             "contract": contract_label(snapshot.get("contract") or ""),
             "taker": Position(snapshot["taker"]).label if snapshot.get("taker") else "?",
