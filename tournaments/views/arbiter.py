@@ -51,6 +51,7 @@ from ..models import (
 from ..once import once_per_form
 from ..params import id_param
 from ..permissions import can_write_results
+from ..search import name_order
 from ..services.dashboard import dashboard_build
 from ..services.penalties import (
     PenaltyInvalid,
@@ -617,10 +618,8 @@ def ledger(request: HttpRequest, pk: int) -> HttpResponse:
         "chosen_actions": actions,
         "rounds": list(Round.objects.filter(tournament=tournament).order_by("number")),
         "chosen_round": round_number,
-        "players": list(
-            Player.objects.filter(registrations__tournament=tournament).order_by(
-                "last_name", "first_name"
-            )
+        "players": sorted(
+            Player.objects.filter(registrations__tournament=tournament), key=name_order
         ),
         "chosen_player": player_id,
         "filtered": bool(actions) or round_number is not None or player_id is not None,

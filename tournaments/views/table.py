@@ -167,6 +167,8 @@ def _page_strings() -> dict[str, str]:
         "confirmed": _("Confirmed: it counts."),
         "contested": _("Sent to the arbiter."),
         "error": _("Something went wrong: try again."),
+        # The entry's state in the page's language, whatever language a resend was answered in.
+        "entry_labels": {code: str(label) for code, label in EntryStatus.choices},
     }
 
 
