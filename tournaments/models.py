@@ -616,7 +616,13 @@ class LedgerEntry(models.Model):
         blank=True,
     )
     at = models.DateTimeField(_("at"), auto_now_add=True)
+    # What a person typed, as typed; never a text the software wrote (that is a code).
     reason = models.CharField(_("reason"), max_length=300, blank=True)
+    # A reason the software gave, as a code and its parameters, put in words when read
+    # (tournaments.ledger_text), in the reader's language.
+    reason_code = models.CharField(max_length=40, blank=True, default="")
+    reason_params = models.JSONField(null=True, blank=True)
+    # Field codes and raw values (no text for people): tournaments.ledger_text reads them.
     before = models.JSONField(null=True, blank=True)
     after = models.JSONField(null=True, blank=True)
     round = models.ForeignKey(

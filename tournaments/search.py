@@ -10,6 +10,7 @@ by the bulk paths of the CSV import); a query is folded the same way and matched
 from __future__ import annotations
 
 import unicodedata
+from typing import Any
 
 from django.db.models import Q, QuerySet
 
@@ -22,6 +23,14 @@ def fold(text: str) -> str:
     decomposed = unicodedata.normalize("NFKD", text.translate(_LIGATURES))
     plain = "".join(c for c in decomposed if not unicodedata.combining(c))
     return " ".join(plain.casefold().split())
+
+
+def name_order(player: Any) -> tuple[str, str, int]:
+    """Alphabetical order of people as a reader expects it, on any database: accents, case
+    and particles' capitals ignored ("Öztürk" under O, "de La Tour" under D), where a binary
+    collation files them after "Z". For lists sorted in Python: ``sorted(players,
+    key=name_order)``."""
+    return (fold(player.last_name), fold(player.first_name), player.pk)
 
 
 def player_search_name(*, first_name: str, last_name: str) -> str:

@@ -6,76 +6,44 @@ current name), any other entry key by key."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.utils.formats import date_format
 from django.utils.timezone import localtime
 from django.utils.translation import gettext as _
 from reportlab.lib.units import mm
 from reportlab.platypus import Flowable, Paragraph, Spacer, Table
 
+from tournaments.ledger_text import entry_text
 from tournaments.models import LedgerEntry
 from tournaments.services.penalties import penalty_describe
-from tournaments.services.results import result_describe
 
 from .base import FitText, Renderer, esc
 from .data import ledger
 
-# Stored keys whose values are printed as they are, in this order, then any other.
-SKIP = frozenset({"version", "holders", "confirmed_warnings", "id", "pk"})
-
-
-def _value(value: Any) -> str:
-    if value is None or value == "" or value == {} or value == []:
-        return "—"
-    if isinstance(value, dict):
-        return ", ".join(f"{k} {_value(v)}" for k, v in value.items())
-    if isinstance(value, list | tuple):
-        return ", ".join(_value(v) for v in value)
-    return str(value)
-
-
-def changes(before: Any, after: Any) -> list[str]:
-    """What an entry changed, one "key: before → after" per differing key (or the values)."""
-    if not isinstance(before, dict) and not isinstance(after, dict):
-        if before == after:
-            return []
-        return [f"{_value(before)} → {_value(after)}"]
-    old = before if isinstance(before, dict) else {}
-    new = after if isinstance(after, dict) else {}
-    lines = []
-    for key in [*old, *(k for k in new if k not in old)]:
-        if key in SKIP or old.get(key) == new.get(key):
-            continue
-        if not isinstance(before, dict):
-            lines.append(f"{key}: {_value(new.get(key))}")
-        elif not isinstance(after, dict):
-            lines.append(f"{key}: {_value(old.get(key))} → —")
-        else:
-            lines.append(f"{key}: {_value(old.get(key))} → {_value(new.get(key))}")
-    return lines
-
 
 def described(entry: LedgerEntry) -> list[str]:
-    """Before and after of an entry, for people to read."""
-    before, after = entry.before, entry.after
+    """What an entry changed, for people to read (`tournaments.ledger_text`): a result's and
+    a penalty's before and after as one line each (a penalty with the player's current
+    name), any other entry one "Field: before → after" line per field."""
+    text = entry_text(entry)
     penalty = getattr(entry, "penalty", None)
     if penalty is not None:
         name = penalty.player.full_name  # the current name, not the one stored then
         lines = []
-        if before:
-            lines.append(f"{_('Before:')} {penalty_describe({**before, 'player_name': name})}")
-        if after:
-            lines.append(f"{_('After:')} {penalty_describe({**after, 'player_name': name})}")
+        if entry.before:
+            lines.append(
+                f"{_('Before:')} {penalty_describe({**entry.before, 'player_name': name})}"
+            )
+        if entry.after:
+            lines.append(f"{_('After:')} {penalty_describe({**entry.after, 'player_name': name})}")
         return lines
     if getattr(entry, "result_id", None) is not None:
         lines = []
-        if before:
-            lines.append(f"{_('Before:')} {result_describe(before)}")
-        if after:
-            lines.append(f"{_('After:')} {result_describe(after)}")
+        if entry.before:
+            lines.append(f"{_('Before:')} {text.before_text}")
+        if entry.after:
+            lines.append(f"{_('After:')} {text.after_text}")
         return lines
-    return changes(before, after)
+    return [change.text() for change in text.changes]
 
 
 def actor_name(entry: LedgerEntry) -> str:
@@ -136,15 +104,16 @@ class ArbiterLogRenderer(Renderer):
         head = ["#", _("When"), _("By"), _("Action"), _("About"), _("Reason"), _("Change")]
         rows: list[list[object]] = [[Paragraph(esc(h), styles.head_cell) for h in head]]
         for index, entry in enumerate(self.steps(entries), start=1):
+            text = entry_text(entry)
             change = [self.fit(line, 7.5) for line in described(entry)]
             rows.append(
                 [
                     str(index),
                     self.fit(date_format(localtime(entry.at), "SHORT_DATETIME_FORMAT")),
                     self.fit(actor_name(entry)),
-                    self.fit(str(entry.get_action_display())),
+                    self.fit(text.action_display),
                     self.fit(subject(entry)),
-                    self.fit(entry.reason),
+                    self.fit(text.reason),
                     change,
                 ]
             )

@@ -290,6 +290,8 @@ def ledger(tournament: Tournament) -> list[LedgerEntry]:
             "result__donne",
             "penalty__player",
             "penalty__donne",
+            "by_player",
+            "result__entered_by",
         )
         .order_by("at", "pk")
     )

@@ -130,7 +130,7 @@ class RankingRenderer(Renderer):
                 f"{fmt_number(line.differential_total)} %"
                 if mp
                 else fmt_signed(line.differential_total),
-                f"-{line.penalty_points}" if line.penalty_points else "",
+                f"\N{MINUS SIGN}{line.penalty_points}" if line.penalty_points else "",
             ]
             rows.append(
                 [

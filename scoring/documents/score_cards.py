@@ -279,7 +279,7 @@ class ScoreCardsRenderer(Renderer):
             f"{self.number(row.differential_total)} %"
             if mp
             else self.signed(row.differential_total),
-            f"-{row.penalty_points}" if row.penalty_points else "0",
+            f"\N{MINUS SIGN}{row.penalty_points}" if row.penalty_points else "0",
             f"{self.number(row.total)} %" if mp else self.signed(row.total),
             str(row.donnes_played),
         ]
@@ -422,7 +422,7 @@ class ScoreCardsRenderer(Renderer):
             rows.append(
                 [
                     Paragraph(esc(penalty.get_kind_display()), styles.cell),
-                    f"-{penalty.points}",
+                    f"\N{MINUS SIGN}{penalty.points}",
                     str(penalty.donne.number) if penalty.donne else "—",
                     Paragraph(esc(penalty.reason or "—"), styles.cell),
                 ]

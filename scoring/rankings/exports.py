@@ -100,9 +100,9 @@ def ranking_rows(
                 text_cell(player.first_name),
                 text_cell(player.licence),
                 text_cell(player.club.name),
-                display.decimal_text(line.differential_total, lang),
+                display.decimal_text(line.differential_total, lang, minus="-"),
                 str(line.penalty_points),
-                display.decimal_text(line.total, lang),
+                display.decimal_text(line.total, lang, minus="-"),
                 str(line.donnes_played),
                 str(line.donnes_compared),
             ]
@@ -220,9 +220,9 @@ def score_card_rows(
                     _line_status(line),
                     line.contract_label if played else "",
                     display.position_letter(line.taker, lang) if played and line.taker else "",
-                    display.decimal_text(line.score, lang),
-                    display.decimal_text(value, lang),
-                    display.decimal_text(line.running_total, lang),
+                    display.decimal_text(line.score, lang, minus="-"),
+                    display.decimal_text(value, lang, minus="-"),
+                    display.decimal_text(line.running_total, lang, minus="-"),
                 ]
             )
     return rows

@@ -30,6 +30,9 @@ POSITION_LETTERS = {
     "en": {"N": "N", "E": "E", "S": "S", "W": "W"},
 }
 DECIMAL_SEPARATOR = {"fr": ",", "en": "."}
+# A negative number reads with the minus sign (U+2212), in both languages; data for other
+# software (CSV) asks for the hyphen-minus it parses.
+MINUS = "\u2212"
 _HUNDREDTH = Decimal("0.01")
 
 
@@ -58,25 +61,32 @@ def to_decimal(value: Any, places: int = 2) -> Decimal | None:
     return number.normalize()
 
 
-def decimal_text(value: Any, language: str | None = "fr", *, places: int = 2) -> str:
-    """12.5 -> "12,5" in French, "12.5" in English; "" when there is no number."""
+def decimal_text(
+    value: Any, language: str | None = "fr", *, places: int = 2, minus: str = MINUS
+) -> str:
+    """12.5 -> "12,5" in French, "12.5" in English, -3 -> "−3" (``minus``: "-" for data
+    read by other software); "" when there is no number."""
     number = to_decimal(value, places)
     if number is None:
         return ""
     text = format(number, "f")
-    if text.startswith("-") and number == 0:
-        text = text[1:]
+    if text.startswith("-"):
+        text = text[1:] if number == 0 else minus + text[1:]
     return text.replace(".", DECIMAL_SEPARATOR[language_of(language)])
 
 
-def signed_text(value: Any, language: str | None = "fr", *, places: int = 2) -> str:
+def signed_text(
+    value: Any, language: str | None = "fr", *, places: int = 2, minus: str = MINUS
+) -> str:
     """Like decimal_text with a + before a positive number (a differential reads so)."""
-    text = decimal_text(value, language, places=places)
+    text = decimal_text(value, language, places=places, minus=minus)
     number = to_decimal(value, places)
     return f"+{text}" if number is not None and number > 0 else text
 
 
-def exact_text(value: int | Fraction, language: str | None = "fr", *, sign: bool = False) -> str:
+def exact_text(
+    value: int | Fraction, language: str | None = "fr", *, sign: bool = False, minus: str = MINUS
+) -> str:
     """`decimal_text` (or `signed_text` with `sign`) of an int or a Fraction, two places, in
     integer arithmetic: the same text, for documents that write hundreds of thousands of
     numbers (rounded half away from zero, as ROUND_HALF_UP does)."""
@@ -93,7 +103,7 @@ def exact_text(value: int | Fraction, language: str | None = "fr", *, sign: bool
     else:
         text = str(whole)
     if number < 0:
-        return f"-{text}"
+        return f"{minus}{text}"
     return f"+{text}" if sign and number > 0 else text
 
 

@@ -127,7 +127,7 @@ def signed(value: Fraction, comma: bool = False) -> str:
     text = f"{float(abs(value)):g}"
     if comma:
         text = text.replace(".", ",")
-    return ("+" if value > 0 else "-" if value < 0 else "") + text
+    return ("+" if value > 0 else "\u2212" if value < 0 else "") + text
 
 
 def test_donne_results_show_every_detail_and_the_average(detailed):
@@ -157,7 +157,7 @@ def test_score_cards_show_details_penalties_positions_and_not_compared(detailed)
     # Donne 2: played at his table only.
     assert "to compare" in text.split("Prise, taker South")[1]
     # The penalty with its reason and donne.
-    assert "Penalties" in text and "Commentaire pendant le jeu" in text and "-20" in text
+    assert "Penalties" in text and "Commentaire pendant le jeu" in text and "\u221220" in text
     french = render(detailed, Kind.SCORE_CARDS, part=north.pk, language="fr")
     assert " N E S O " in french and " W " not in french
     assert "à comparer" in french

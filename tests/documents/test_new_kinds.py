@@ -145,7 +145,7 @@ def test_etui_labels_have_one_slip_per_donne_with_its_pockets(played_tournament)
             assert pocket in slip, pocket
         assert "CHIEN — 6 cards" in slip
     french = pdf_text(render(played_tournament, Kind.ETUI_LABELS, language="fr"))
-    assert "OUEST — la main de Ouest, 18 cartes" in french
+    assert "OUEST — la main Ouest, 18 cartes" in french
 
 
 def test_the_arbiters_log_prints_every_ledger_entry(played_tournament):

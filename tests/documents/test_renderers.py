@@ -212,7 +212,7 @@ def test_score_card_of_a_player_has_his_scores_rank_and_chart(played_tournament)
     view = ranking_current(played_tournament)
     row = next(r for r in view.rows if r.player == player)
     assert f"{row.rank} of 9" in text
-    assert row.penalty_points == 100 and "-100" in text
+    assert row.penalty_points == 100 and "\u2212100" in text
     results = [
         r
         for r in Result.objects.filter(tournament=played_tournament)
@@ -222,7 +222,7 @@ def test_score_card_of_a_player_has_his_scores_rank_and_chart(played_tournament)
     for result in results:
         position = next(p for p, pid in result.holders.items() if int(pid) == player.pk)
         score = result.score_of(position)
-        assert (f"+{score}" if score > 0 else str(score)) in text
+        assert (f"+{score}" if score > 0 else str(score).replace("-", "\u2212")) in text
     assert "Running total of the differentials, donne by donne" in text
     assert "Comparison method: Difference from the average." in text
     assert page_count(content) == 1
@@ -249,7 +249,7 @@ def test_ranking_lists_everyone_in_order_with_penalties_and_the_method(played_to
         assert re.search(rf"\b{line.rank}=? {re.escape(line.player.full_name)}\b", text)
     assert "Cartes relevées avant la fin" in text
     assert "Picking up the cards early" in text
-    assert "-100" in text
+    assert "\u2212100" in text
 
 
 def test_ranking_under_match_points_names_the_method_and_the_rate(personas):
@@ -275,7 +275,7 @@ def test_donne_results_show_every_table_side_by_side(played_tournament):
     for result in results:
         for position, pid in result.holders.items():
             score = result.score_of(position)
-            signed = f"+{score}" if score > 0 else str(score)
+            signed = f"+{score}" if score > 0 else str(score).replace("-", "\u2212")
             assert f"{players[int(pid)].full_name} {signed}" in section
     assert expected_hand(donne.hand("N")) in section
 

@@ -41,7 +41,7 @@ def test_french_chart_uses_the_decimal_comma_and_describes_the_trend():
         chart, text = score_card_chart(POINTS, player="Zoé Mercier", matchpoints=False)
     assert "+18,5" in chart and "18.5" not in re.sub(r'(x|y|cx|cy|points)="[^"]*"', "", chart)
     assert text.startswith("De +3 après la donne 1 à +12 après la donne 4.")
-    assert "Au plus haut +18,5 après la donne 3, au plus bas -6 après la donne 2." in text
+    assert "Au plus haut +18,5 après la donne 3, au plus bas \u22126 après la donne 2." in text
     assert "En baisse de 6,5 sur la dernière donne." not in text  # over four donnes, not one
     assert "En hausse de 9 sur les 3 dernières donnes." in text
     assert chart.count('tabindex="0"') == 4  # each value reachable without a mouse

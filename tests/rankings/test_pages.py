@@ -442,7 +442,7 @@ def test_a_rendered_fragment_is_served_from_the_poll_state_alone(
     assert again.content == first.content and again["Content-Encoding"] == "gzip"
     assert "Accept-Language" in again["Vary"]
     french = client.get(old, HTTP_ACCEPT_LANGUAGE="fr").content.decode()
-    assert "Pén. : points de pénalité" in french and "Differentials" not in french
+    assert "Pén.\u202f: points de pénalité" in french and "Differentials" not in french
 
     settings.RANKING_POLL_CACHE_SECONDS = 60
     views._POLLED.clear()

@@ -24,14 +24,14 @@ def test_the_ranking_filters_write_a_decimal_comma_in_french():
         assert position_letter("W") == "O"
     with translation.override("en"):
         assert number(Fraction(81, 2)) == "40.5"
-        assert signed(Decimal("-3.25")) == "-3.25"
+        assert signed(Decimal("-3.25")) == "\u22123.25"
         assert position_letter("W") == "W"
 
 
 def test_the_chart_of_a_score_card_writes_a_decimal_comma_in_french():
     with translation.override("fr"):
         svg = running_total_chart([("D1", Fraction(5, 2)), ("D2", Fraction(-3, 2))], title="t")
-    assert "+2,5" in svg and "-1,5" in svg and "2.5" not in svg
+    assert "+2,5" in svg and "\u22121,5" in svg and "2.5" not in svg
 
 
 def test_hands_read_with_the_ranks_of_the_language_and_suit_names():
@@ -71,4 +71,26 @@ def test_the_traveller_heads_its_columns_n_e_s_o(client, running_tournament, per
     # the distribution of scores under the table reads N E S O too
     bars = html.split('class="bars card"')[1].split("</ul>")[0]
     assert "· O " in bars and "· W " not in bars
-    assert " : N " in bars and not re.search(r"\S: N ", bars)  # French spaces the ":"
+    assert "\u202f: N " in bars and not re.search(r"\S: N ", bars)  # French spaces the ":"
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("language", ["fr", "en"])
+def test_negative_numbers_read_with_a_minus_sign(client, running_tournament, personas, language):
+    """The ranking, the traveller and the arbiter's preview write "−68", never "-68"."""
+    t = running_tournament
+    for table, points in zip(tables_playing(t, 1), (30, 60), strict=False):
+        enter(t, table, 1, personas.arbiter, contract="garde", points=points)  # fails, made
+    from scoring.rankings.services import ranking_recompute
+
+    ranking_recompute(tournament_id=t.pk)
+    client.force_login(personas.arbiter)
+    lang = {"HTTP_ACCEPT_LANGUAGE": language}
+    for page in (reverse("ranking", args=[t.pk]), reverse("traveller", args=[t.pk, 1])):
+        html = client.get(page, **lang).content.decode()
+        assert "\u2212" in html, page
+        assert not re.search(r">\s*-\d|[ (]-\d+[,.]?\d*\s*<", html), page
+    table = tables_playing(t, 1)[0]
+    preview = client.get(reverse("arbiter_result", args=[t.pk, table, 1]), **lang).content.decode()
+    assert re.search(r"data-score>\u2212\d+<", preview)
+    assert not re.search(r"data-score>-\d", preview)

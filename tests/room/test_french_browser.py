@@ -37,7 +37,7 @@ def test_arbiter_hands_use_suit_symbols_and_french_scores_use_a_comma(
     north = page.locator('[data-hand="N"]')
     text = north.inner_text()
     assert text.startswith("Nord")
-    assert "♠ R D C V 10" in " ".join(text.replace("pique :", "").split())
+    assert "♠ R D C V 10" in " ".join(text.replace("pique\u202f:", "").split())
     assert "S:" not in text and "H:" not in text
     assert north.locator(".visually-hidden").first.text_content().startswith("pique")
     assert north.locator("[aria-hidden=true]").first.text_content() == "♠"

@@ -14,13 +14,14 @@ from scoring.rules import display
 def test_decimal_comma_in_french_point_in_english():
     assert display.decimal_text(Decimal("40.5")) == "40,5"
     assert display.decimal_text("40.5", "en") == "40.5"
-    assert display.decimal_text(Fraction(-25, 3), "fr-fr") == "-8,33"
+    assert display.decimal_text(Fraction(-25, 3), "fr-fr") == "\u22128,33"
+    assert display.decimal_text(Fraction(-25, 3), "en", minus="-") == "-8.33"  # CSV
     assert display.decimal_text(Fraction(1, 200)) == "0,01"  # half up
     assert display.decimal_text(12.0) == "12"
     assert display.decimal_text(Fraction(-1, 1000)) == "0"  # never "-0"
     assert display.decimal_text(None) == "" and display.decimal_text("abc") == ""
     assert display.signed_text(Fraction(25, 2)) == "+12,5"
-    assert display.signed_text(-3, "en") == "-3"
+    assert display.signed_text(-3, "en") == "\u22123"
     assert display.signed_text(0) == "0"
     assert display.localise_number_text("+12.5 %", "fr") == "+12,5 %"
 
@@ -30,6 +31,7 @@ def test_french_and_english_differ_only_by_the_separator(value):
     fr, en = display.decimal_text(value, "fr"), display.decimal_text(value, "en")
     assert "." not in fr
     assert fr.replace(",", ".") == en
+    en = en.replace(display.MINUS, "-")
     assert Decimal(en) == display.to_decimal(value)
     assert abs(Decimal(en) - Decimal(value.numerator) / Decimal(value.denominator)) <= Decimal(
         "0.005"

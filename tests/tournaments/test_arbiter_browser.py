@@ -65,7 +65,7 @@ def test_arbiter_enters_a_relais_corrects_penalises_and_reads_the_ledger(
     assert page.evaluate("document.activeElement.id") == "id_points"
     page.keyboard.type("50")
     expect(score(page, "N")).to_have_text("+204")
-    expect(score(page, "E")).to_have_text("-68")
+    expect(score(page, "E")).to_have_text("\u221268")
     expect(page.locator('[data-part="contract"]')).to_have_text("68")
     page.keyboard.press("Enter")
     expect_cell(page, 1, 2)
@@ -109,7 +109,7 @@ def test_arbiter_enters_a_relais_corrects_penalises_and_reads_the_ledger(
         [
             ("n", "g", "2", "41", "+150"),  # garde won by 0: 25 × 2 × 3
             ("n", "c", "3", "36", "+450"),  # garde contre, 3 bouts, won by 0: 25 × 6 × 3
-            ("n", "p", "2", "40", "-78"),  # prise lost by 1
+            ("n", "p", "2", "40", "\u221278"),  # prise lost by 1
             ("w", "g", "1", "51", "+150"),  # West, 1 bout (the Petit), won by 0
         ],
         strict=True,
@@ -133,7 +133,7 @@ def test_arbiter_enters_a_relais_corrects_penalises_and_reads_the_ledger(
     page.keyboard.press("Enter")
     expect_cell(page, 1, 1)
     page.fill("#id_points", "35")
-    expect(score(page, "N")).to_have_text("-186")
+    expect(score(page, "N")).to_have_text("\u2212186")
     page.locator("button[type=submit][form=result-form]").click()
     expect(page.locator("#errors-reason")).to_be_visible()
     assert Result.objects.get(table__number=1, donne__number=1).version == 1

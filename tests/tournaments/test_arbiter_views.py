@@ -315,7 +315,7 @@ def test_the_preview_shows_scores_and_how_they_are_made(client, t, personas):
     assert "<html" not in html  # a fragment for htmx
     # (25 + 9 + 10) × 2 = 88 per defender; the taker scores 264.
     assert re.search(r'data-position="N".*?data-score>\+264<', html, re.S)
-    assert re.search(r'data-position="E".*?data-score>-88<', html, re.S)
+    assert re.search(r'data-position="E".*?data-score>\u221288<', html, re.S)
     assert 'data-part="contract">68<' in html
     assert 'data-part="petit_au_bout">20<' in html
     assert Result.objects.count() == 0

@@ -106,11 +106,11 @@ def test_the_chien_and_the_hands_are_named_in_french():
     with translation.override("fr"):
         short = translate_error(_chien_short())
         twice = translate_error(_chien_card_in_hand_n())
-    assert short.startswith("Ligne 6 : Le chien compte 5 cartes ; il en faut 6.")
+    assert short.startswith("Ligne 6\u202f: Le chien compte 5 cartes\u202f; il en faut 6.")
     assert "dans la main de Nord et dans le chien" in twice
     with translation.override("fr"):
         assert translate_error(_hand_twice()) == (
-            "Ligne 4 : La main d'Est figure deux fois dans la donne 1."
+            "Ligne 4\u202f: La main d'Est figure deux fois dans la donne 1."
         )
     assert str(_chien_short()).startswith("Line 6: The chien has 5 cards")
 
@@ -135,7 +135,7 @@ def test_a_damaged_chien_is_reported_in_french_when_verifying():
     with translation.override("fr"), pytest.raises(PreparationError) as info:
         tournament_verify(tournament=tournament)
     message = str(info.value)
-    assert message.startswith("Le chien compte 5 cartes ; il en faut 6."), message
+    assert message.startswith("Le chien compte 5 cartes\u202f; il en faut 6."), message
     assert english_words(message) == []
 
 

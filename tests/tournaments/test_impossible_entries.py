@@ -224,7 +224,7 @@ def test_the_chelem_message_names_the_player_and_the_card_in_french(t, personas)
         )
     messages = info.value.errors["chelem"]
     assert any(
-        m.startswith(f"Ouest ({west}) tient le 21 : la défense fait au moins un pli")
+        m.startswith(f"Ouest ({west}) tient le 21\u202f: la défense fait au moins un pli")
         for m in messages
     ), messages
     # The engine's own refusal (bouts of a chelem) is there too, in French.

@@ -60,7 +60,8 @@ def test_changes_made_on_the_site_are_all_in_the_ledger(client, personas):
     Registration.objects.filter(player=late).delete()  # 16 again, through the back door
     client.post(reverse("organiser_prepare_generate", args=[t.pk]), **EN)
     generated = LedgerEntry.objects.get(tournament=t, action=A.SEATING_GENERATED)
-    assert generated.reason == "regenerated" and generated.after["players"] == 16
+    assert (generated.reason, generated.reason_code) == ("", "seating_regenerated")
+    assert generated.after["players"] == 16
     # A hand edit of the seating, in round 2.
     a, b = valid_north_swap(t)
     client.post(
@@ -100,7 +101,9 @@ def test_changes_made_on_the_site_are_all_in_the_ledger(client, personas):
         ("running", "finished"),
         ("finished", "published"),
     ]
-    assert "missing" in statuses.last().reason
+    published = statuses.last()
+    assert (published.reason, published.reason_code) == ("", "published_missing")
+    assert published.reason_params["count"] > 0
     opened = LedgerEntry.objects.get(tournament=t, action=A.ROUND_OPENED)
     assert (opened.actor, opened.round, opened.after["state"]) == (
         personas.arbiter,

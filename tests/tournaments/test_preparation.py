@@ -168,7 +168,7 @@ def test_public_verify_page_names_the_tampered_donne_in_french(client):
     donne = Donne.objects.get(tournament=tournament, number=3)
     Donne.objects.filter(pk=donne.pk).update(hand_n=donne.hand_e, hand_e=donne.hand_n)
     html = client.get(f"/t/{tournament.pk}/verify/", HTTP_ACCEPT_LANGUAGE="fr").content.decode()
-    assert "Donne 3 : la main de Nord diffère de 18 cartes" in html
+    assert "Donne 3\u202f: la main de Nord diffère de 18 cartes" in html
     assert "differs" not in html
     html = client.get(f"/t/{tournament.pk}/verify/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
     assert "Donne 3: hand N differs by 18 cards; hand E differs by 18 cards" in html

@@ -53,7 +53,7 @@ def test_seating_plan_says_who_sits_out_and_that_it_is_shared(client, personas: 
     cells = re.findall(r'<td class="sit-out-donnes">([^<]*)</td>', page)
     assert len(cells) == 21 and sum(cell != "—" for cell in cells) == 8
     page = client.get(url, **FR).content.decode()
-    assert "Le mort est partagé : chaque joueur est mort sur 0 ou 1 donnes" in page
+    assert "Le mort est partagé\u202f: chaque joueur est mort sur 0 ou 1 donnes" in page
     assert "Mort sur les donnes" in page
 
 

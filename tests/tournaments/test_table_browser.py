@@ -236,7 +236,7 @@ def test_a_page_reopened_offline_shows_the_results_saved_since_its_first_load(
     fill_garde(page)
     page.locator("#save").click()
     expect(page.locator("#entry-note")).to_have_text(
-        "Gardé sur ce téléphone : il sera envoyé au retour de la connexion."
+        "Gardé sur ce téléphone\u202f: il sera envoyé au retour de la connexion."
     )
     expect(page.locator("#entry-form")).to_be_hidden()
     page.context.set_offline(False)

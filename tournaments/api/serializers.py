@@ -4,6 +4,7 @@ the API and the screens refuse the same things with the same messages."""
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any
@@ -13,6 +14,7 @@ from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from tournaments.ledger_text import LedgerText, entry_text
 from tournaments.models import (
     POSITIONS,
     Chelem,
@@ -831,13 +833,34 @@ class WithdrawSerializer(serializers.Serializer):
     )
 
 
+class LedgerChangeSerializer(serializers.Serializer):
+    field = serializers.CharField(help_text="The field's code.")
+    field_display = serializers.CharField(help_text="Its name, in the request's language.")
+    before = serializers.JSONField(allow_null=True, help_text="The raw value before.")
+    before_display = serializers.CharField()
+    after = serializers.JSONField(allow_null=True, help_text="The raw value after.")
+    after_display = serializers.CharField()
+
+
 class LedgerEntrySerializer(serializers.ModelSerializer):
+    """An entry as stored (codes, raw values) and in words, in the request's language
+    (`tournaments.ledger_text`)."""
+
     actor = serializers.CharField(source="actor.username", read_only=True, allow_null=True)
     round = serializers.IntegerField(
         source="round.number", read_only=True, allow_null=True, help_text="Round number."
     )
     before = serializers.JSONField(allow_null=True)
     after = serializers.JSONField(allow_null=True)
+    reason = serializers.CharField(read_only=True, help_text="What the person typed, as typed.")
+    reason_code = serializers.CharField(
+        read_only=True, help_text="A reason the software gave (then reason is empty)."
+    )
+    reason_params = serializers.JSONField(read_only=True, allow_null=True)
+    reason_display = serializers.SerializerMethodField(help_text="The reason in words.")
+    action_display = serializers.SerializerMethodField(help_text="The action in words.")
+    changes = serializers.SerializerMethodField()
+    summary = serializers.SerializerMethodField(help_text='"Field: before → after; …"')
 
     class Meta:
         model = LedgerEntry
@@ -845,15 +868,41 @@ class LedgerEntrySerializer(serializers.ModelSerializer):
             "id",
             "at",
             "action",
+            "action_display",
             "actor",
             "reason",
+            "reason_code",
+            "reason_params",
+            "reason_display",
             "result",
             "penalty",
             "round",
             "player",
+            "by_player",
             "before",
             "after",
+            "changes",
+            "summary",
         ]
+
+    def _text(self, entry: LedgerEntry) -> LedgerText:
+        cache = self.context.setdefault("ledger_text", {})
+        if entry.pk not in cache:
+            cache[entry.pk] = entry_text(entry)
+        return cache[entry.pk]
+
+    def get_action_display(self, entry: LedgerEntry) -> str:
+        return self._text(entry).action_display
+
+    def get_reason_display(self, entry: LedgerEntry) -> str:
+        return self._text(entry).reason
+
+    @extend_schema_field(LedgerChangeSerializer(many=True))
+    def get_changes(self, entry: LedgerEntry) -> list[dict[str, Any]]:
+        return [asdict(change) for change in self._text(entry).changes]
+
+    def get_summary(self, entry: LedgerEntry) -> str:
+        return self._text(entry).summary
 
 
 # --- rankings, score cards, travellers -------------------------------------------------------

@@ -2,7 +2,8 @@
 
 Results and penalties write their own lines (results.py, penalties.py); this module writes
 the others — creation, edits, status, seating, seed, rounds, registrations changed once
-seated — and describes any line for people to read. Call it inside the change's transaction.
+seated. Lines hold codes and raw values; `tournaments.ledger_text` puts them in words when
+they are read. Call it inside the change's transaction.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Any
 
 from ..models import LedgerEntry, Player, Round, Tournament
 
-__all__ = ["ledger_record", "snapshot_text", "tournament_snapshot"]
+__all__ = ["ledger_record", "tournament_snapshot"]
 
 # The fields of a tournament whose edits are recorded (the seed stays secret until revealed).
 TOURNAMENT_FIELDS = (
@@ -39,12 +40,18 @@ def ledger_record(
     before: Any = None,
     after: Any = None,
     reason: str = "",
+    reason_code: str = "",
+    reason_params: Mapping[str, Any] | None = None,
     round_: Round | None = None,
     player: Player | None = None,
 ) -> LedgerEntry | None:
     """Append one line to the tournament's ledger. Changes people make (through the site or
     the API) are recorded; a service called without a user (test set-ups, the demo loader)
-    records nothing."""
+    records nothing.
+
+    ``reason`` is what a person typed; a reason the software gives is ``reason_code`` (one of
+    `tournaments.ledger_text.REASON_CODES`) with its ``reason_params``, put in words when read.
+    ``before`` and ``after`` hold field codes and raw values, never text for people."""
     if user is None:
         return None
     return LedgerEntry.objects.create(
@@ -54,6 +61,8 @@ def ledger_record(
         before=before,
         after=after,
         reason=(reason or "").strip()[:300],
+        reason_code=reason_code,
+        reason_params=dict(reason_params) if reason_params else None,
         round=round_,
         player=player,
     )
@@ -68,22 +77,3 @@ def tournament_snapshot(tournament: Tournament) -> dict[str, Any]:
     if tournament.pk:
         data["arbiters"] = sorted(u.username for u in tournament.arbiters.all())
     return data
-
-
-def snapshot_text(action: str, snapshot: Any) -> str:
-    """One line saying what a snapshot (before or after) of a non-result entry holds."""
-    if not snapshot:
-        return "—"
-    if not isinstance(snapshot, Mapping):
-        return str(snapshot)
-    labels = dict(Tournament.Status.choices)
-    parts = []
-    for key, value in snapshot.items():
-        if key == "status":
-            value = labels.get(value, value)
-        elif isinstance(value, Mapping):
-            value = ", ".join(f"{k} {v}" for k, v in value.items())
-        elif isinstance(value, list):
-            value = ", ".join(str(v) for v in value)
-        parts.append(f"{key}: {value}")
-    return "; ".join(parts)

@@ -111,7 +111,7 @@ def tournament_generate(
             "tables": Table.objects.filter(tournament=locked).count(),
             "commitment": locked.commitment,
         },
-        reason=_("regenerated") if before is not None else "",
+        reason_code="seating_regenerated" if before is not None else "",
     )
     tournament.refresh_from_db()
     return movement

@@ -26,6 +26,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from scoring.rules import engine
 
@@ -830,11 +831,12 @@ def _write(
         raise ResultConflict(existing)
     if _same(existing, values):
         return existing  # nothing changed: no new version, no ledger line
-    reason = _require_reason(
-        reason,
-        reason_required_message
-        or _("Give a reason for the correction (for example: score sheet misread)."),
-    )
+    if not (ledger or {}).get("reason_code"):
+        reason = _require_reason(
+            reason,
+            reason_required_message
+            or _("Give a reason for the correction (for example: score sheet misread)."),
+        )
     existing.table, existing.donne = table, donne  # named by the snapshots, without a query
     if existing.table_round_id == ctx.table_round.pk:
         existing.table_round = ctx.table_round
@@ -951,7 +953,12 @@ def result_save(
         reason_required_message=None,
         ledger=None
         if source is None
-        else {"by_player": source.entered_by, "table_access": source.table_access},
+        else {
+            "by_player": source.entered_by,
+            "table_access": source.table_access,
+            # A table corrects its own entry: the software gives the reason.
+            "reason_code": "table_entry" if expected_version is not None else "",
+        },
     )
 
 
@@ -1157,7 +1164,11 @@ def result_describe(snapshot: Mapping[str, Any] | None) -> str:
     if status == ALL_PASSED:
         return _("All passed: 0 for the four players")
     parts = [
-        _("%(contract)s by %(taker)s, %(bouts)s bout(s), %(points)s points")
+        ngettext(
+            "%(contract)s by %(taker)s, %(bouts)s bout, %(points)s points",
+            "%(contract)s by %(taker)s, %(bouts)s bouts, %(points)s points",
+            int(snapshot.get("bouts") or 0),
+        )
         % {
             "contract": contract_label(snapshot.get("contract") or ""),
             "taker": Position(snapshot["taker"]).label if snapshot.get("taker") else "?",

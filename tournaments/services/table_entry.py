@@ -46,6 +46,7 @@ from django.db.models import F, Q
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from ..api.idempotency import ttl as idempotency_ttl
 from ..api.models import IdempotencyRecord
@@ -509,7 +510,11 @@ def _check_code(tournament: Tournament, player: Player, code: str) -> None:
     raise ResultInvalid(
         {
             "code": [
-                _("Wrong code for %(player)s: %(left)s try(s) left before it is locked.")
+                ngettext(
+                    "Wrong code for %(player)s: %(left)s try left before it is locked.",
+                    "Wrong code for %(player)s: %(left)s tries left before it is locked.",
+                    left,
+                )
                 % {"player": player, "left": left}
             ]
         }

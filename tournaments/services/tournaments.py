@@ -333,14 +333,10 @@ def tournament_set_status(
             user=user,
             before={"status": before},
             after={"status": status},
-            reason=(
-                _("finished with %(count)d result(s) missing")
-                if finishing
-                else _("published with %(count)d result(s) missing")
-            )
-            % {"count": len(missing)}
+            reason_code=("finished_missing" if finishing else "published_missing")
             if missing
             else "",
+            reason_params={"count": len(missing)} if missing else None,
         )
     tournament.status = status
     return tournament

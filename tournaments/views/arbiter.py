@@ -36,6 +36,7 @@ from ..forms_arbiter import (
     ResultForm,
     WithdrawForm,
 )
+from ..ledger_text import entry_text
 from ..models import (
     POSITIONS,
     Donne,
@@ -51,11 +52,10 @@ from ..models import (
 from ..once import once_per_form
 from ..params import id_param
 from ..permissions import can_write_results
+from ..search import name_order
 from ..services.dashboard import dashboard_build
-from ..services.ledger import snapshot_text
 from ..services.penalties import (
     PenaltyInvalid,
-    penalty_describe,
     penalty_record,
     penalty_repeat_window,
     penalty_withdraw,
@@ -234,16 +234,10 @@ def round_state(request: HttpRequest, pk: int, number: int, action: str) -> Http
 
 
 def _described(rows: Iterable[LedgerEntry]) -> list[LedgerEntry]:
-    """Attach readable before/after lines to ledger entries."""
+    """Attach the entry in words (`tournaments.ledger_text`) to ledger entries, as ``text``."""
     entries = list(rows)
     for entry in entries:
-        if entry.penalty_id or entry.result_id:
-            describe = penalty_describe if entry.penalty_id else result_describe
-            entry.before_text = describe(entry.before)  # type: ignore[attr-defined]
-            entry.after_text = describe(entry.after)  # type: ignore[attr-defined]
-        else:
-            entry.before_text = snapshot_text(entry.action, entry.before)  # type: ignore[attr-defined]
-            entry.after_text = snapshot_text(entry.action, entry.after)  # type: ignore[attr-defined]
+        entry.text = entry_text(entry)  # type: ignore[attr-defined]
     return entries
 
 
@@ -253,7 +247,7 @@ def _history(result: Result | None) -> list[LedgerEntry]:
     return _described(
         list(
             LedgerEntry.objects.filter(result=result)
-            .select_related("actor", "by_player", "table_access")
+            .select_related("actor", "by_player", "table_access", "result__entered_by")
             .order_by("at", "pk")
         )
     )
@@ -668,6 +662,7 @@ def ledger(request: HttpRequest, pk: int) -> HttpResponse:
             "penalty__donne",
             "by_player",
             "table_access",
+            "result__entered_by",
         ).order_by("-at", "-pk")
     )
     context = {
@@ -677,10 +672,8 @@ def ledger(request: HttpRequest, pk: int) -> HttpResponse:
         "chosen_actions": actions,
         "rounds": list(Round.objects.filter(tournament=tournament).order_by("number")),
         "chosen_round": round_number,
-        "players": list(
-            Player.objects.filter(registrations__tournament=tournament).order_by(
-                "last_name", "first_name"
-            )
+        "players": sorted(
+            Player.objects.filter(registrations__tournament=tournament), key=name_order
         ),
         "chosen_player": player_id,
         "filtered": bool(actions) or round_number is not None or player_id is not None,

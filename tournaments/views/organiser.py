@@ -36,7 +36,7 @@ from ..models import Club, Player, Registration, Result, Tournament
 from ..once import once_per_form
 from ..params import id_param
 from ..permissions import can_manage_tournament, is_club_organiser
-from ..search import players_matching
+from ..search import name_order, players_matching
 from ..services.players import PlayerImportError, player_create, player_update, players_import_csv
 from ..services.registration import (
     RegistrationError,
@@ -338,8 +338,9 @@ def tournament_status_view(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 def _registrations_context(tournament: Tournament) -> dict[str, Any]:
-    registrations = list(
-        Registration.objects.filter(tournament=tournament).select_related("player__club")
+    registrations = sorted(
+        Registration.objects.filter(tournament=tournament).select_related("player__club"),
+        key=lambda registration: name_order(registration.player),
     )
     return {
         "tournament": tournament,

@@ -177,6 +177,8 @@ def _page_strings() -> dict[str, str]:
         "bound_to": _("This phone is %(n)s's: no code to type."),
         "unbind": _("Not %(n)s? Hand this phone over"),
         "confirm_as": _("I confirm this result, as %(n)s"),
+        # The entry's state in the page's language, whatever language a resend was answered in.
+        "entry_labels": {code: str(label) for code, label in EntryStatus.choices},
     }
 
 

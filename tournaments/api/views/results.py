@@ -596,19 +596,39 @@ class LedgerView(TournamentView):
                     "id": 17,
                     "at": "2026-12-05T14:40:00+01:00",
                     "action": "result_changed",
+                    "action_display": "Result corrected",
                     "actor": "arbitre",
                     "reason": "Score sheet misread",
+                    "reason_code": "",
+                    "reason_params": None,
+                    "reason_display": "Score sheet misread",
                     "result": 41,
                     "penalty": None,
+                    "round": 2,
+                    "player": None,
+                    "by_player": None,
                     "before": {"points": "50.0", "version": 1},
                     "after": {"points": "52.0", "version": 2},
+                    "changes": [
+                        {
+                            "field": "points",
+                            "field_display": "Points",
+                            "before": "50.0",
+                            "before_display": "50",
+                            "after": "52.0",
+                            "after_display": "52",
+                        }
+                    ],
+                    "summary": "Points: 50 → 52",
                 },
                 response_only=True,
             )
         ],
     )
     def get(self, request: Request, tournament: int) -> Response:
-        qs = LedgerEntry.objects.filter(tournament=self.tournament).select_related("actor", "round")
+        qs = LedgerEntry.objects.filter(tournament=self.tournament).select_related(
+            "actor", "round", "by_player", "result__entered_by"
+        )
         qs = filter_by_params(
             qs,
             request,

@@ -31,7 +31,7 @@ DEMO_PLAYERS = [
     ("Gabriel", "Morel"),
     ("Jade", "Perrin"),
     ("Raphaël", "Roux"),
-    ("Émma", "Simon"),
+    ("Emma", "Simon"),
     ("Théo", "Vincent"),
 ]
 

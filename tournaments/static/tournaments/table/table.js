@@ -280,7 +280,7 @@
     form.hidden = !editing;
     if (r) {
       $("result-summary").textContent = r.summary;
-      $("result-status").textContent = r.entry_label +
+      $("result-status").textContent = ((T.entry_labels || {})[r.entry_status] || r.entry_label) +
         (r.entry_status === "confirmed" && r.confirmed_by ? " " + fmt(T.confirmed_by, nameOf(r.confirmed_by)) : "");
       $("result-status").dataset.status = r.entry_status;
       scoreRows($("result-scores"), r.scores, d.seats);

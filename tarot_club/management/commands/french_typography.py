@@ -1,0 +1,70 @@
+"""Check (or, with --fix, put right) the French typography of the catalogue, the French
+guide and the French text of templates: a no-break space before « : ; ? ! » and inside « »
+(`tarot_club.typography`). Exits with status 1 when the check finds a fault."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from tarot_club import typography
+
+
+def french_files() -> dict[str, list[Path]]:
+    """The files checked, by kind: the French catalogues, the French guide, the templates."""
+    base = Path(settings.BASE_DIR)
+    catalogues = [
+        po
+        for root in settings.LOCALE_PATHS
+        for po in sorted(Path(root).glob("fr/LC_MESSAGES/*.po"))
+    ]
+    return {
+        "catalogue": catalogues,
+        "guide": sorted((base / "docs" / "guide" / "fr").glob("*.md")),
+        "template": sorted((base / "templates").rglob("*.html")),
+    }
+
+
+CHECKS = {
+    "catalogue": (typography.catalogue_faults, typography.fix_catalogue),
+    "guide": (typography.markdown_faults, typography.fix_markdown),
+    "template": (typography.template_faults, typography.fix_template),
+}
+
+
+def faults() -> list[typography.Fault]:
+    """Every fault of every French file."""
+    found = []
+    for kind, paths in french_files().items():
+        check = CHECKS[kind][0]
+        for path in paths:
+            found.extend(check(path))
+    return found
+
+
+class Command(BaseCommand):
+    help = "Check the French typography (no-break spaces); --fix puts it right in place."
+    requires_system_checks: list[str] = []
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--fix", action="store_true", help="Correct the files in place.")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        if options["fix"]:
+            for kind, paths in french_files().items():
+                fix = CHECKS[kind][1]
+                for path in paths:
+                    count = fix(path)
+                    if count:
+                        self.stdout.write(f"{path.relative_to(settings.BASE_DIR)}: {count} line(s)")
+            self.stdout.write("Run manage.py compile_translations to use the catalogue.")
+            return
+        found = faults()
+        for fault in found:
+            self.stdout.write(str(fault))
+        if found:
+            raise CommandError(f"{len(found)} French typography fault(s); run with --fix.")
+        self.stdout.write("French typography: no fault.")

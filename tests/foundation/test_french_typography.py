@@ -1,0 +1,89 @@
+"""French typography of every French text: a no-break space before « : ; ? ! » and inside
+« » (the catalogue, the French guide, French text in templates), one apostrophe style in the
+catalogue, real plurals instead of "(s)"; `manage.py french_typography --fix` puts the spaces
+right without touching placeholders, URLs, times or the hands' notation."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.core.management import call_command
+from django.core.management.base import CommandError
+from django.utils import translation
+
+from tarot_club.management.commands.french_typography import faults
+from tarot_club.typography import NNBSP, catalogue_faults, fix_catalogue, fix_text, text_faults
+
+CATALOGUE = Path(settings.BASE_DIR) / "tarot_club/locale/fr/LC_MESSAGES/django.po"
+
+
+def test_no_french_text_breaks_the_typography():
+    found = faults()
+    assert not found, (
+        "\n".join(str(f) for f in found[:20]) + "\n(manage.py french_typography --fix)"
+    )
+    call_command("french_typography")  # the check passes: no CommandError
+
+
+@pytest.mark.parametrize(
+    ("text", "fixed"),
+    [
+        ("Motif : erreur", f"Motif{NNBSP}: erreur"),
+        ("Motif: erreur", f"Motif{NNBSP}: erreur"),
+        ("Où suis-je assis ?", f"Où suis-je assis{NNBSP}?"),
+        ("« Bonjour »", f"«{NNBSP}Bonjour{NNBSP}»"),
+        ("Deux ; trois !", f"Deux{NNBSP}; trois{NNBSP}!"),
+        ("%(field)s: %(value)s", f"%(field)s{NNBSP}: %(value)s"),
+        ("à 12:30, voir https://club.fr/t/?a=1", "à 12:30, voir https://club.fr/t/?a=1"),
+        ("groupes S: H: D: C: T: et %(group)s:", "groupes S: H: D: C: T: et %(group)s:"),
+        ("`code: x` et {{ a:b }}", "`code: x` et {{ a:b }}"),
+        (f"Déjà{NNBSP}: bon", f"Déjà{NNBSP}: bon"),
+    ],
+)
+def test_the_fixer_puts_spaces_right_and_leaves_code_alone(text, fixed):
+    assert fix_text(text) == fixed
+    assert not text_faults(fixed)
+
+
+def test_the_check_fails_on_a_bad_message_and_the_fixer_repairs_it_in_place(tmp_path, settings):
+    copy = tmp_path / "fr/LC_MESSAGES/django.po"
+    copy.parent.mkdir(parents=True)
+    shutil.copy(CATALOGUE, copy)
+    original = copy.read_text(encoding="utf-8")
+    copy.write_text(
+        original + '\nmsgid "Seat: %(n)s?"\nmsgstr "Place : %(n)s ?"\n', encoding="utf-8"
+    )
+    assert [f.line for f in catalogue_faults(copy)] == [len(original.splitlines()) + 3]
+    settings.LOCALE_PATHS = [tmp_path]
+    with pytest.raises(CommandError):
+        call_command("french_typography")
+    assert fix_catalogue(copy) == 1
+    lines = copy.read_text(encoding="utf-8").splitlines()
+    assert lines[:-1] == (original + '\nmsgid "Seat: %(n)s?"').splitlines()  # nothing else moved
+    assert lines[-1] == f'msgstr "Place{NNBSP}: %(n)s{NNBSP}?"'
+    assert not catalogue_faults(copy)
+
+
+def test_the_catalogue_uses_one_apostrophe_and_real_plurals():
+    text = CATALOGUE.read_text(encoding="utf-8")
+    assert "’" not in text
+    for plural in ("%(bouts)s bout(s), %(points)s", "essai(s)", "résultat(s) manquant(s)"):
+        assert plural not in text
+
+
+@pytest.mark.parametrize(("count", "word"), [(1, "1 bout,"), (2, "2 bouts,"), (0, "0 bout,")])
+def test_bouts_are_counted_with_a_real_plural(count, word):
+    from tournaments.services.results import result_describe
+
+    snapshot = {
+        "status": "played",
+        "taker": "N",
+        "contract": "garde",
+        "bouts": count,
+        "points": "50",
+    }
+    with translation.override("fr"):
+        assert word in result_describe(snapshot)
