@@ -45,8 +45,8 @@ from django.db.models import (
 )
 from django.db.models.functions import Cast, Coalesce, Now
 
-from scoring.models import RankingSnapshot, RankingState
 from scoring.rankings.fields import CardLinesField
+from scoring.rankings.models import RankingSnapshot, RankingState
 from scoring.rules.ranking import (
     DonneLine,
     DonneStatus,

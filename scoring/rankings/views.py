@@ -32,7 +32,7 @@ from django.utils.translation import gettext_lazy as _
 from django.views.decorators.gzip import gzip_page
 from django.views.decorators.http import require_GET
 
-from scoring.models import RankingSnapshot
+from scoring.rankings.models import RankingSnapshot
 from scoring.rankings.score_card_chart import score_card_chart
 from scoring.rankings.selectors import (
     FINAL,
