@@ -26,6 +26,7 @@ from tournaments.services.penalties import penalty_give, penalty_withdraw
 from tournaments.services.preparation import seats_for_donne, tournament_generate
 from tournaments.services.results import ResultInput, result_annul, result_save, round_open
 from tournaments.services.table_entry import (
+    Voucher,
     player_codes_get,
     table_access_issue,
     table_entry_confirm,
@@ -64,14 +65,17 @@ def story(personas):
         access=access,
         donne_number=donne.number,
         data=GARDE,
-        entered_by_id=seats["N"].pk,
+        voucher=Voucher(
+            player_id=seats["N"].pk, code=player_codes_get(tournament=t)[seats["N"].pk]
+        ),
         expected_version=None,
     )
     table_entry_confirm(
         access=access,
         donne_number=donne.number,
-        player_id=seats["W"].pk,
-        code=player_codes_get(tournament=t)[seats["W"].pk],
+        voucher=Voucher(
+            player_id=seats["W"].pk, code=player_codes_get(tournament=t)[seats["W"].pk]
+        ),
         version=None,
     )
     table2, donne2, _seats2 = _cell(t, 2)

@@ -976,7 +976,10 @@ def _wrong_five(t, access, d, player, good):
     for _i in range(5):
         with pytest.raises(ResultInvalid):
             table_entry_confirm(
-                access=access, donne_number=d, player_id=player.pk, code=wrong, version=None
+                access=access,
+                donne_number=d,
+                voucher=Voucher(player_id=player.pk, code=wrong),
+                version=None,
             )
 
 
@@ -1009,14 +1012,20 @@ def test_each_lock_of_a_code_lasts_longer_until_a_quiet_period(t):
         assert PlayerCode.objects.get(player=seats["E"]).lockouts == step
         with pytest.raises(CodeLocked) as exc:
             table_entry_confirm(
-                access=access, donne_number=d, player_id=seats["E"].pk, code=good, version=None
+                access=access,
+                donne_number=d,
+                voucher=Voucher(player_id=seats["E"].pk, code=good),
+                version=None,
             )
         assert exc.value.seconds > step_seconds - 10
         _move_back(seats["E"], step_seconds + 1)  # the lock is over
     assert [s // 60 for s in CODE_LOCK_STEPS] == [1, 5, 30, 120, 480]
     # A right code gives the tries back, not the steps: the next lock is the longest.
     table_entry_confirm(
-        access=access, donne_number=d, player_id=seats["E"].pk, code=good, version=None
+        access=access,
+        donne_number=d,
+        voucher=Voucher(player_id=seats["E"].pk, code=good),
+        version=None,
     )
     assert PlayerCode.objects.get(player=seats["E"]).lockouts == len(CODE_LOCK_STEPS) + 1
     # Six quiet hours after the last lock ended: the steps start again.
@@ -1063,5 +1072,8 @@ def test_the_arbiter_sees_the_lock_and_unlocks_with_a_new_code(t, client, person
     assert state.locked_until is None and state.lockouts == 0 and state.failures == 0
     if new != old:
         table_entry_confirm(
-            access=access, donne_number=d, player_id=east.pk, code=new, version=None
+            access=access,
+            donne_number=d,
+            voucher=Voucher(player_id=east.pk, code=new),
+            version=None,
         )
