@@ -8,6 +8,7 @@ import pytest
 from tests.api.conftest import client_for
 from tests.tournaments.test_results_service import GARDE_WON, cell
 from tournaments.models import Tournament
+from tournaments.services.checks import WARNING_CODES
 from tournaments.services.results import result_save
 
 pytestmark = pytest.mark.django_db
@@ -26,7 +27,11 @@ def test_anonymous_tournament_answers_contain_no_user_name(running_tournament, p
     personas.arbiter.save()
     for table in (1, 2):  # donne 1 complete: its results are public
         result_save(
-            **cell(t, table, 1), data=GARDE_WON, user=personas.arbiter, expected_version=None
+            **cell(t, table, 1),
+            data=GARDE_WON,
+            user=personas.arbiter,
+            expected_version=None,
+            confirmed=WARNING_CODES,
         )
     for user in (None, personas.player_user, personas.stranger):
         api = client_for(user)
@@ -50,7 +55,13 @@ def test_anonymous_tournament_answers_contain_no_user_name(running_tournament, p
 
 def test_arbiters_and_organisers_still_see_user_names(running_tournament, personas):
     t = _public(running_tournament)
-    result_save(**cell(t, 1, 1), data=GARDE_WON, user=personas.arbiter, expected_version=None)
+    result_save(
+        **cell(t, 1, 1),
+        data=GARDE_WON,
+        user=personas.arbiter,
+        expected_version=None,
+        confirmed=WARNING_CODES,
+    )
     for user in (personas.arbiter, personas.organiser):
         api = client_for(user)
         assert api.get(f"/api/v1/tournaments/{t.pk}/").json()["arbiters"] == ["arbitre"]

@@ -16,6 +16,7 @@ from tests.api.conftest import client_for
 from tests.tournaments.test_results_service import GARDE_WON, cell
 from tests.tournaments.test_table_entry import _enter, first_donne, holders, table_round
 from tournaments.models import LedgerEntry, Penalty, Player, Result, Tournament
+from tournaments.services.checks import WARNING_CODES
 from tournaments.services.players import PlayerImportError, player_create, players_import_csv
 from tournaments.services.results import result_save
 from tournaments.services.table_entry import table_access_issue
@@ -111,7 +112,11 @@ def test_reasons_of_corrections_annulments_penalties_and_withdrawals(
 ):
     t = running_tournament
     saved = result_save(
-        **cell(t, 1, 1), data=GARDE_WON, user=personas.arbiter, expected_version=None
+        **cell(t, 1, 1),
+        data=GARDE_WON,
+        user=personas.arbiter,
+        expected_version=None,
+        confirmed=WARNING_CODES,
     )
     entries = LedgerEntry.objects.count()
     api = client_for(personas.arbiter)
