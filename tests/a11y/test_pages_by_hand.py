@@ -102,8 +102,8 @@ def test_chart_values_show_on_keyboard_focus(browser, live_server, demo):
     tip = point.locator(".chart-tip")
     assert not tip.is_visible()
     point.focus()
-    assert tip.is_visible() and re.fullmatch(r"[+-]?\d+(,\d+)?", tip.text_content())
+    assert tip.is_visible() and re.fullmatch(r"[+\u2212-]?\d+(,\d+)?", tip.text_content())
     assert re.match(
-        r"De [+-]?\d+(,\d+)? après la donne \d+ à ", page.locator(".chart-text").inner_text()
+        r"De [+\u2212-]?\d+(,\d+)? après la donne \d+ à ", page.locator(".chart-text").inner_text()
     )
     page.context.close()
