@@ -53,9 +53,13 @@ def _texts(status: int) -> tuple[str, str]:
     return texts[status]
 
 
-def error_response(request: HttpRequest, status: int) -> HttpResponse:
-    """The styled page for `status` (one of 400, 403, 404, 413, 500, 503)."""
+def error_response(request: HttpRequest, status: int, detail: str = "") -> HttpResponse:
+    """The styled page for `status` (one of 400, 403, 404, 413, 500, 503).
+
+    `detail`, when given, replaces the status's general text: the precise reason (what to fix).
+    """
     title, text = _texts(status)
+    text = detail or text
     context = {"error_status": status, "error_title": title, "error_text": text}
     try:
         body = render_to_string(f"{status}.html", context, request=request)

@@ -135,9 +135,9 @@ def json_depth(body: bytes) -> int:
 def refuse(request: HttpRequest, status: int, code: str) -> HttpResponse:
     """A 400 / 413 in the API's error shape, or the site's page for that status."""
     from django.http import JsonResponse
-    from django.template import TemplateDoesNotExist
-    from django.template.loader import render_to_string
     from django.utils.translation import gettext as _
+
+    from .errors import error_response
 
     if status == 413:
         message = _("The request is too large.")
@@ -147,11 +147,7 @@ def refuse(request: HttpRequest, status: int, code: str) -> HttpResponse:
         message = _("The request contains a character that is not allowed (a NUL byte).")
     if request.path_info.startswith("/api/"):
         return JsonResponse({"code": code, "message": message, "details": {}}, status=status)
-    try:
-        html = render_to_string(f"{status}.html", {"message": message}, request=request)
-    except TemplateDoesNotExist:
-        html = f"<!doctype html><title>{status}</title><p>{message}</p>"
-    return HttpResponse(html, status=status)
+    return error_response(request, status, message)
 
 
 class RankingPollMiddleware:

@@ -17,6 +17,7 @@ def test_nul_in_the_query_of_a_page_and_of_the_api(client, personas):
     page = client.get("/", {"search": "\x00"})
     assert page.status_code == 400
     assert page["Content-Type"].startswith("text/html")
+    assert "NUL" in page.content.decode()  # the page says what to fix
     api = client_for(personas.organiser).get("/api/v1/clubs/?search=%00")
     assert api.status_code == 400
     assert api.json()["code"] == "invalid_characters"
