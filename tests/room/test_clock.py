@@ -119,3 +119,38 @@ def test_the_screen_is_public_during_play_and_follows_the_setting(client, runnin
     Tournament.objects.filter(pk=t.pk).update(public_during_play=False)
     assert client.get(reverse("room_screen", args=[t.pk])).status_code == 302
     assert client.get(reverse("room_screen_clock", args=[t.pk])).status_code == 302
+
+
+def test_refusals_show_in_the_panel_beside_their_field(client, running_tournament, personas):
+    """A refused announcement or minute count answers the panel again (422, which htmx is set
+    to swap) with the reason tied to its field, the typed text kept, nothing saved."""
+    t = running_tournament
+    Tournament.objects.filter(pk=t.pk).update(announcement="Buffet")
+    client.force_login(personas.arbiter)
+    refused = client.post(
+        reverse("arbiter_announcement", args=[t.pk]),
+        {"announcement": "Pause\u200bcafé"},
+        HTTP_HX_REQUEST="true",
+    )
+    page = refused.content.decode()
+    assert refused.status_code == 422
+    assert 'aria-invalid="true" aria-describedby="announcement-error"' in page
+    assert 'id="announcement-error" role="alert"' in page
+    assert 'value="Pause\u200bcafé"' in page
+    t.refresh_from_db()
+    assert t.announcement == "Buffet"
+    refused_minutes = client.post(
+        reverse("arbiter_clock_action", args=[t.pk, 1, "add"]),
+        {"minutes": "beaucoup"},
+        HTTP_HX_REQUEST="true",
+    )
+    assert refused_minutes.status_code == 422
+    minutes = refused_minutes.content.decode()
+    assert 'aria-describedby="clock-minutes-error"' in minutes
+    assert 'id="clock-minutes-error" role="alert"' in minutes
+    saved = client.post(
+        reverse("arbiter_announcement", args=[t.pk]),
+        {"announcement": "Pause café"},
+        HTTP_HX_REQUEST="true",
+    ).content.decode()
+    assert 'role="status"' in saved and "aria-invalid" not in saved

@@ -85,7 +85,7 @@ def test_an_announcement_with_an_override_is_not_shown(client, personas, running
     client.force_login(personas.arbiter)
     url = reverse("arbiter_announcement", args=[t.pk])
     answer = client.post(url, {"announcement": "Pause\u202e 10 min"}, HTTP_HX_REQUEST="true", **EN)
-    assert answer.status_code == 400
+    assert answer.status_code == 422
     assert "(U+202E RIGHT-TO-LEFT OVERRIDE) at position 6" in answer.content.decode()
     plain = client.post(url, {"announcement": "Pause\u2029"}, follow=True, **EN)
     assert "U+2029 PARAGRAPH SEPARATOR" in plain.content.decode()

@@ -17,7 +17,6 @@ from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.utils.html import escape
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
@@ -144,17 +143,22 @@ def clock_panel(request: HttpRequest, pk: int) -> HttpResponse:
 def _announcement_refused(
     request: HttpRequest, tournament: Tournament, exc: ValidationError
 ) -> HttpResponse:
-    """The announcement is not shown: the message says what to remove (400 to htmx, on
-    the dashboard otherwise)."""
+    """The announcement is not shown: the message says what to remove — in the panel itself
+    for htmx (the text typed stays in the field, marked invalid), on the dashboard otherwise."""
     message = " ".join(exc.messages)
     if request.htmx:
-        return HttpResponse(escape(message), status=400)
+        typed = request.POST.get("announcement", "")
+        answer = _panel(request, tournament, announcement_error=message, announcement_typed=typed)
+        answer.status_code = 422
+        return answer
     messages.error(request, message)
     return redirect("arbiter_dashboard", pk=tournament.pk)
 
 
-def _panel(request: HttpRequest, tournament: Tournament) -> HttpResponse:
-    context = {**_clock_context(tournament), "max_minutes": MAX_ADDED_MINUTES}
+def _panel(request: HttpRequest, tournament: Tournament, **extra: str) -> HttpResponse:
+    """The clock panel; `extra` carries a refusal to show beside its field (`clock_error`,
+    `announcement_error` with `announcement_typed`)."""
+    context = {**_clock_context(tournament), "max_minutes": MAX_ADDED_MINUTES, **extra}
     return render(request, "tournaments/room/_clock_panel.html", context)
 
 
@@ -178,10 +182,12 @@ def clock_action(request: HttpRequest, pk: int, number: int, action: str) -> Htt
             minutes = int(request.POST.get("minutes", ""))
             clock_add_minutes(round_=round_, minutes=minutes)
         except ValueError:
-            messages.error(
-                request,
-                _("Add between -%(max)d and %(max)d minutes.") % {"max": MAX_ADDED_MINUTES},
-            )
+            error = _("Add between -%(max)d and %(max)d minutes.") % {"max": MAX_ADDED_MINUTES}
+            if request.htmx:
+                answer = _panel(request, tournament, clock_error=error)
+                answer.status_code = 422
+                return answer
+            messages.error(request, error)
     if request.htmx:
         return _panel(request, tournament)
     return redirect("arbiter_dashboard", pk=tournament.pk)
@@ -202,6 +208,6 @@ def announcement_save(request: HttpRequest, pk: int) -> HttpResponse:
     tournament_update(tournament=tournament, announcement=text)
     if request.htmx:
         tournament.refresh_from_db()
-        return _panel(request, tournament)
+        return _panel(request, tournament, announcement_saved="1")
     messages.success(request, _("The announcement is on the room's screen."))
     return redirect("arbiter_dashboard", pk=tournament.pk)
