@@ -643,7 +643,7 @@ def _vouched(access: TableAccess, voucher: Voucher) -> tuple[Player, str]:
 
 
 def _proof_label(proof: str) -> str:
-    return _("personal code") if proof == PROOF_CODE else _("phone bound to him")
+    return _("personal code") if proof == PROOF_CODE else _("phone bound to them")
 
 
 # --- entering, confirming, contesting: never an answer from the cards ------------------------
