@@ -180,7 +180,7 @@ def clock_action(request: HttpRequest, pk: int, number: int, action: str) -> Htt
         except ValueError:
             messages.error(
                 request,
-                _("Add between -%(max)d and %(max)d minutes.") % {"max": MAX_ADDED_MINUTES},
+                _("Add between −%(max)d and %(max)d minutes.") % {"max": MAX_ADDED_MINUTES},
             )
     if request.htmx:
         return _panel(request, tournament)
