@@ -364,3 +364,84 @@ def test_closing_a_round_says_how_many_results_are_missing(running_tournament, p
     assert refusal("en").startswith(
         "Round 1 still misses 1 result. Enter it, or annul the donne that could not be played"
     )
+
+
+# --- more counted words: trumps held, a locked code, a check-in list, sitting out ----------------
+
+
+@pytest.mark.parametrize("count", [1, 2])
+def test_a_poignee_refusal_counts_the_trumps_held(count):
+    trumps = ["T1", "T2"][:count]
+    # North is not the taker: the chien is not counted with that hand.
+    words = warned(deal(N=trumps), "en", taker="E", poignees={"N": "simple"})["poignees.N"]
+    mots = warned(deal(N=trumps), "fr", taker="E", poignees={"N": "simple"})["poignees.N"]
+    noun, nom = ("trump", "atout") if count == 1 else ("trumps", "atouts")
+    assert f"that hand held {count} {noun} (Excuse included)" in words
+    assert f"il avait {count} {nom} (Excuse comprise)" in mots
+    # The taker of a garde counts the chien (no trump in it here) with the hand.
+    the_deal = deal(N=trumps, chien=["S1", "S2", "S3", "H1", "H2", "H3"])
+    words = warned(the_deal, "en", taker="N", poignees={"N": "simple"})["poignees.N"]
+    mots = warned(the_deal, "fr", taker="N", poignees={"N": "simple"})["poignees.N"]
+    assert f"with the chien, that hand held {count} {noun}" in words
+    assert f"avec le chien il avait {count} {nom}" in mots
+
+
+@pytest.mark.parametrize("seconds", [1, 2])
+def test_a_locked_code_counts_its_seconds(seconds):
+    from tournaments.services.table_entry import CodeLocked
+
+    with translation.override("fr"):
+        french = CodeLocked(seconds).errors["code"][0]
+    with translation.override("en"):
+        english = CodeLocked(seconds).errors["code"][0]
+    unit, unite = ("second", "seconde") if seconds == 1 else ("seconds", "secondes")
+    assert f"is locked for {seconds} {unit}. Wait" in english
+    assert f"est bloqué pendant {seconds} {unite}. Attendez" in french
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("count", [1, 2])
+def test_the_check_in_list_counts_the_players_registered(count):
+    from django.utils import timezone
+
+    from scoring.documents.models import Document
+    from tests.documents.pdf import pdf_text
+    from tests.documents.test_renderers import render
+    from tests.fixtures.tournaments import make_players, stage_tournament
+    from tournaments.models import Registration, Tournament
+
+    staged = stage_tournament(players=8)
+    tournament = Tournament.objects.create(
+        club=staged.club, name="Petit tournoi", date=staged.date, rounds=1
+    )
+    Registration.objects.bulk_create(
+        Registration(tournament=tournament, player=p, checked_in_at=timezone.now())
+        for p in make_players(staged.club, count, start=500)
+    )
+    french = pdf_text(render(tournament, Document.Kind.CHECK_IN_LIST, language="fr"))
+    english = pdf_text(render(tournament, Document.Kind.CHECK_IN_LIST, language="en"))
+    if count == 1:
+        assert "1 joueur inscrit." in french and "1 player registered." in english
+    else:
+        assert "2 joueurs inscrits." in french and "2 players registered." in english
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("players", "rounds", "most"), [(9, 1, 1), (10, 2, 2)])
+def test_the_seating_plan_counts_the_donnes_sat_out(client, personas, players, rounds, most):
+    from django.urls import reverse
+
+    from tests.fixtures.tournaments import stage_tournament
+
+    tournament = stage_tournament(players=players, rounds=rounds, personas=personas)
+    client.force_login(personas.organiser)
+    url = reverse("organiser_seating_plan", args=[tournament.pk])
+    english = client.get(url, HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    french = client.get(url, HTTP_ACCEPT_LANGUAGE="fr").content.decode()
+    fewest = most - 1
+    if most == 1:
+        assert f"every player sits out {fewest} or 1 donne (see" in english
+        assert f"chaque joueur est mort sur {fewest} ou 1 donne (voir" in french
+    else:
+        assert f"every player sits out {fewest} or 2 donnes (see" in english
+        assert f"chaque joueur est mort sur {fewest} ou 2 donnes (voir" in french

@@ -175,15 +175,22 @@ def _poignee_errors(
             continue
         with_chien = position == taker and (contract in TAKES_CHIEN or not contract)
         template = (
-            _(
+            ngettext(
+                "%(who)s cannot show a %(size)s poignée: with the chien, that hand held "
+                "%(held)s trump (Excuse included) and it needs %(needed)s. Check the "
+                "poignée and who showed it.",
                 "%(who)s cannot show a %(size)s poignée: with the chien, that hand held "
                 "%(held)s trumps (Excuse included) and it needs %(needed)s. Check the "
-                "poignée and who showed it."
+                "poignée and who showed it.",
+                held,
             )
             if with_chien
-            else _(
+            else ngettext(
+                "%(who)s cannot show a %(size)s poignée: that hand held %(held)s trump "
+                "(Excuse included) and it needs %(needed)s. Check the poignée and who showed it.",
                 "%(who)s cannot show a %(size)s poignée: that hand held %(held)s trumps "
-                "(Excuse included) and it needs %(needed)s. Check the poignée and who showed it."
+                "(Excuse included) and it needs %(needed)s. Check the poignée and who showed it.",
+                held,
             )
         )
         errors[f"poignees.{position}"] = template % {

@@ -147,9 +147,12 @@ class CodeLocked(ResultInvalid):
         super().__init__(
             {
                 "code": [
-                    _(
+                    ngettext(
                         "Too many wrong codes: this player's code is locked for %(seconds)s "
-                        "seconds. Wait, or call the arbiter."
+                        "second. Wait, or call the arbiter.",
+                        "Too many wrong codes: this player's code is locked for %(seconds)s "
+                        "seconds. Wait, or call the arbiter.",
+                        seconds,
                     )
                     % {"seconds": seconds}
                 ]
