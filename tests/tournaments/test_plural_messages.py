@@ -445,3 +445,33 @@ def test_the_seating_plan_counts_the_donnes_sat_out(client, personas, players, r
     else:
         assert f"every player sits out {fewest} or 2 donnes (see" in english
         assert f"chaque joueur est mort sur {fewest} ou 2 donnes (voir" in french
+
+
+# --- lists in a message: French spaces the ":" and the ";" --------------------------------------
+
+
+@pytest.mark.django_db
+def test_a_refused_list_reads_with_french_spaces(personas):
+    from tests.fixtures.tournaments import make_players, stage_tournament
+    from tournaments.models import Registration, Tournament
+    from tournaments.services.registration import RegistrationsRefused, registrations_add
+
+    t = stage_tournament(players=8, personas=personas, status=Tournament.Status.REGISTRATION)
+    newcomer = make_players(t.club, 1, start=700)[0]
+    registered = Registration.objects.filter(tournament=t).first().player
+    for lang, expected in (
+        (
+            "fr",
+            f"2 joueurs ne peuvent pas être inscrits, donc personne ne l'a été "
+            f"({registered.full_name}{NNBSP}: déjà inscrit{NNBSP}; "
+            f"{newcomer.full_name}{NNBSP}: ",
+        ),
+        (
+            "en",
+            f"2 players cannot be registered, so nobody was ({registered.full_name}: already "
+            f"registered; {newcomer.full_name}: listed twice).",
+        ),
+    ):
+        with translation.override(lang), pytest.raises(RegistrationsRefused) as refused:
+            registrations_add(tournament=t, players=[registered, newcomer, newcomer])
+        assert str(refused.value).startswith(expected), str(refused.value)

@@ -338,7 +338,7 @@ def _chelem_reasons(
         )
     if reasons:
         # French puts a no-break space before the semicolon.
-        return pgettext("between two reasons", "; ").join(reasons)
+        return pgettext("list separator", "; ").join(reasons)
     return _("the attack takes every card") if made else _("the defence takes every card")
 
 
