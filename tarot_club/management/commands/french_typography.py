@@ -62,12 +62,14 @@ class Command(BaseCommand):
                 for path in paths:
                     count = fix(path)
                     if count:
-                        self.stdout.write(f"{path.relative_to(settings.BASE_DIR)}: {count} line(s)")
+                        lines = "line" if count == 1 else "lines"
+                        self.stdout.write(f"{path.relative_to(settings.BASE_DIR)}: {count} {lines}")
             self.stdout.write("Run manage.py compile_translations to use the catalogue.")
             return
         found = faults()
         for fault in found:
             self.stdout.write(str(fault))
         if found:
-            raise CommandError(f"{len(found)} French typography fault(s); run with --fix.")
+            faults_word = "fault" if len(found) == 1 else "faults"
+            raise CommandError(f"{len(found)} French typography {faults_word}; run with --fix.")
         self.stdout.write("French typography: no fault.")
