@@ -128,9 +128,9 @@ def _flush_pending_acks(key: BrokerKey) -> None:
     except channel.connection_errors:
         with _lock:
             _pending_acks.setdefault(key, set()).update(tags)
-        logger.warning("Redis does not answer: %d acknowledgement(s) wait for it", len(tags))
+        logger.warning("Redis does not answer: acknowledgements waiting for it: %d", len(tags))
         return
-    logger.info("%d task(s) that ended while Redis was away acknowledged", len(tags))
+    logger.info("Tasks that ended while Redis was away, now acknowledged: %d", len(tags))
 
 
 class Transport(redis.Transport):

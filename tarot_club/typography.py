@@ -4,6 +4,10 @@ catalogue (its msgstr lines, in place: never re-wrapped nor reordered), in the F
 and in the French text of templates (`manage.py french_typography [--fix]`; a test runs the
 check).
 
+A French message never writes a plural as "bout(s)" or an agreement as "inscrit(e)":
+``plural_faults`` finds them in the catalogue (no fixer: the message needs ``ngettext`` or a
+rewording).
+
 Not touched: placeholders (``%(name)s``, ``{{ x }}``, ``{% tag %}``), URLs and query strings,
 times (12:30), the hands' notation ("S:", "H:"), Markdown code (```` `x` ```` and fenced blocks), link targets.
 A sign counts as punctuation when it ends a word: followed by a space, a closing sign or
@@ -27,6 +31,7 @@ __all__ = [
     "fix_template",
     "fix_text",
     "markdown_faults",
+    "plural_faults",
     "template_faults",
     "text_faults",
 ]
@@ -164,6 +169,30 @@ def catalogue_faults(path: Path) -> list[Fault]:
     lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
     _out, changed = _per_line(lines, fix_text)
     return [Fault(str(path), i + 1, lines[i].strip()[:120]) for i in changed]
+
+
+# "bout(s)", "joueur(s)", "inscrit(e)", "inscrit(e)s", "nouveau(x)", "sont-il(s)"…
+_PAREN_PLURAL = re.compile(r"\w\((?:s|e|es|x|nt|le|ne)\)", re.IGNORECASE)
+
+
+def plural_faults(path: Path) -> list[Fault]:
+    """Every translation of a .po catalogue that writes a plural or an agreement in brackets
+    ("bout(s)", "inscrit(e)"): French says "1 bout", "2 bouts" through ``ngettext``."""
+    from babel.messages.pofile import read_po
+
+    with path.open("rb") as po:
+        catalogue = read_po(po)
+    found = []
+    for message in catalogue:
+        if not message.id:
+            continue
+        strings = message.string if isinstance(message.string, tuple) else (message.string,)
+        for text in strings:
+            match = _PAREN_PLURAL.search(text or "")
+            if match:
+                excerpt = text[max(0, match.start() - 40) : match.end() + 20]
+                found.append(Fault(str(path), message.lineno, excerpt))
+    return found
 
 
 def fix_catalogue(path: Path) -> int:

@@ -178,7 +178,7 @@ class AccountForm(forms.Form):
     role = forms.ChoiceField(
         label=_("Role"),
         choices=[
-            ("arbiter", _("Arbiter: runs the tournaments he is named for and enters results")),
+            ("arbiter", _("Arbiter: runs the tournaments they are named for and enters results")),
             ("organiser", _("Organiser: manages the club, its players and its tournaments")),
         ],
         widget=forms.RadioSelect,
@@ -189,7 +189,7 @@ class AccountForm(forms.Form):
         queryset=Tournament.objects.none(),
         required=False,
         widget=forms.CheckboxSelectMultiple,
-        help_text=_("For an arbiter: the club's tournaments he runs (also set in each form)."),
+        help_text=_("For an arbiter: the club's tournaments they run (also set in each form)."),
     )
 
     def __init__(self, *args: Any, club: Club, **kwargs: Any) -> None:

@@ -4,6 +4,7 @@ arrival and room to sign — the sheet the organiser keeps at the door."""
 from __future__ import annotations
 
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from reportlab.lib.units import mm
 from reportlab.platypus import Flowable, Paragraph, Spacer, Table
 
@@ -24,9 +25,12 @@ class CheckInListRenderer(Renderer):
             Paragraph(esc(self.title()), styles.title),
             Paragraph(
                 esc(
-                    _(
+                    ngettext(
+                        "%(count)s player registered. Tick the box and have the player sign "
+                        "on arrival; check the licence number against the licence card.",
                         "%(count)s players registered. Tick the box and have the player sign "
-                        "on arrival; check the licence number against the licence card."
+                        "on arrival; check the licence number against the licence card.",
+                        len(entries),
                     )
                     % {"count": len(entries)}
                 ),

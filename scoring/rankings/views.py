@@ -53,6 +53,7 @@ from scoring.rankings.selectors import (
     snapshot_render_claim,
     traveller,
 )
+from scoring.rules.display import MINUS
 from scoring.templatetags.rankings import number, sign_class, signed
 from tournaments.models import Club, Donne, Method, Player, Tournament
 from tournaments.permissions import (
@@ -295,7 +296,7 @@ def _ranking_rows(tournament: Tournament, view: Any, has_penalties: bool) -> Ite
             f'<span class="sub show-phone">{club}</span></td><td class="hide-phone">{club}</td>'
             f'<td class="{sign_class(line.differential_total)}">'
             f"{shown(line.differential_total)}</td>"
-            f"<td>{f'-{line.penalty_points}' if line.penalty_points else ''}</td>{total}"
+            f"<td>{f'{MINUS}{line.penalty_points}' if line.penalty_points else ''}</td>{total}"
             f"<td>{line.donnes_played}</td></tr>\n"
         )
 

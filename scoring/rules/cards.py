@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, ClassVar, SupportsIndex
 
-from scoring.rules.errors import Message, ScoringError
+from scoring.rules.errors import Message, ScoringError, ngettext
 
 __all__ = [
     "CHIEN_SIZE",
@@ -129,14 +129,20 @@ class NotationError(ScoringError):
             "Group %(group)s: has '-' (void) and cards. Write either '-' or the cards."
         ),
         "line": _("Line %(line)s: %(message)s"),
-        "count": _(
-            "%(what)s has %(count)s cards; it must have %(expected)s. Check the cards written."
+        "count": ngettext(
+            "%(what)s has %(count)s card; it must have %(expected)s. Check the cards written.",
+            "%(what)s has %(count)s cards; it must have %(expected)s. Check the cards written.",
+            "count",
         ),
-        "hands_count": _(
-            "A donne has %(count)s hands; it must have 4 (N, E, S and W). Check the hands given."
+        "hands_count": ngettext(
+            "A donne has %(count)s hand; it must have 4 (N, E, S and W). Check the hands given.",
+            "A donne has %(count)s hands; it must have 4 (N, E, S and W). Check the hands given.",
+            "count",
         ),
-        "count_missing": _(
-            "%(what)s has %(count)s cards; it must have %(expected)s. Not in the donne: %(cards)s."
+        "count_missing": ngettext(
+            "%(what)s has %(count)s card; it must have %(expected)s. Not in the donne: %(cards)s.",
+            "%(what)s has %(count)s cards; it must have %(expected)s. Not in the donne: %(cards)s.",
+            "count",
         ),
         "duplicate_in_donne": _(
             "Card %(card)s is in %(first)s and in %(second)s. Each card appears once per donne."
@@ -152,8 +158,10 @@ class NotationError(ScoringError):
             "Expected a hand line (N, E, S or W followed by the hand) or 'chien', found %(text)s."
         ),
         "block_line_twice": _("%(what)s is written twice in donne %(number)s."),
-        "block_incomplete": _(
-            "Donne %(number)s lacks the line(s) %(missing)s. A donne has N, E, S, W and chien."
+        "block_incomplete": ngettext(
+            "Donne %(number)s lacks the line %(missing)s. A donne has N, E, S, W and chien.",
+            "Donne %(number)s lacks the lines %(missing)s. A donne has N, E, S, W and chien.",
+            "count",
         ),
         "header_magic": _("Not a tarot_club donnes file: the first line must be '%(expected)s'."),
         "header_version": _(
@@ -166,9 +174,12 @@ class NotationError(ScoringError):
         "header_missing": _("The header lacks the line %(key)s."),
         "hex_invalid": _("%(key)s must be hexadecimal (0-9, a-f)%(length)s; %(value)s is not."),
         "count_invalid": _("'donnes' must be a whole number, 0 or more; %(value)s is not."),
-        "count_mismatch": _(
+        "count_mismatch": ngettext(
+            "The header announces %(expected)s donne but the file has %(count)s. "
+            "The file may be truncated.",
             "The header announces %(expected)s donnes but the file has %(count)s. "
-            "The file may be truncated."
+            "The file may be truncated.",
+            "expected",
         ),
         "number_order": _(
             "Donne %(number)s comes after donne %(previous)s. Donnes are listed once each, "
@@ -670,7 +681,12 @@ def _parse_block(lines: list[tuple[int, str]]) -> Donne:
     if missing_keys:
         raise NotationError.at(
             head_no,
-            NotationError("block_incomplete", number=number, missing=", ".join(missing_keys)),
+            NotationError(
+                "block_incomplete",
+                number=number,
+                missing=", ".join(missing_keys),
+                count=len(missing_keys),
+            ),
         )
     hands = [parts[p][1] for p in POSITIONS]
     chien = parts["CHIEN"][1]

@@ -47,7 +47,7 @@ from scoring.rules.cards import (
     points_in,
     trump_count,
 )
-from scoring.rules.errors import Message, ScoringError
+from scoring.rules.errors import Message, ScoringError, ngettext
 
 __all__ = [
     "ANTICLOCKWISE",
@@ -268,10 +268,8 @@ def _difference(expected: Donne, actual: Donne) -> tuple[Message, ...]:
     for index, (exp, got) in enumerate(zip(expected.hands, actual.hands, strict=True)):
         if exp != got:
             n = len(set(exp) - set(got))
-            template = (
-                _("%(part)s differs by %(count)s card")
-                if n == 1
-                else _("%(part)s differs by %(count)s cards")
+            template = ngettext(
+                "%(part)s differs by %(count)s card", "%(part)s differs by %(count)s cards", "count"
             )
             what.append(Message(template, part=part_name(index), count=n))
     if expected.chien != actual.chien:

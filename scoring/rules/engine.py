@@ -24,7 +24,6 @@ from typing import Any, NamedTuple
 
 from scoring.rules.duplicate import Method
 from scoring.rules.errors import (
-    POINTS_FOR_ONE_BOUT,
     InvalidBouts,
     InvalidCalledSelf,
     InvalidChelem,
@@ -507,8 +506,7 @@ def _check_points_for_bouts(value: Fraction, bouts: int) -> None:
             "max": display_value(high),
             "value": display_value(value),
         }
-        template = POINTS_FOR_ONE_BOUT if bouts == 1 else None
-        raise InvalidPoints("points_impossible_for_bouts", template, **params)
+        raise InvalidPoints("points_impossible_for_bouts", **params)
 
 
 def _check_petit(petit_au_bout: Any) -> PetitAuBout | None:

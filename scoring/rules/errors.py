@@ -28,14 +28,59 @@ __all__ = [
     "InvalidPoints",
     "InvalidScore",
     "Message",
+    "Plural",
     "ScoringError",
     "display_value",
+    "english",
+    "ngettext",
 ]
 
 
 def _(message: str) -> str:
     """Mark a string for translation (makemessages extracts it) without importing Django."""
     return message
+
+
+class Plural(str):
+    """A message template with a singular and a plural form, chosen by the whole number in the
+    param named ``count`` (e.g. "bouts"). As a str it is the plural form; ``english(template,
+    params)`` picks the English form (singular when the count is 1), and the Django layer picks
+    the active language's form with ``ngettext`` (French: singular for 0 and 1)."""
+
+    singular: str
+    plural: str
+    count: str
+
+    def __new__(cls, singular: str, plural: str, count: str) -> Plural:
+        self = super().__new__(cls, plural)
+        self.singular = singular
+        self.plural = plural
+        self.count = count
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Plural, (self.singular, self.plural, self.count))
+
+    def __repr__(self) -> str:
+        return f"Plural({self.singular!r}, {self.plural!r}, count={self.count!r})"
+
+    def form(self, params: Mapping[str, Any]) -> str:
+        """The English form for these params: singular when the count is 1."""
+        return self.singular if params.get(self.count) == 1 else self.plural
+
+
+def ngettext(singular: str, plural: str, count: str) -> Plural:
+    """Mark a singular/plural pair for translation (makemessages extracts ``ngettext(s, p, …)``)
+    without importing Django: ``count`` is the name of the param holding the number, given
+    when the message is raised; ``tournaments.services.errors.translate_error`` calls Django's
+    ``ngettext`` with that number."""
+    return Plural(singular, plural, count)
+
+
+def english(template: str, params: Mapping[str, Any]) -> str:
+    """A template filled with its params in English (the right form of a ``Plural``)."""
+    text = template.form(params) if isinstance(template, Plural) else template
+    return text % params if params else text
 
 
 def display_value(value: Any) -> str:
@@ -68,7 +113,7 @@ class Message(str):
     params: dict[str, Any]
 
     def __new__(cls, template: str, **params: Any) -> Message:
-        self = super().__new__(cls, template % params if params else template)
+        self = super().__new__(cls, english(template, params))
         self.template = template
         self.params = params
         return self
@@ -96,10 +141,10 @@ class ScoringError(ValueError):
             template = self.templates.get(code, code)
         self.template = template
         self.params: dict[str, Any] = params
-        super().__init__(self.template % self.params)
+        super().__init__(english(self.template, self.params))
 
     def __str__(self) -> str:
-        return self.template % self.params
+        return english(self.template, self.params)
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Keep errors picklable (Celery, multiprocessing): the default reduce loses params.
@@ -150,13 +195,6 @@ class InvalidBouts(ScoringError):
     }
 
 
-# Two wordings for one code: singular and plural of "bout" (ngettext is not available here).
-POINTS_FOR_ONE_BOUT = _(
-    "With 1 bout the attack has between %(min)s and %(max)s points; %(value)s is impossible. "
-    "Check the bouts or the points."
-)
-
-
 class InvalidPoints(ScoringError):
     field = "points"
     templates = {
@@ -172,9 +210,12 @@ class InvalidPoints(ScoringError):
             "Points are counted to the half point; %(value)s is not a multiple of 0.5. "
             "Check the count."
         ),
-        "points_impossible_for_bouts": _(
+        "points_impossible_for_bouts": ngettext(
+            "With %(bouts)s bout the attack has between %(min)s and %(max)s points; "
+            "%(value)s is impossible. Check the bouts or the points.",
             "With %(bouts)s bouts the attack has between %(min)s and %(max)s points; "
-            "%(value)s is impossible. Check the bouts or the points."
+            "%(value)s is impossible. Check the bouts or the points.",
+            "bouts",
         ),
     }
 
@@ -227,13 +268,19 @@ class InvalidChelem(ScoringError):
             "Unknown chelem value %(value)s. Use announced_made, unannounced_made, "
             "announced_failed or defence, or leave it empty."
         ),
-        "chelem_made_but_lost": _(
+        "chelem_made_but_lost": ngettext(
             "A chelem made by the attack means the contract is won, but %(points)s points with "
-            "%(bouts)s bout(s) is lost (%(threshold)s needed). Check the chelem or the points."
+            "%(bouts)s bout is lost (%(threshold)s needed). Check the chelem or the points.",
+            "A chelem made by the attack means the contract is won, but %(points)s points with "
+            "%(bouts)s bouts is lost (%(threshold)s needed). Check the chelem or the points.",
+            "bouts",
         ),
-        "chelem_defence_but_won": _(
+        "chelem_defence_but_won": ngettext(
             "A chelem made by the defence means the contract is lost, but %(points)s points with "
-            "%(bouts)s bout(s) is won (%(threshold)s needed). Check the chelem or the points."
+            "%(bouts)s bout is won (%(threshold)s needed). Check the chelem or the points.",
+            "A chelem made by the defence means the contract is lost, but %(points)s points with "
+            "%(bouts)s bouts is won (%(threshold)s needed). Check the chelem or the points.",
+            "bouts",
         ),
         "chelem_made_too_few_bouts": _(
             "A chelem made by the attack (%(contract)s) gives the attack every card but "

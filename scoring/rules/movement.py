@@ -71,7 +71,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from scoring.rules.errors import Message, ScoringError
+from scoring.rules.errors import Message, ScoringError, ngettext
 from scoring.rules.movement_algebra import SETS, Ring, ring, stage_design
 
 __all__ = [
@@ -118,9 +118,12 @@ class InvalidSeating(ScoringError):
     field = "players"
     templates = {
         "players_type": _("The number of players must be a whole number; %(value)s is not."),
-        "players_too_few": _(
-            "Duplicate needs at least two tables, so at least 8 players; %(players)s are "
-            "registered. Register %(more)s more player(s)."
+        "players_too_few": ngettext(
+            "Duplicate needs at least two tables, so at least 8 players (registered: "
+            "%(players)s). Register %(more)s more player.",
+            "Duplicate needs at least two tables, so at least 8 players (registered: "
+            "%(players)s). Register %(more)s more players.",
+            "more",
         ),
         "players_eleven": _(
             "11 players cannot be seated at tables of 4 or 5: register one more player "
@@ -1320,7 +1323,7 @@ def _player_breaches(
                 Breach(
                     "set_repeat",
                     f"player {p} plays {_donnes_label(s.set_no)} again in round "
-                    f"{rn} (table {s.table}); he played it in round {first}",
+                    f"{rn} (table {s.table}); that player played it in round {first}",
                     round=rn,
                     table=s.table,
                     player=p,
@@ -1410,7 +1413,7 @@ def _sharing_breaches(movement: Movement) -> list[Breach]:
                         Breach(
                             "sit_out_turn",
                             f"round {rnd.number}, table {s.table}: player {p} holds the whole "
-                            f"relais again; he held it in round {held[p]}, so he sits out one "
+                            f"relais again; they held it in round {held[p]}, so they sit out one "
                             "donne here",
                             round=rnd.number,
                             table=s.table,

@@ -173,7 +173,7 @@ def test_purge_command_deletes_the_expired_records_only(personas) -> None:
     _record(personas.arbiter, "fresh", datetime.timedelta(hours=1))
     out = io.StringIO()
     call_command("purge_idempotency", stdout=out)
-    assert "Deleted 2 expired idempotency record(s)" in out.getvalue()
+    assert "Deleted 2 expired idempotency records" in out.getvalue()
     assert list(IdempotencyRecord.objects.values_list("key", flat=True)) == ["fresh"]
     with override_settings(API_IDEMPOTENCY_TTL=1800):
         call_command("purge_idempotency", stdout=out)

@@ -15,7 +15,14 @@ from django.core.management.base import CommandError
 from django.utils import translation
 
 from tarot_club.management.commands.french_typography import faults
-from tarot_club.typography import NNBSP, catalogue_faults, fix_catalogue, fix_text, text_faults
+from tarot_club.typography import (
+    NNBSP,
+    catalogue_faults,
+    fix_catalogue,
+    fix_text,
+    plural_faults,
+    text_faults,
+)
 
 CATALOGUE = Path(settings.BASE_DIR) / "tarot_club/locale/fr/LC_MESSAGES/django.po"
 
@@ -87,3 +94,36 @@ def test_bouts_are_counted_with_a_real_plural(count, word):
     }
     with translation.override("fr"):
         assert word in result_describe(snapshot)
+
+
+def test_no_french_message_writes_a_plural_or_an_agreement_in_brackets():
+    found = plural_faults(CATALOGUE)
+    assert not found, "\n".join(str(f) for f in found[:20]) + "\n(use ngettext)"
+
+
+@pytest.mark.parametrize(
+    ("msgstr", "faulty"),
+    [
+        ("Il manque %(n)s résultat(s).", True),
+        ("%(n)s joueur(s) inscrit(e)s", True),
+        ("Joueuse inscrite(e)", True),
+        ("Les nouveau(x) venus", True),
+        ("Il manque %(n)s résultats (voir le tableau).", False),
+        ("Tour 1 (s'il est ouvert)", False),
+        ("le chien (garde sans)", False),
+    ],
+)
+def test_the_plural_check_fails_on_brackets_in_a_french_message(tmp_path, settings, msgstr, faulty):
+    copy = tmp_path / "fr/LC_MESSAGES/django.po"
+    copy.parent.mkdir(parents=True)
+    shutil.copy(CATALOGUE, copy)
+    original = copy.read_text(encoding="utf-8")
+    copy.write_text(original + f'\nmsgid "Some %(n)s"\nmsgstr "{msgstr}"\n', encoding="utf-8")
+    found = plural_faults(copy)
+    assert [f.line for f in found] == ([len(original.splitlines()) + 2] if faulty else [])
+    settings.LOCALE_PATHS = [tmp_path]
+    if faulty:
+        with pytest.raises(CommandError):
+            call_command("french_typography")
+    else:
+        call_command("french_typography")

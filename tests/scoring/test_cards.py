@@ -268,7 +268,7 @@ def test_donne_parse_errors_name_the_line():
         parse_donne(block_with(donne, 0, "donne 1 dealer X"))
     with pytest.raises(NotationError, match=r"^Line 3: Hand N is written twice"):
         parse_donne(block_with(donne, 2, lines[1]))
-    with pytest.raises(NotationError, match=r"^Line 1: Donne 1 lacks the line\(s\) chien"):
+    with pytest.raises(NotationError, match=r"^Line 1: Donne 1 lacks the line chien\."):
         parse_donne("\n".join(lines[:5]))
     with pytest.raises(NotationError, match=r"^Line 6: Expected a hand line"):
         parse_donne(block_with(donne, 5, "kitty " + lines[5][6:]))

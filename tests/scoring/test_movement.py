@@ -340,7 +340,7 @@ def test_breach_set_repeat():
     repeats = [b for b in validate(m) if b.rule == "set_repeat"]
     assert sorted(b.player for b in repeats if b.round == 2) == list(range(1, 21))
     assert "plays set" in repeats[0].message and "again in round 2" in repeats[0].message
-    assert "he played it in round 1" in repeats[0].message
+    assert "that player played it in round 1" in repeats[0].message
 
 
 def test_breach_position_kept():

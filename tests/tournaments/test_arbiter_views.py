@@ -228,7 +228,7 @@ def test_round_states_open_complete_closed(client, t, personas):
     # Closing an incomplete round is refused with the count of what is missing.
     client.post(url("arbiter_round_open", t, 2))
     response = client.post(url("arbiter_round_close", t, 2), follow=True, **EN)
-    assert "Round 2 still misses 8 result(s)" in response.content.decode()
+    assert "Round 2 still misses 8 results" in response.content.decode()
     assert Round.objects.get(tournament=t, number=2).state == "open"
 
 

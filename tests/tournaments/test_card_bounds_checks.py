@@ -156,7 +156,7 @@ def test_an_attack_chelem_under_garde_contre_has_91_less_the_chien():
     entry = {"contract": "garde_contre", "bouts": 3, "chelem": "unannounced_made"}
     errors, _ = check(the_deal, points=Decimal(91), **entry)
     assert f"exactly {91 - chien} points, not 91" in errors["points"]
-    assert "the chien of the garde contre (11 points, 0 bout(s))" in errors["points"]
+    assert "the chien of the garde contre (11 points, 0 bouts)" in errors["points"]
     assert check(the_deal, points=Decimal(91 - int(chien)), **entry) == ({}, {})
 
 

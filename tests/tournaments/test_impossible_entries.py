@@ -69,7 +69,8 @@ def test_a_chelem_of_the_attack_owns_exactly_the_bouts_the_hands_give(fixed, con
         points=Decimal(91),
         chelem="announced_made",
     )
-    assert f"owns exactly {expected} bout(s), not {expected - 1}" in errors["bouts"]
+    bouts = "bout" if expected == 1 else "bouts"
+    assert f"owns exactly {expected} {bouts}, not {expected - 1}" in errors["bouts"]
 
 
 def test_a_chelem_of_the_attack_has_exactly_the_points_the_hands_give():
@@ -88,12 +89,12 @@ def test_a_chelem_of_the_defence_leaves_the_attack_the_excuse_and_the_chien_of_a
     errors, _ = check(hands, contract="garde_sans", bouts=2, points=Decimal(10), chelem="defence")
     assert "bouts" not in errors and "chelem" not in errors
     errors, _ = check(hands, contract="garde", bouts=2, points=Decimal(10), chelem="defence")
-    assert "exactly 1 bout(s), not 2" in errors["bouts"]
+    assert "exactly 1 bout, not 2" in errors["bouts"]
     errors, _ = check(deal(E=["T21", "EX"]), bouts=1, points=Decimal(5), chelem="defence")
-    assert "exactly 0 bout(s), not 1 (the defence takes every card)" in errors["bouts"]
+    assert "exactly 0 bouts, not 1 (the defence takes every card)" in errors["bouts"]
     # The taker keeps his Excuse: fewer bouts than that are as impossible as more.
     errors, _ = check(deal(N=["EX"]), bouts=0, points=Decimal(3), chelem="defence")
-    assert "exactly 1 bout(s), not 0 (North holds the Excuse and keeps it)" in errors["bouts"]
+    assert "exactly 1 bout, not 0 (North holds the Excuse and keeps it)" in errors["bouts"]
 
 
 @pytest.mark.parametrize("contract", ["garde_sans", "garde_contre"])

@@ -516,7 +516,7 @@ def test_a_round_closes_only_when_complete_and_then_refuses_results(t, arbiter):
     round_1 = Round.objects.get(tournament=t, number=1)
     with pytest.raises(ResultInvalid) as exc:
         round_close(round_=round_1, user=arbiter)
-    assert "misses 8 result(s)" in exc.value.errors["__all__"][0]
+    assert "misses 8 results" in exc.value.errors["__all__"][0]
     for table_round in round_1.table_rounds.select_related("table"):
         for donne in Donne.objects.filter(etui_set=table_round.etui_set):
             result_save(

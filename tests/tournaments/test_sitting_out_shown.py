@@ -48,12 +48,12 @@ def test_seating_plan_says_who_sits_out_and_that_it_is_shared(client, personas: 
     client.force_login(personas.organiser)
     url = reverse("organiser_seating_plan", args=[tournament.pk])
     page = client.get(url, **EN).content.decode()
-    assert "Sitting out is shared: every player sits out 0 or 1 donnes" in page
+    assert "Sitting out is shared: every player sits out 0 or 1 donne (see" in page
     assert "Sits out donnes" in page
     cells = re.findall(r'<td class="sit-out-donnes">([^<]*)</td>', page)
     assert len(cells) == 21 and sum(cell != "—" for cell in cells) == 8
     page = client.get(url, **FR).content.decode()
-    assert "Le mort est partagé\u202f: chaque joueur est mort sur 0 ou 1 donnes" in page
+    assert "Le mort est partagé\u202f: chaque joueur est mort sur 0 ou 1 donne (voir" in page
     assert "Mort sur les donnes" in page
 
 

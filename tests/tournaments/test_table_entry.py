@@ -761,7 +761,7 @@ def test_a_phone_bound_to_north_confirmed_by_east_code_counts(t, client):
             LedgerEntry.Action.RESULT_CREATED,
             north.pk,
             access.pk,
-            f"Entered at the table by {north} (phone bound to him)",
+            f"Entered at the table by {north} (phone bound to them)",
         ),
         (
             LedgerEntry.Action.RESULT_CONFIRMED,
@@ -777,7 +777,7 @@ def test_a_phone_bound_to_north_confirmed_by_east_code_counts(t, client):
     assert client.post(_url("table_save", access, first), correction, **EN).status_code == 200
     last = LedgerEntry.objects.filter(result__donne__number=first).order_by("pk").last()
     assert last.action == LedgerEntry.Action.RESULT_CHANGED
-    assert last.reason == f"Corrected at the table by {north} (phone bound to him)"
+    assert last.reason == f"Corrected at the table by {north} (phone bound to them)"
 
 
 def test_a_phone_binding_is_signed_for_one_tournament_and_one_code(t, client, personas):

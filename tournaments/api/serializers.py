@@ -134,7 +134,7 @@ class AccountWriteSerializer(serializers.Serializer):
         required=False,
         default=list,
         max_length=100,
-        help_text="For an arbiter: ids of the club's tournaments he is named arbiter of.",
+        help_text="For an arbiter: ids of the club's tournaments they are named arbiter of.",
     )
 
 
@@ -143,7 +143,7 @@ class AccountCreatedSerializer(serializers.Serializer):
     role = serializers.CharField()
     tournaments = serializers.ListField(child=serializers.IntegerField())
     set_password_url = serializers.CharField(
-        help_text="The one-time link where the new user chooses his password (valid once, for "
+        help_text="The one-time link where the new user chooses their password (valid once, for "
         "`PASSWORD_RESET_TIMEOUT` seconds). Shown only in this answer."
     )
 

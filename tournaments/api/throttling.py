@@ -37,7 +37,7 @@ from django.core.exceptions import NON_FIELD_ERRORS
 from django.forms.utils import ErrorDict, ErrorList
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
-from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from rest_framework.settings import api_settings
 from rest_framework.throttling import SimpleRateThrottle
 
@@ -336,8 +336,10 @@ def throttled_login(view: Callable[..., HttpResponse]) -> Callable[..., HttpResp
             wait = login_wait(request)
             if wait is not None:
                 seconds = max(1, int(wait))
-                message = _(
-                    "Too many login attempts. Wait %(seconds)s seconds, then try again."
+                message = ngettext(
+                    "Too many login attempts. Wait %(seconds)s second, then try again.",
+                    "Too many login attempts. Wait %(seconds)s seconds, then try again.",
+                    seconds,
                 ) % {"seconds": seconds}
                 # The password is not checked: the form only carries the message and the name.
                 form = AuthenticationForm(request, data=request.POST)

@@ -17,7 +17,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
-from django.utils.translation import get_language
+from django.utils.translation import get_language, ngettext, pgettext
 from django.utils.translation import gettext as _
 
 from scoring.rules import cards
@@ -175,15 +175,22 @@ def _poignee_errors(
             continue
         with_chien = position == taker and (contract in TAKES_CHIEN or not contract)
         template = (
-            _(
+            ngettext(
+                "%(who)s cannot show a %(size)s poignée: with the chien, that hand held "
+                "%(held)s trump (Excuse included) and it needs %(needed)s. Check the "
+                "poignée and who showed it.",
                 "%(who)s cannot show a %(size)s poignée: with the chien, that hand held "
                 "%(held)s trumps (Excuse included) and it needs %(needed)s. Check the "
-                "poignée and who showed it."
+                "poignée and who showed it.",
+                held,
             )
             if with_chien
-            else _(
+            else ngettext(
+                "%(who)s cannot show a %(size)s poignée: that hand held %(held)s trump "
+                "(Excuse included) and it needs %(needed)s. Check the poignée and who showed it.",
                 "%(who)s cannot show a %(size)s poignée: that hand held %(held)s trumps "
-                "(Excuse included) and it needs %(needed)s. Check the poignée and who showed it."
+                "(Excuse included) and it needs %(needed)s. Check the poignée and who showed it.",
+                held,
             )
         )
         errors[f"poignees.{position}"] = template % {
@@ -309,22 +316,29 @@ def _chelem_reasons(
         reasons.append(_("%(who)s holds the Excuse and keeps it") % {"who": _who(holder, seats)})
     if contract == "garde_contre" and made:
         reasons.append(
-            _(
-                "the chien of the garde contre (%(points)s points, %(bouts)s bout(s)) goes to "
-                "the defence"
+            ngettext(
+                "the chien of the garde contre (%(points)s points, %(bouts)s bout) goes to "
+                "the defence",
+                "the chien of the garde contre (%(points)s points, %(bouts)s bouts) goes to "
+                "the defence",
+                bounds.chien_bouts,
             )
             % {"points": _number(bounds.chien_points), "bouts": bounds.chien_bouts}
         )
     if contract == "garde_sans" and not made:
         reasons.append(
-            _(
-                "the chien of the garde sans (%(points)s points, %(bouts)s bout(s)) counts for "
-                "the attack"
+            ngettext(
+                "the chien of the garde sans (%(points)s points, %(bouts)s bout) counts for "
+                "the attack",
+                "the chien of the garde sans (%(points)s points, %(bouts)s bouts) counts for "
+                "the attack",
+                bounds.chien_bouts,
             )
             % {"points": _number(bounds.chien_points), "bouts": bounds.chien_bouts}
         )
     if reasons:
-        return "; ".join(reasons)
+        # French puts a no-break space before the semicolon.
+        return pgettext("list separator", "; ").join(reasons)
     return _("the attack takes every card") if made else _("the defence takes every card")
 
 
@@ -362,14 +376,20 @@ def _refusals(
     expected = bounds.bouts_low
     if bouts is not None and bouts != expected:
         template = (
-            _(
-                "With a chelem of the attack, the attack owns exactly %(expected)s bout(s), not "
-                "%(bouts)s (%(why)s). Check the bouts or the chelem."
+            ngettext(
+                "With a chelem of the attack, the attack owns exactly %(expected)s bout, not "
+                "%(bouts)s (%(why)s). Check the bouts or the chelem.",
+                "With a chelem of the attack, the attack owns exactly %(expected)s bouts, not "
+                "%(bouts)s (%(why)s). Check the bouts or the chelem.",
+                expected,
             )
             if made
-            else _(
-                "With a chelem of the defence, the attack owns exactly %(expected)s bout(s), not "
-                "%(bouts)s (%(why)s). Check the bouts or the chelem."
+            else ngettext(
+                "With a chelem of the defence, the attack owns exactly %(expected)s bout, not "
+                "%(bouts)s (%(why)s). Check the bouts or the chelem.",
+                "With a chelem of the defence, the attack owns exactly %(expected)s bouts, not "
+                "%(bouts)s (%(why)s). Check the bouts or the chelem.",
+                expected,
             )
         )
         errors["bouts"] = template % {"expected": expected, "bouts": bouts, "why": why}
@@ -407,26 +427,42 @@ def _bout_warnings(
     def named(camp: str, firm: bool) -> str:
         return ", ".join(_places_text(bounds.bout_places(camp, firm=firm), contract, seats, taker))
 
+    # "1 bout", "2 bouts" (French: "0 bout"), for the messages whose plural follows the cards.
+    counted = ngettext("%(bouts)s bout", "%(bouts)s bouts", bouts) % {"bouts": bouts}
     warnings: dict[str, str] = {}
     if bouts > bounds.firm_high:
-        warnings["bouts_held_by_defence"] = _(
-            "The attack counts %(bouts)s bout(s), but %(cards)s: the defence kept it, so "
-            "the attack has at most %(most)s. Check the bouts."
-        ) % {"bouts": bouts, "cards": named(DEFENCE, True), "most": bounds.firm_high}
+        held = len(bounds.bout_places(DEFENCE, firm=True))
+        warnings["bouts_held_by_defence"] = ngettext(
+            "The attack counts %(counted)s, but %(cards)s: the defence kept it, so "
+            "the attack has at most %(most)s. Check the bouts.",
+            "The attack counts %(counted)s, but %(cards)s: the defence kept them, so "
+            "the attack has at most %(most)s. Check the bouts.",
+            held,
+        ) % {"counted": counted, "cards": named(DEFENCE, True), "most": bounds.firm_high}
     elif bouts > bounds.bouts_high:
-        warnings["excuse_held_by_defence"] = _(
-            "The attack counts %(bouts)s bout(s), but %(cards)s: it stays with the defence "
-            "unless it was played to the last trick. Check the bouts, or confirm."
+        warnings["excuse_held_by_defence"] = ngettext(
+            "The attack counts %(bouts)s bout, but %(cards)s: it stays with the defence "
+            "unless it was played to the last trick. Check the bouts, or confirm.",
+            "The attack counts %(bouts)s bouts, but %(cards)s: it stays with the defence "
+            "unless it was played to the last trick. Check the bouts, or confirm.",
+            bouts,
         ) % {"bouts": bouts, "cards": named(DEFENCE, False)}
     if bouts < bounds.firm_low:
-        warnings["bouts_held_by_attack"] = _(
-            "The attack counts %(bouts)s bout(s), but %(cards)s: the attack kept it, so it "
-            "has at least %(least)s. Check the bouts."
-        ) % {"bouts": bouts, "cards": named(ATTACK, True), "least": bounds.firm_low}
+        held = len(bounds.bout_places(ATTACK, firm=True))
+        warnings["bouts_held_by_attack"] = ngettext(
+            "The attack counts %(counted)s, but %(cards)s: the attack kept it, so it "
+            "has at least %(least)s. Check the bouts.",
+            "The attack counts %(counted)s, but %(cards)s: the attack kept them, so it "
+            "has at least %(least)s. Check the bouts.",
+            held,
+        ) % {"counted": counted, "cards": named(ATTACK, True), "least": bounds.firm_low}
     elif bouts < bounds.bouts_low:
-        warnings["excuse_held_by_attack"] = _(
-            "The attack counts %(bouts)s bout(s), but %(cards)s: it stays with the attack "
-            "unless it was played to the last trick. Check the bouts, or confirm."
+        warnings["excuse_held_by_attack"] = ngettext(
+            "The attack counts %(bouts)s bout, but %(cards)s: it stays with the attack "
+            "unless it was played to the last trick. Check the bouts, or confirm.",
+            "The attack counts %(bouts)s bouts, but %(cards)s: it stays with the attack "
+            "unless it was played to the last trick. Check the bouts, or confirm.",
+            bouts,
         ) % {"bouts": bouts, "cards": named(ATTACK, False)}
     return warnings
 

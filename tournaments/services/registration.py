@@ -20,7 +20,7 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
+from django.utils.translation import ngettext, pgettext
 
 from ..models import LedgerEntry, Player, Registration, Tournament
 from ..search import players_matching
@@ -191,7 +191,11 @@ class RegistrationsRefused(RegistrationError):
 
     def __init__(self, refused: list[tuple[int | None, str, str]]) -> None:
         self.refused = refused
-        names = "; ".join(f"{name}: {reason}" for _pk, name, reason in refused)
+        # French spaces the ":" and the ";" (no-break spaces).
+        names = pgettext("list separator", "; ").join(
+            _("%(name)s: %(reason)s") % {"name": name, "reason": reason}
+            for _pk, name, reason in refused
+        )
         super().__init__(
             ngettext(
                 "%(count)d player cannot be registered, so nobody was (%(names)s).",

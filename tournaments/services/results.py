@@ -1114,9 +1114,12 @@ def round_close(*, round_: Round, user: Any) -> Round:
             raise ResultInvalid(
                 {
                     NON_FIELD: [
-                        _(
-                            "Round %(number)s still misses %(missing)s result(s). Enter them, or "
-                            "annul the donnes that could not be played, before closing it."
+                        ngettext(
+                            "Round %(number)s still misses %(missing)s result. Enter it, or "
+                            "annul the donne that could not be played, before closing it.",
+                            "Round %(number)s still misses %(missing)s results. Enter them, or "
+                            "annul the donnes that could not be played, before closing it.",
+                            expected - done,
                         )
                         % {"number": round_.number, "missing": expected - done}
                     ]

@@ -147,9 +147,12 @@ class CodeLocked(ResultInvalid):
         super().__init__(
             {
                 "code": [
-                    _(
+                    ngettext(
                         "Too many wrong codes: this player's code is locked for %(seconds)s "
-                        "seconds. Wait, or call the arbiter."
+                        "second. Wait, or call the arbiter.",
+                        "Too many wrong codes: this player's code is locked for %(seconds)s "
+                        "seconds. Wait, or call the arbiter.",
+                        seconds,
                     )
                     % {"seconds": seconds}
                 ]
@@ -643,7 +646,7 @@ def _vouched(access: TableAccess, voucher: Voucher) -> tuple[Player, str]:
 
 
 def _proof_label(proof: str) -> str:
-    return _("personal code") if proof == PROOF_CODE else _("phone bound to him")
+    return _("personal code") if proof == PROOF_CODE else _("phone bound to them")
 
 
 # --- entering, confirming, contesting: never an answer from the cards ------------------------

@@ -6,6 +6,7 @@ from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
+from django.utils.translation import pgettext
 
 from ..api.account import account  # noqa: F401 — the account page, with the API token
 from ..models import Club, Player, Tournament
@@ -112,7 +113,7 @@ def tournament_verify_page(request: HttpRequest, pk: int) -> HttpResponse:
         except PreparationError as err:
             error = str(err)
     mismatches = [
-        (m.number, "; ".join(translate_message(detail) for detail in m.details))
+        (m.number, pgettext("list separator", "; ").join(translate_message(d) for d in m.details))
         for m in (report.mismatches if report else ())
     ]
     context = {"tournament": tournament, "report": report, "error": error, "mismatches": mismatches}

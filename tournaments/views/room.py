@@ -182,7 +182,7 @@ def clock_action(request: HttpRequest, pk: int, number: int, action: str) -> Htt
             minutes = int(request.POST.get("minutes", ""))
             clock_add_minutes(round_=round_, minutes=minutes)
         except ValueError:
-            error = _("Add between -%(max)d and %(max)d minutes.") % {"max": MAX_ADDED_MINUTES}
+            error = _("Add between −%(max)d and %(max)d minutes.") % {"max": MAX_ADDED_MINUTES}
             if request.htmx:
                 answer = _panel(request, tournament, clock_error=error)
                 answer.status_code = 422

@@ -1,6 +1,7 @@
 """Check (or, with --fix, put right) the French typography of the catalogue, the French
 guide and the French text of templates: a no-break space before « : ; ? ! » and inside « »
-(`tarot_club.typography`). Exits with status 1 when the check finds a fault."""
+(`tarot_club.typography`). The check also reports plurals in brackets ("bout(s)") in the
+catalogue, which --fix leaves to a person. Exits with status 1 when the check finds a fault."""
 
 from __future__ import annotations
 
@@ -42,6 +43,8 @@ def faults() -> list[typography.Fault]:
         check = CHECKS[kind][0]
         for path in paths:
             found.extend(check(path))
+            if kind == "catalogue":
+                found.extend(typography.plural_faults(path))
     return found
 
 
@@ -59,12 +62,14 @@ class Command(BaseCommand):
                 for path in paths:
                     count = fix(path)
                     if count:
-                        self.stdout.write(f"{path.relative_to(settings.BASE_DIR)}: {count} line(s)")
+                        lines = "line" if count == 1 else "lines"
+                        self.stdout.write(f"{path.relative_to(settings.BASE_DIR)}: {count} {lines}")
             self.stdout.write("Run manage.py compile_translations to use the catalogue.")
             return
         found = faults()
         for fault in found:
             self.stdout.write(str(fault))
         if found:
-            raise CommandError(f"{len(found)} French typography fault(s); run with --fix.")
+            faults_word = "fault" if len(found) == 1 else "faults"
+            raise CommandError(f"{len(found)} French typography {faults_word}; run with --fix.")
         self.stdout.write("French typography: no fault.")

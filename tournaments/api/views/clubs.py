@@ -65,7 +65,7 @@ class ClubListView(ApiView):
     @extend_schema(
         operation_id="clubs_create",
         summary="Create a club",
-        description="Any signed-in user; he becomes the club's organiser. The federation "
+        description="Any signed-in user; they become the club's organiser. The federation "
         "number is unique.",
         request=ClubWriteSerializer,
         parameters=[IDEMPOTENCY_KEY],

@@ -327,7 +327,7 @@ class RegistrationListView(TournamentView):
     @extend_schema(
         operation_id="registrations_create",
         summary="Register a player, or several in one go",
-        description="Before the tournament runs. `player`: one player, answered with his "
+        description="Before the tournament runs. `player`: one player, answered with their "
         "registration. `players`: a list, all registered or none; the answer counts and lists "
         "them; a refusal (400, code `refused`) names each refused player in `refused` (already "
         "registered, listed twice), an unknown id is named in `details.players`. With "

@@ -18,6 +18,7 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         deleted = purge_expired()
         hours = ttl().total_seconds() / 3600
+        records = "record" if deleted == 1 else "records"
         self.stdout.write(
-            f"Deleted {deleted} expired idempotency record(s) (older than {hours:g} hours)."
+            f"Deleted {deleted} expired idempotency {records} (older than {hours:g} hours)."
         )

@@ -34,7 +34,8 @@
     for (var i = 0; i < state.donnes.length; i++) if (state.donnes[i].number === n) return state.donnes[i];
     return null;
   }
-  function signed(v) { return v > 0 ? "+" + v : String(v); }
+  // A score as the other pages write it: "+204", "\u221268" (the minus sign, U+2212).
+  function signed(v) { return v > 0 ? "+" + v : String(v).replace("-", "\u2212"); }
 
   /* --- the last state seen, kept on the phone -------------------------------------------- */
   var STATE_KEY = "tarot-table-state:" + secret;
