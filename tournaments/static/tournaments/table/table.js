@@ -49,6 +49,11 @@
     }
     el.focus();
   }
+  // Adds a sentence to a message, after a full stop ("En attente de confirmation. Enregistré.").
+  function addSentence(el, text) {
+    var said = el.textContent.replace(/\s+$/, "");
+    el.textContent = said + (!said || /[.!?…]$/.test(said) ? " " : ". ") + text;
+  }
   // Said by screen readers (a polite live region); emptied first so a repeat is said again.
   function announce(text) {
     var box = $("announce");
@@ -495,7 +500,7 @@
           focusOn($("conflicts"));
           return;
         }
-        if (now.result && now.result.entry_status === "awaiting") $("result-status").textContent += " " + T.saved;
+        if (now.result && now.result.entry_status === "awaiting") addSentence($("result-status"), T.saved);
         focusOn($("result-status"));
       });
     });
@@ -524,7 +529,7 @@
         $("confirm-code").value = "";
         clearErrors(confirmForm);
         render();
-        $("result-status").textContent += " " + (path === "confirm" ? T.confirmed : T.contested);
+        addSentence($("result-status"), path === "confirm" ? T.confirmed : T.contested);
         focusOn($("result-status"));
       } else {
         if (res.status === 409 && res.data.result) { d.result = res.data.result; remember(); render(); }
