@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from tests.a11y.test_pages_by_hand import contrast
+from tests.rankings.helpers import enter
 from tests.tournaments.test_table_browser import fill_garde, numbers, open_table, prepare, sign_in
 from tournaments.models import EntryStatus, Result
 from tournaments.services.preparation import seats_for_donne
@@ -110,6 +111,13 @@ def test_focus_follows_the_player_and_errors_are_tied_to_their_fields(
     expect(status).to_be_focused()
     expect(status).to_contain_text("Passez maintenant le téléphone")
     assert tab_names(page)[0] == f"Donne {first}, En attente de confirmation"
+
+    # Corrected: the button goes, the focus goes to the form (the phone is bound now: to the
+    # contract chosen); saved again, back on the status.
+    page.locator("#correct").click()
+    expect(page.locator('input[name="contract"][value="garde"]')).to_be_focused()
+    page.locator("#save").click()
+    expect(status).to_be_focused()
 
     # The confirm choice that has the focus keeps it through the refresh.
     east = page.locator(f'#confirm-players input[value="{seats["E"].pk}"]')
@@ -215,3 +223,21 @@ def test_focus_ring_and_offline_notice_meet_their_contrast(
     )
     assert contrast(color, background) >= 4.5, (color, background)
     page.context.set_offline(False)
+
+
+def test_a_field_hidden_by_a_result_from_elsewhere_hands_the_focus_to_the_status(
+    page, live_server, running_tournament, personas, settings
+):
+    """The arbiter enters the donne while a player types in it: the refresh hides the form; the
+    focus goes to the result shown in its place, not to <body>."""
+    from playwright.sync_api import expect
+
+    t = running_tournament
+    settings.SITE_URL = live_server.url
+    tr = prepare(t)
+    open_table(page, table_page_url(table_round=tr))
+    page.locator("#points").focus()
+    enter(t, 1, numbers(tr)[0], personas.arbiter, points=60)
+    refresh_now(page)
+    expect(page.locator("#entry-form")).to_be_hidden()
+    expect(page.locator("#result-status")).to_be_focused()

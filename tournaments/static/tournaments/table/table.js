@@ -42,13 +42,19 @@
   }
   function signed(v) { return v > 0 ? "+" + v : String(v); }
   // Focus a message or a field; a message gets tabindex -1 so that it can hold the focus.
+  var placing = false, moves = 0; // moves: how often the player moved the focus himself
+  document.addEventListener("focusin", function () { if (!placing) moves++; });
   function focusOn(el) {
     if (!el || el.hidden) return;
     if (!/^(INPUT|SELECT|TEXTAREA|BUTTON|A)$/.test(el.tagName) && !el.hasAttribute("tabindex")) {
       el.setAttribute("tabindex", "-1");
     }
+    placing = true;
     el.focus();
+    placing = false;
   }
+  // The focus once an answer comes: not if the player has moved it meanwhile.
+  function focusAfter(since, el) { if (moves === since) focusOn(el); }
   // Adds a sentence to a message, after a full stop ("En attente de confirmation. Enregistré.").
   function addSentence(el, text) {
     var said = el.textContent.replace(/\s+$/, "");
@@ -319,9 +325,10 @@
   }
   // After a refusal: the focus on the first refused field (opening the announcements if it is
   // there) or the message, and every error said once.
-  function refused(scope, errors, target) {
+  function refused(scope, errors, target, since) {
     var details = target && target.closest("details");
-    if (details) details.open = true;
+    if (since !== moves) target = null; // the player has moved on meanwhile
+    if (details && target) details.open = true;
     focusOn(target);
     announce(Object.keys(errors || {}).map(function (k) { return errors[k].join(" "); }).join(" "));
   }
@@ -344,6 +351,15 @@
     ["N", "E", "S", "W"].forEach(function (p) { setRadio("poignee_" + p, (r.poignees || {})[p] || ""); });
   }
   function render() {
+    var focused = document.activeElement;
+    draw();
+    // The control that had the focus was hidden (the result came from another phone, the
+    // entry was sent): the focus goes to what now stands in its place, never to <body>.
+    if (focused && focused !== document.body && (!focused.isConnected || focused.closest("[hidden]"))) {
+      focusOn(!$("result-box").hidden ? $("result-status") : $("entry-title"));
+    }
+  }
+  function draw() {
     renderTabs();
     var d = donneOf(current);
     if (!d) return;
@@ -478,6 +494,7 @@
   form.addEventListener("submit", function (e) {
     e.preventDefault();
     var d = donneOf(current);
+    var since = moves;
     d.failed = null;
     var item = {
       key: key(), secret: secret, donne: current, at: Date.now(),
@@ -487,21 +504,21 @@
       form.dataset.editing = "";
       return showQueue();
     }).then(function () {
-      if (!navigator.onLine) { render(); focusOn($("entry-note")); return; }
+      if (!navigator.onLine) { render(); focusAfter(since, $("entry-note")); return; }
       return flush().then(function () {
         var now = donneOf(item.donne);
         if (now.failed) { form.dataset.editing = String(item.donne); }
         render();
         if (current !== item.donne) return;
-        if (pending[item.donne]) { focusOn($("entry-note")); return; }
-        if (now.failed) { refused(form, now.failed, showErrors(form, now.failed)); return; }
+        if (pending[item.donne]) { focusAfter(since, $("entry-note")); return; }
+        if (now.failed) { refused(form, now.failed, showErrors(form, now.failed), since); return; }
         if (!$("conflicts").hidden && $("conflict-list").lastChild &&
             $("conflict-list").lastChild.dataset.donne === String(item.donne)) {
-          focusOn($("conflicts"));
+          focusAfter(since, $("conflicts"));
           return;
         }
         if (now.result && now.result.entry_status === "awaiting") addSentence($("result-status"), T.saved);
-        focusOn($("result-status"));
+        focusAfter(since, $("result-status"));
       });
     });
   });
@@ -509,9 +526,13 @@
     form.dataset.editing = String(current);
     form.dataset.filled = "";
     render();
+    // The button is gone: the focus goes to the form's first field.
+    focusOn(!$("player").disabled ? $("player") :
+      form.querySelector('input[name="contract"]:checked') || form.querySelector('input[name="contract"]'));
   });
   function statusWrite(path, extra) {
     var d = donneOf(current);
+    var since = moves;
     var data = new URLSearchParams();
     var who = confirmForm.querySelector('input[name="player"]:checked');
     var b = binding();
@@ -521,7 +542,7 @@
     data.set("version", d.result ? d.result.version : "");
     Object.keys(extra).forEach(function (k) { data.set(k, extra[k]); });
     var offline = { __all__: [T.needs_connection] };
-    if (!navigator.onLine) { refused(confirmForm, offline, showErrors(confirmForm, offline)); return; }
+    if (!navigator.onLine) { refused(confirmForm, offline, showErrors(confirmForm, offline), since); return; }
     post(base + "donne/" + current + "/" + path + "/", data.toString(), key()).then(function (res) {
       if (res.status === 200) {
         d.result = res.data.result;
@@ -530,16 +551,16 @@
         clearErrors(confirmForm);
         render();
         addSentence($("result-status"), path === "confirm" ? T.confirmed : T.contested);
-        focusOn($("result-status"));
+        focusAfter(since, $("result-status"));
       } else {
         if (res.status === 409 && res.data.result) { d.result = res.data.result; remember(); render(); }
         var errs = res.data.errors || { __all__: [T.error] };
         if (errs.binding) { bind(null); showBinding(); render(); }
         var target = showErrors(confirmForm, errs);
-        if (target === $("confirm-code")) target.select();
-        refused(confirmForm, errs, target);
+        if (target === $("confirm-code") && since === moves) target.select();
+        refused(confirmForm, errs, target, since);
       }
-    }).catch(function () { refused(confirmForm, offline, showErrors(confirmForm, offline)); });
+    }).catch(function () { refused(confirmForm, offline, showErrors(confirmForm, offline), since); });
   }
   confirmForm.addEventListener("submit", function (e) {
     e.preventDefault();
