@@ -11,7 +11,7 @@ import pytest
 from django.core.management import call_command
 
 from tests.a11y.axe import PHONE
-from tests.a11y.test_axe import log_in
+from tests.a11y.test_axe import demo_pages, log_in
 from tournaments.models import Player, Tournament
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -115,11 +115,12 @@ WIDER_THAN_320 = """() => [...document.querySelectorAll('body *')]
     .slice(0, 5).map(e => e.tagName + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right))"""
 
 
-def test_home_organiser_and_arbiter_pages_reflow_at_320_px(browser, live_server, demo):
+def test_home_table_organiser_and_arbiter_pages_reflow_at_320_px(browser, live_server, demo):
     """WCAG 1.4.10: at 320 px nothing scrolls sideways; wide tables scroll inside their own box."""
     running = demo["running"]
+    table_page = next(p for p in demo_pages()[None] if p.startswith("/table/") and p != "/table/")
     pages = {
-        None: ["/"],
+        None: ["/", table_page],
         "organisateur": ["/organiser/"],
         "arbitre": [
             f"/t/{running.pk}/arbiter/",
