@@ -11,7 +11,7 @@ import pytest
 from django.core.management import call_command
 
 from tests.a11y.axe import PHONE
-from tests.a11y.test_axe import log_in
+from tests.a11y.test_axe import demo_pages, log_in
 from tournaments.models import Player, Tournament
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -106,4 +106,55 @@ def test_chart_values_show_on_keyboard_focus(browser, live_server, demo):
     assert re.match(
         r"De [+\u2212-]?\d+(,\d+)? après la donne \d+ à ", page.locator(".chart-text").inner_text()
     )
+    page.context.close()
+
+
+NARROW = {"width": 320, "height": 640}
+WIDER_THAN_320 = """() => [...document.querySelectorAll('body *')]
+    .filter(e => e.getBoundingClientRect().right > 320.5 && !e.closest('.table-wrap'))
+    .slice(0, 5).map(e => e.tagName + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right))"""
+
+
+def test_home_table_organiser_and_arbiter_pages_reflow_at_320_px(browser, live_server, demo):
+    """WCAG 1.4.10: at 320 px nothing scrolls sideways; wide tables scroll inside their own box."""
+    running = demo["running"]
+    table_page = next(p for p in demo_pages()[None] if p.startswith("/table/") and p != "/table/")
+    pages = {
+        None: ["/", table_page],
+        "organisateur": ["/organiser/"],
+        "arbitre": [
+            f"/t/{running.pk}/arbiter/",
+            f"/t/{running.pk}/arbiter/table/1/donne/1/",
+            f"/t/{running.pk}/arbiter/penalties/",
+            f"/t/{running.pk}/arbiter/ledger/",
+            f"/t/{running.pk}/arbiter/tables/",
+        ],
+    }
+    wide = []
+    for persona, paths in pages.items():
+        page = log_in(browser, live_server, persona, NARROW)
+        try:
+            for path in paths:
+                page.goto(path)
+                page.wait_for_load_state("load")
+                if not page.evaluate("document.documentElement.scrollWidth <= 320"):
+                    wide.append((path, page.evaluate(WIDER_THAN_320)))
+        finally:
+            page.context.close()
+    assert wide == [], "\n".join(str(w) for w in wide)
+
+
+def test_dashboard_cells_show_a_focus_ring_of_3_to_1_on_green(browser, live_server, demo):
+    page = log_in(browser, live_server, "arbitre", {"width": 1280, "height": 900})
+    page.goto(f"/t/{demo['past'].pk}/arbiter/")
+    page.keyboard.press("Tab")  # the keyboard's focus, shown as such
+    cell = page.locator("a.cell-entered").first
+    cell.focus()
+    width, color, fill = cell.evaluate(
+        """e => { const s = getComputedStyle(e);
+             return [parseFloat(s.outlineWidth), s.outlineColor, s.backgroundColor]; }"""
+    )
+    assert fill != "rgb(255, 255, 255)"  # a green cell
+    assert width >= 2
+    assert contrast(color, fill) >= 3 and contrast(color, "rgb(255, 255, 255)") >= 3, color
     page.context.close()

@@ -67,8 +67,8 @@ def test_a_double_click_on_the_penalty_form_gives_one_penalty(
         page.wait_for_url(re.compile(re.escape(target) + "$"))
         page.wait_for_load_state("load")
         # The outcome of the first copy, and the note that the form had already been sent.
-        expect(page.locator("ul.messages")).to_contain_text(str(player))
-        expect(page.locator("ul.messages")).to_contain_text("déjà été envoyé")
+        expect(page.locator(".messages")).to_contain_text(str(player))
+        expect(page.locator(".messages")).to_contain_text("déjà été envoyé")
         sent.append(len([u for u in posts if u.endswith(target)]))
     # Chromium did send the form twice per double click; each double click counts once.
     assert sent == [2] * tries, sent

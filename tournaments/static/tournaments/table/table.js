@@ -6,7 +6,12 @@
  * was first loaded) shows the results saved since, not an older picture.
  * Who enters or confirms proves it: name and personal code, or a phone bound to him (the signed
  * token the first save with a code returns, kept per tournament in localStorage and sent, also
- * from the offline queue, instead of the code). */
+ * from the offline queue, instead of the code).
+ * Keyboard and screen readers: focus stays where the player acts (after a save, the status or
+ * the first field refused; after a confirmation, the status); the tabs and the confirm choices
+ * are updated in place, never rebuilt under the focus; a refused field is marked invalid,
+ * described by its error and the errors are said in a live region. A page holding unsent
+ * results asks before it is left (reloaded offline over plain HTTP, it would not come back). */
 (function () {
   "use strict";
   var root = document.getElementById("table-page");
@@ -19,7 +24,8 @@
   var confirmForm = document.getElementById("confirm-form");
   var current = null; // donne number on screen
   var pending = {}; // donne number -> queued entries count
-  var sending = false;
+  var inflight = null; // the flush running now
+  var unsent = 0; // entries in the queue
   var db = null;
   var DB_NAME = "tarot-table", STORE = "queue";
 
@@ -36,6 +42,31 @@
   }
   // A score as the other pages write it: "+204", "\u221268" (the minus sign, U+2212).
   function signed(v) { return v > 0 ? "+" + v : String(v).replace("-", "\u2212"); }
+  // Focus a message or a field; a message gets tabindex -1 so that it can hold the focus.
+  var placing = false, moves = 0; // moves: how often the player moved the focus himself
+  document.addEventListener("focusin", function () { if (!placing) moves++; });
+  function focusOn(el) {
+    if (!el || el.hidden) return;
+    if (!/^(INPUT|SELECT|TEXTAREA|BUTTON|A)$/.test(el.tagName) && !el.hasAttribute("tabindex")) {
+      el.setAttribute("tabindex", "-1");
+    }
+    placing = true;
+    el.focus();
+    placing = false;
+  }
+  // The focus once an answer comes: not if the player has moved it meanwhile.
+  function focusAfter(since, el) { if (moves === since) focusOn(el); }
+  // Adds a sentence to a message, after a full stop ("En attente de confirmation. Enregistré.").
+  function addSentence(el, text) {
+    var said = el.textContent.replace(/\s+$/, "");
+    el.textContent = said + (!said || /[.!?…]$/.test(said) ? " " : ". ") + text;
+  }
+  // Said by screen readers (a polite live region); emptied first so a repeat is said again.
+  function announce(text) {
+    var box = $("announce");
+    box.textContent = "";
+    setTimeout(function () { box.textContent = text; }, 50);
+  }
 
   /* --- the last state seen, kept on the phone -------------------------------------------- */
   var STATE_KEY = "tarot-table-state:" + secret;
@@ -135,6 +166,7 @@
       var before = Boolean(pending[current]);
       pending = {};
       rows.forEach(function (r) { pending[r.donne] = (pending[r.donne] || 0) + 1; });
+      unsent = rows.length;
       var q = $("queue");
       q.hidden = rows.length === 0;
       q.textContent = fmt(rows.length === 1 ? T.queue_one : T.queue_many, rows.length);
@@ -142,10 +174,10 @@
       if (before !== Boolean(pending[current])) render(); else renderTabs();
     });
   }
+  // Sends the queue, oldest first; a call while a flush runs waits for it, then sends what is left.
   function flush() {
-    if (sending) return Promise.resolve();
-    sending = true;
-    return queued().then(function next(rows) {
+    if (inflight) return inflight.then(flush);
+    inflight = queued().then(function next(rows) {
       if (!rows.length) return null;
       var item = rows[0];
       return post(base + "donne/" + item.donne + "/save/", item.body, item.key).then(function (res) {
@@ -169,12 +201,14 @@
         });
       });
     }).catch(function () { /* still offline: the queue stays */ }).then(function () {
-      sending = false;
+      inflight = null;
       return showQueue();
     });
+    return inflight;
   }
   function conflict(n, errors) {
     var li = document.createElement("li");
+    li.dataset.donne = n;
     li.textContent = fmt(T.conflict, n) + " — " + ((errors && errors.__all__) || []).join(" ");
     $("conflict-list").appendChild(li);
     $("conflicts").hidden = false;
@@ -193,26 +227,41 @@
   }
 
   /* --- rendering -------------------------------------------------------------------------- */
+  // The tabs are built once per set of donnes and then updated in place: a tab that has the
+  // focus keeps it while the page refreshes every 5 s.
   function renderTabs() {
     var nav = $("donne-tabs");
-    nav.textContent = "";
-    state.donnes.forEach(function (d) {
-      var b = document.createElement("button");
-      b.type = "button";
-      b.className = "tab" + (d.number === current ? " current" : "");
-      b.dataset.donne = d.number;
-      if (d.number === current) b.setAttribute("aria-current", "true");
+    var sig = state.donnes.map(function (d) { return d.number; }).join(",");
+    if (nav.dataset.sig !== sig) {
+      var focused = document.activeElement && nav.contains(document.activeElement) ? document.activeElement.dataset.donne : null;
+      nav.textContent = "";
+      state.donnes.forEach(function (d) {
+        var b = document.createElement("button");
+        b.type = "button";
+        b.className = "tab";
+        b.dataset.donne = d.number;
+        var strong = document.createElement("strong");
+        strong.textContent = fmt(T.donne, d.number);
+        // Read "Donne 5, à saisir", not "Donne 5à saisir": the two lines are two text nodes.
+        var comma = document.createElement("span");
+        comma.className = "sep";
+        comma.textContent = ",";
+        strong.appendChild(comma);
+        b.appendChild(strong);
+        b.appendChild(document.createElement("small"));
+        nav.appendChild(b);
+      });
+      nav.dataset.sig = sig;
+      if (focused) focusOn(nav.querySelector('[data-donne="' + focused + '"]'));
+    }
+    state.donnes.forEach(function (d, i) {
+      var b = nav.children[i];
       var label = pending[d.number] ? T.queued : d.result ? d.result.entry_label : T.to_enter;
-      b.innerHTML = "";
-      var strong = document.createElement("strong");
-      strong.textContent = fmt(T.donne, d.number);
-      var small = document.createElement("small");
-      small.textContent = label;
-      b.appendChild(strong);
-      b.appendChild(small);
-      b.dataset.status = pending[d.number] ? "queued" : d.result ? d.result.entry_status : "missing";
-      b.addEventListener("click", function () { show(d.number); });
-      nav.appendChild(b);
+      var status = pending[d.number] ? "queued" : d.result ? d.result.entry_status : "missing";
+      b.classList.toggle("current", d.number === current);
+      if (d.number === current) b.setAttribute("aria-current", "true"); else b.removeAttribute("aria-current");
+      if (b.lastChild.textContent !== label) b.lastChild.textContent = label;
+      b.dataset.status = status;
     });
   }
   function scoreRows(table, scores, seats) {
@@ -232,15 +281,57 @@
       body.appendChild(tr);
     });
   }
+  // The controls an error key speaks of ("poignees.N" is the radios named "poignee_N").
+  function fieldsOf(scope, k) {
+    var name = k.indexOf("poignees.") === 0 ? "poignee_" + k.slice(9) : k;
+    return Array.prototype.filter.call(scope.querySelectorAll('[name="' + name + '"]'), function (i) {
+      return i.type !== "hidden";
+    });
+  }
   function clearErrors(scope) {
     scope.querySelectorAll("[data-errors]").forEach(function (e) { e.textContent = ""; });
+    scope.querySelectorAll("[aria-invalid]").forEach(function (i) {
+      i.removeAttribute("aria-invalid");
+      i.removeAttribute("aria-describedby");
+    });
   }
+  // Writes each error under its field (or in the form's message) and ties it to the field:
+  // aria-invalid, aria-describedby the error's id. Returns what should take the focus: the
+  // first refused field on screen, else the message.
   function showErrors(scope, errors) {
     clearErrors(scope);
+    var general = scope.querySelector('[data-errors="__all__"]');
+    var invalid = [];
     Object.keys(errors || {}).forEach(function (k) {
-      var el = scope.querySelector('[data-errors="' + k + '"]') || scope.querySelector('[data-errors="__all__"]');
-      if (el) el.textContent += (el.textContent ? " " : "") + errors[k].join(" ");
+      var el = scope.querySelector('[data-errors="' + k + '"]') || general;
+      if (!el) return;
+      el.textContent += (el.textContent ? " " : "") + errors[k].join(" ");
+      fieldsOf(scope, k).forEach(function (i) {
+        i.setAttribute("aria-invalid", "true");
+        i.setAttribute("aria-describedby", el.id);
+        invalid.push(i);
+      });
     });
+    var first = null;
+    scope.querySelectorAll('[aria-invalid="true"]').forEach(function (i) {
+      if (first || i.disabled || i.closest("[hidden]")) return;
+      // In a group of radios, the one chosen, else the first.
+      if (i.type === "radio" && !i.checked) {
+        var chosen = scope.querySelector('input[name="' + i.name + '"]:checked');
+        if (chosen) { first = chosen; return; }
+      }
+      first = i;
+    });
+    return first || (general && general.textContent ? general : null);
+  }
+  // After a refusal: the focus on the first refused field (opening the announcements if it is
+  // there) or the message, and every error said once.
+  function refused(scope, errors, target, since) {
+    var details = target && target.closest("details");
+    if (since !== moves) target = null; // the player has moved on meanwhile
+    if (details && target) details.open = true;
+    focusOn(target);
+    announce(Object.keys(errors || {}).map(function (k) { return errors[k].join(" "); }).join(" "));
   }
   function setRadio(name, value) {
     form.querySelectorAll('input[name="' + name + '"]').forEach(function (i) { i.checked = i.value === (value || ""); });
@@ -261,6 +352,15 @@
     ["N", "E", "S", "W"].forEach(function (p) { setRadio("poignee_" + p, (r.poignees || {})[p] || ""); });
   }
   function render() {
+    var focused = document.activeElement;
+    draw();
+    // The control that had the focus was hidden (the result came from another phone, the
+    // entry was sent): the focus goes to what now stands in its place, never to <body>.
+    if (focused && focused !== document.body && (!focused.isConnected || focused.closest("[hidden]"))) {
+      focusOn(!$("result-box").hidden ? $("result-status") : $("entry-title"));
+    }
+  }
+  function draw() {
     renderTabs();
     var d = donneOf(current);
     if (!d) return;
@@ -306,28 +406,39 @@
     for (var i = 0; i < state.players.length; i++) if (state.players[i].id === id) return state.players[i].name;
     return "";
   }
+  // Who may confirm: rebuilt only when the list changes (another donne, another entry), so
+  // that a choice that has the focus keeps it while the page refreshes.
   function players(d, r) {
     var box = $("confirm-players");
-    var keep = (box.querySelector("input:checked") || {}).value;
     var mine = null; // the enterer's position: his camp cannot confirm
     Object.keys(d.seats).forEach(function (p) { if (d.seats[p].id === r.entered_by) mine = p; });
-    box.textContent = "";
+    var who = [];
     ["N", "E", "S", "W"].forEach(function (p) {
       var seat = d.seats[p];
       if (!seat || seat.id === r.entered_by) return;
       if (r.status === "played" && mine && (p === r.taker) === (mine === r.taker)) return;
+      who.push({ id: String(seat.id), text: " " + seat.name + " (" + state.positions[p] + ")" });
+    });
+    var sig = who.map(function (w) { return w.id + w.text; }).join("|");
+    if (box.dataset.sig === sig) return;
+    var keep = (box.querySelector("input:checked") || {}).value;
+    var focused = document.activeElement && box.contains(document.activeElement);
+    box.textContent = "";
+    who.forEach(function (w) {
       var label = document.createElement("label");
       label.className = "choice";
       var input = document.createElement("input");
       input.type = "radio";
       input.name = "player";
-      input.value = seat.id;
+      input.value = w.id;
       input.required = true;
-      input.checked = String(seat.id) === keep;
+      input.checked = w.id === keep;
       label.appendChild(input);
-      label.appendChild(document.createTextNode(" " + seat.name + " (" + state.positions[p] + ")"));
+      label.appendChild(document.createTextNode(w.text));
       box.appendChild(label);
     });
+    box.dataset.sig = sig;
+    if (focused) focusOn(box.querySelector("input:checked") || box.querySelector("input"));
   }
   function show(n) {
     current = n;
@@ -357,7 +468,11 @@
           if (mine !== seq || res.status !== 200) return;
           scoreRows($("preview"), res.data.scores, d.seats);
           var warn = Object.keys(res.data.warnings || {}).map(function (k) { return res.data.warnings[k]; });
-          var problems = res.data.errors || {};
+          // The save's refusal stays beside what the preview finds, until its field changes.
+          var problems = {};
+          [d.failed || {}, res.data.errors || {}].forEach(function (errs) {
+            Object.keys(errs).forEach(function (k) { problems[k] = (problems[k] || []).concat(errs[k]); });
+          });
           showErrors(form, problems);
           // The table cannot confirm a warning: saved as it is, the entry goes to the arbiter.
           if (warn.length) warn.push(T.warning_calls_arbiter);
@@ -367,13 +482,20 @@
   }
 
   /* --- actions ------------------------------------------------------------------------------ */
-  form.addEventListener("input", function () { toggle(); preview(); });
+  form.addEventListener("input", function (e) {
+    var d = donneOf(current);
+    var name = e.target.name || "";
+    if (d && d.failed) delete d.failed[name.indexOf("poignee_") === 0 ? "poignees." + name.slice(8) : name];
+    toggle();
+    preview();
+  });
   form.addEventListener("change", function (e) {
     if (e.target.name === "player") localStorage.setItem("tarot-table-player:" + secret, e.target.value);
   });
   form.addEventListener("submit", function (e) {
     e.preventDefault();
     var d = donneOf(current);
+    var since = moves;
     d.failed = null;
     var item = {
       key: key(), secret: secret, donne: current, at: Date.now(),
@@ -383,12 +505,21 @@
       form.dataset.editing = "";
       return showQueue();
     }).then(function () {
-      if (!navigator.onLine) { render(); return; }
+      if (!navigator.onLine) { render(); focusAfter(since, $("entry-note")); return; }
       return flush().then(function () {
         var now = donneOf(item.donne);
         if (now.failed) { form.dataset.editing = String(item.donne); }
         render();
-        if (!now.failed && now.result && now.result.entry_status === "awaiting") $("result-status").textContent += " " + T.saved;
+        if (current !== item.donne) return;
+        if (pending[item.donne]) { focusAfter(since, $("entry-note")); return; }
+        if (now.failed) { refused(form, now.failed, showErrors(form, now.failed), since); return; }
+        if (!$("conflicts").hidden && $("conflict-list").lastChild &&
+            $("conflict-list").lastChild.dataset.donne === String(item.donne)) {
+          focusAfter(since, $("conflicts"));
+          return;
+        }
+        if (now.result && now.result.entry_status === "awaiting") addSentence($("result-status"), T.saved);
+        focusAfter(since, $("result-status"));
       });
     });
   });
@@ -396,9 +527,13 @@
     form.dataset.editing = String(current);
     form.dataset.filled = "";
     render();
+    // The button is gone: the focus goes to the form's first field.
+    focusOn(!$("player").disabled ? $("player") :
+      form.querySelector('input[name="contract"]:checked') || form.querySelector('input[name="contract"]'));
   });
   function statusWrite(path, extra) {
     var d = donneOf(current);
+    var since = moves;
     var data = new URLSearchParams();
     var who = confirmForm.querySelector('input[name="player"]:checked');
     var b = binding();
@@ -407,7 +542,8 @@
     data.set("player", who ? who.value : "");
     data.set("version", d.result ? d.result.version : "");
     Object.keys(extra).forEach(function (k) { data.set(k, extra[k]); });
-    if (!navigator.onLine) { showErrors(confirmForm, { __all__: [T.needs_connection] }); return; }
+    var offline = { __all__: [T.needs_connection] };
+    if (!navigator.onLine) { refused(confirmForm, offline, showErrors(confirmForm, offline), since); return; }
     post(base + "donne/" + current + "/" + path + "/", data.toString(), key()).then(function (res) {
       if (res.status === 200) {
         d.result = res.data.result;
@@ -415,14 +551,17 @@
         $("confirm-code").value = "";
         clearErrors(confirmForm);
         render();
-        $("result-status").textContent += " " + (path === "confirm" ? T.confirmed : T.contested);
+        addSentence($("result-status"), path === "confirm" ? T.confirmed : T.contested);
+        focusAfter(since, $("result-status"));
       } else {
         if (res.status === 409 && res.data.result) { d.result = res.data.result; remember(); render(); }
-        var errs = res.data.errors || {};
+        var errs = res.data.errors || { __all__: [T.error] };
         if (errs.binding) { bind(null); showBinding(); render(); }
-        $("confirm-errors").textContent = Object.keys(errs).map(function (k) { return errs[k].join(" "); }).join(" ");
+        var target = showErrors(confirmForm, errs);
+        if (target === $("confirm-code") && since === moves) target.select();
+        refused(confirmForm, errs, target, since);
       }
-    }).catch(function () { showErrors(confirmForm, { __all__: [T.needs_connection] }); });
+    }).catch(function () { refused(confirmForm, offline, showErrors(confirmForm, offline), since); });
   }
   confirmForm.addEventListener("submit", function (e) {
     e.preventDefault();
@@ -443,12 +582,23 @@
     if ($("confirm-code").value) extra.code = $("confirm-code").value;
     statusWrite("contest", extra);
   });
+  $("donne-tabs").addEventListener("click", function (e) {
+    var tab = e.target.closest(".tab");
+    if (tab) show(Number(tab.dataset.donne));
+  });
+  // Unsent results: leaving (or reloading without a connection) must be a choice.
+  window.addEventListener("beforeunload", function (e) {
+    if (!unsent) return undefined;
+    e.preventDefault();
+    e.returnValue = "";
+    return "";
+  });
   window.addEventListener("online", function () { showNet(); flush().then(refresh); });
   window.addEventListener("offline", showNet);
   document.addEventListener("visibilitychange", function () {
     if (document.visibilityState === "visible" && navigator.onLine) flush().then(refresh);
   });
-  setInterval(function () { if (navigator.onLine) flush(); }, 5000);
+  setInterval(function () { if (navigator.onLine && !inflight) flush(); }, 5000);
 
   if ("serviceWorker" in navigator && root.dataset.sw) {
     navigator.serviceWorker.register(root.dataset.sw).catch(function () {});
