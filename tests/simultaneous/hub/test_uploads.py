@@ -140,7 +140,7 @@ def test_an_unknown_or_revoked_token_is_not_invited(hub):
 
 
 def test_a_bad_or_missing_signature_is_refused(hub):
-    invitation, token = hub.clubs[0]
+    _invitation, token = hub.clubs[0]
     body = json.dumps(hub.upload(0, results_a(), A)).encode()
     for signature in (None, "sha256=00", services.signature_of("other", body)):
         error = refused(
