@@ -15,7 +15,7 @@ from tournaments.models import Club
 from tournaments.simultaneous.hub import services
 from tournaments.simultaneous.hub.models import FieldResult, SimultaneousEvent
 
-from .builders import player, played, upload
+from .builders import played, player, upload
 
 pytestmark = pytest.mark.django_db
 
@@ -183,7 +183,7 @@ def test_the_ranking_is_under_embargo_until_closed(organiser, event_id, make_use
     rows = client_for(organiser).get(url).json()["results"]
     # N took a garde: made at A, lost at B; each compared with the other across the field
     made, lost = (FieldResult.objects.get(holders__N=x[0]).scores["N"] for x in (A, B))
-    assert [r["licence"] for r in rows][0] == A[0] and rows[-1]["licence"] == B[0]
+    assert rows[0]["licence"] == A[0] and rows[-1]["licence"] == B[0]
     assert rows[0]["total"] == str((made - lost) // 2) and rows[0]["club"] == "Club A"
     found = client_for(organiser).get(url, {"q": A[2]}).json()["results"]
     assert [r["licence"] for r in found] == [A[2]]
