@@ -24,6 +24,7 @@ urlpatterns = [
     path("", include("tournaments.urls")),
     path("", include("scoring.urls")),
     path("aide/", include("tarot_club.guide.urls")),
+    path("simultaneous/", include("tournaments.simultaneous.hub.page_urls")),
 ]
 
 # Styled error pages (tarot_club/errors.py), used when DEBUG is off.
