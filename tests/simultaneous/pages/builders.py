@@ -1,225 +1,171 @@
-"""An event's field and stored overall ranking for the pages' tests.
+"""An event's field and stored overall ranking for the pages' tests, built as in production:
+the event created and its clubs invited by the hub's services, each club's upload received
+and applied (`services.upload_receive`), the overall ranking computed and stored by the hub's
+`ranking.overall_recompute`.
 
-The field's rows are written as the hub's upload application writes them, and the stored
-ranking as the hub's ranking task stores it (`scoring.rules.ranking.compute_ranking` over
-the pooled results, one row per player with his card), so the pages read what they read in
-production.
+Only the 12,000-player size test writes ranking rows straight into the hub's table
+(`bulk_ranking_rows`): what it measures is the page built from stored rows, and feeding
+3,000 tables through uploads would test the hub's speed, not the page.
 """
 
 from __future__ import annotations
 
-import hashlib
-import itertools
-import secrets
-from collections.abc import Iterable, Sequence
+import datetime as dt
+import json
 from dataclasses import dataclass, field
-from decimal import Decimal
 from typing import Any
 
 from django.utils import timezone
 
-from scoring.rules import dealing
-from scoring.rules.ranking import Penalty, Play, compute_ranking, exact_value
-from tournaments.search import fold
+from tests.simultaneous.hub.builders import annulled, played, player, upload
+from tournaments.search import player_search_name
+from tournaments.simultaneous.hub import services
 from tournaments.simultaneous.hub.models import (
-    FieldPenalty,
-    FieldPlayer,
-    FieldResult,
     Invitation,
     OverallRankingRow,
     OverallRankingState,
     SimultaneousEvent,
 )
-from tournaments.simultaneous.hub.wire import POSITIONS, expected_scores
+from tournaments.simultaneous.hub.ranking import overall_recompute
 
-_counter = itertools.count(1)
-
-
-def make_event(
-    *, organisers: Iterable[Any] = (), method: str = "average", sets: int = 2, **extra: Any
-) -> SimultaneousEvent:
-    """An open event under embargo, its donnes dealt from a fresh seed."""
-    public_id = f"ev{next(_counter)}{secrets.token_hex(3)}"
-    seed = dealing.new_seed()
-    identity = f"simultaneous:{public_id}"
-    event = SimultaneousEvent.objects.create(
-        public_id=public_id,
-        name=extra.pop("name", "Simultané d’hiver"),
-        date=extra.pop("date", "2027-01-16"),
-        rounds=extra.pop("rounds", 2),
-        sets=sets,
-        method=method,
-        identity=identity,
-        seed=seed,
-        commitment=dealing.commitment(seed, identity),
-        **extra,
-    )
-    event.organisers.set(list(organisers))
-    return event
-
-
-def lift_embargo(event: SimultaneousEvent) -> None:
-    event.embargo_lifted_at = timezone.now()
-    event.state = SimultaneousEvent.State.CLOSED
-    event.save(update_fields=["embargo_lifted_at", "state"])
-
-
-def add_club(
-    event: SimultaneousEvent, name: str, players: Sequence[tuple[str, str, str]]
-) -> Invitation:
-    """An invited club and its players (licence, first name, last name)."""
-    invitation = Invitation.objects.create(
-        event=event,
-        club_name=name,
-        token_sha256=hashlib.sha256(secrets.token_bytes(16)).hexdigest(),
-    )
-    FieldPlayer.objects.bulk_create(
-        FieldPlayer(
-            event=event, invitation=invitation, licence=lic, first_name=first, last_name=last
-        )
-        for lic, first, last in players
-    )
-    return invitation
-
-
-def result(
-    invitation: Invitation,
-    table: int,
-    donne: int,
-    holders: Sequence[str],
-    *,
-    taker: str = "N",
-    contract: str = "garde",
-    bouts: int = 2,
-    points: str = "51",
-    status: str = "played",
-    sitter: str = "",
-) -> FieldResult:
-    """A field result with the scores the engine gives (none when annulled)."""
-    played = status == "played"
-    scores = expected_scores(taker, contract, bouts, Decimal(points), "", {}, "") if played else {}
-    return FieldResult(
-        event=invitation.event,
-        invitation=invitation,
-        table=table,
-        donne=donne,
-        status=status,
-        holders=dict(zip(POSITIONS, holders, strict=True)),
-        sitter=sitter,
-        taker=taker if played else "",
-        contract=contract if played else "",
-        bouts=bouts if played else None,
-        points=Decimal(points) if played else None,
-        scores=scores,
-    )
-
-
-def store_ranking(event: SimultaneousEvent) -> None:
-    """Rank the pooled field (every club's results) and store the rows, as the hub's task."""
-    results = list(FieldResult.objects.filter(event=event))
-    plays, annulled, sit_outs = [], [], []
-    for r in results:
-        table = (r.invitation_id, r.table)
-        if r.status == FieldResult.Status.ANNULLED:
-            annulled.append((r.donne, table))
-        for position, licence in r.holders.items():
-            plays.append(Play(licence, r.donne, position, table, r.scores.get(position, 0)))
-        if r.sitter:
-            sit_outs.append((r.sitter, r.donne))
-    penalties = [
-        Penalty(p.licence, p.points, p.donne)
-        for p in FieldPenalty.objects.filter(event=event, withdrawn=False)
-    ]
-    ranking = compute_ranking(
-        plays,
-        method=event.method,
-        annulled=annulled,
-        sit_outs=sit_outs,
-        penalties=penalties,
-        matchpoint_penalty_rate=str(event.matchpoint_penalty_rate),
-    )
-    players = {p.licence: p for p in FieldPlayer.objects.filter(event=event)}
-    clubs = dict(Invitation.objects.filter(event=event).values_list("pk", "club_name"))
-    OverallRankingRow.objects.filter(event=event).delete()
-    rows = []
-    for place, row in enumerate(ranking.rows, start=1):
-        person = players[row.player]
-        rows.append(
-            OverallRankingRow(
-                event=event,
-                results_version=event.results_version,
-                place=place,
-                rank=row.rank,
-                licence=row.player,
-                first_name=person.first_name,
-                last_name=person.last_name,
-                invitation_id=person.invitation_id,
-                club_name=clubs[person.invitation_id],
-                total=str(exact_value(row.total)),
-                total_value=float(row.total),
-                differential_total=str(exact_value(row.differential_total)),
-                penalty_points=row.penalty_points,
-                donnes_played=row.donnes_played,
-                donnes_compared=row.donnes_compared,
-                search_name=fold(f"{person.first_name} {person.last_name} {row.player}"),
-                card=[_card_line(d, line) for d, line in sorted(row.per_donne.items())],
-            )
-        )
-    OverallRankingRow.objects.bulk_create(rows, batch_size=1000)
-    OverallRankingState.objects.update_or_create(
-        event=event,
-        defaults={
-            "results_version": event.results_version,
-            "computed_at": timezone.now(),
-            "players": len(rows),
-        },
-    )
-
-
-def _card_line(donne: int, line: Any) -> list[Any]:
-    table = line.table
-    return [
-        donne,
-        line.position,
-        table[0] if table else None,
-        table[1] if table else None,
-        exact_value(line.score) if line.score is not None else None,
-        exact_value(line.differential),
-        exact_value(line.percentage) if line.percentage is not None else None,
-        str(line.status),
-        line.group_size,
-    ]
+NAMES_A = [("Anne", "Martin"), ("Bruno", "Lefèvre"), ("Chloé", "Dupont"), ("Denis", "Roux")]
+OUTCOMES = [("garde", "56", 1), ("prise", "40", 1), ("garde_sans", "45", 2)]
 
 
 @dataclass
 class Field:
-    """A small field: two clubs of four and eight players, all the event's donnes played."""
+    """An event with two clubs: A plays one table (licences 1000000…3), B two tables
+    (2000000…07); `tokens` by club."""
 
     event: SimultaneousEvent
+    organiser: Any
     clubs: list[Invitation] = field(default_factory=list)
+    tokens: list[str] = field(default_factory=list)
     licences: list[str] = field(default_factory=list)
 
+    def send(self, club: int, results: list[dict[str, Any]], players: list[dict], **kw: Any):
+        """Club `club`'s upload of `results`, received and applied by the hub."""
+        invitation, token = self.clubs[club], self.tokens[club]
+        numbers = {r["donne"] for r in results} or {1}
+        data = upload(
+            event=self.event.public_id,
+            club=invitation.public_id,
+            identity=self.event.identity,
+            commitment=self.event.commitment,
+            donnes=[d for d in services.event_donnes(self.event) if d["number"] in numbers],
+            players=players,
+            results=results,
+            **kw,
+        )
+        body = json.dumps(data).encode()
+        return services.upload_receive(
+            body=body, token=token, signature=services.signature_of(token, body)
+        )
 
-def small_field(event: SimultaneousEvent) -> Field:
-    """Club A (one table), club B (two tables) play every donne of the event; the contracts
-    vary with the table so each donne has several outcomes. Ranking stored."""
-    names = [("Anne", "Martin"), ("Bruno", "Lefèvre"), ("Chloé", "Dupont"), ("Denis", "Roux")]
-    a = add_club(event, "Club des Quatre Rois", [(f"100000{k}", *names[k]) for k in range(4)])
-    b_players = [(f"20000{k:02d}", f"Prénom{k}", f"Nom{k}") for k in range(8)]
-    b = add_club(event, "=Tarot Club de Lyon", b_players)
-    licences = [f"100000{k}" for k in range(4)] + [p[0] for p in b_players]
-    rows = []
-    outcomes = [("garde", "56", 1), ("prise", "40", 1), ("garde_sans", "45", 2)]
-    for donne in range(1, event.donne_count + 1):
-        for k, (inv, table, seats) in enumerate(
-            [(a, 1, licences[0:4]), (b, 1, licences[4:8]), (b, 2, licences[8:12])]
-        ):
-            contract, points, bouts = outcomes[(k + donne) % 3]
-            rows.append(
-                result(inv, table, donne, seats, contract=contract, points=points, bouts=bouts)
+    def rank(self) -> None:
+        """Compute and store the overall ranking (the hub's task, in this process)."""
+        overall_recompute(event_id=self.event.pk)
+        self.event.refresh_from_db()
+
+
+def make_field(organiser: Any, *, method: str = "average", sets: int = 2) -> Field:
+    """The event (under embargo) and its two invited clubs, nothing uploaded yet."""
+    event = services.event_create(
+        user=organiser,
+        name="Simultané d’hiver",
+        date=dt.date(2027, 1, 16),
+        rounds=2,
+        sets=sets,
+        method=method,
+    )
+    invitations = [
+        services.invitation_create(event=event, user=organiser, club_name=name)
+        for name in ("Club des Quatre Rois", "=Tarot Club de Lyon")
+    ]
+    licences = [f"100000{k}" for k in range(4)] + [f"20000{k:02d}" for k in range(8)]
+    return Field(
+        event,
+        organiser,
+        [i for i, _t in invitations],
+        [t for _i, t in invitations],
+        licences,
+    )
+
+
+def small_field(organiser: Any, *, method: str = "average", annul: bool = False) -> Field:
+    """Every donne played at club A's table and club B's two tables, the contracts varying
+    with the table so that each donne has several outcomes; club B's table 2 annulled on
+    donne 1 when `annul`. Uploaded by both clubs (final) and ranked."""
+    f = make_field(organiser, method=method)
+    seats = [f.licences[0:4], f.licences[4:8], f.licences[8:12]]
+    by_club: list[list[dict[str, Any]]] = [[], []]
+    for donne in range(1, f.event.donne_count + 1):
+        for k, (club, table) in enumerate([(0, 1), (1, 1), (1, 2)]):
+            contract, points, bouts = OUTCOMES[(k + donne) % 3]
+            if annul and donne == 1 and k == 2:
+                by_club[club].append(annulled(table, donne, seats[k]))
+                continue
+            by_club[club].append(
+                played(table, donne, seats[k], contract=contract, points=points, bouts=bouts)
             )
-    FieldResult.objects.bulk_create(rows)
+    players_a = [
+        player(lic, first, last) for lic, (first, last) in zip(f.licences[:4], NAMES_A, strict=True)
+    ]
+    players_b = [player(lic, f"Prénom{k}", f"Nom{k}") for k, lic in enumerate(f.licences[4:])]
+    f.send(0, by_club[0], players_a)
+    f.send(1, by_club[1], players_b)
+    f.rank()
+    return f
+
+
+def lift_embargo(f: Field) -> None:
+    """The organiser closes the event: the embargo ends."""
+    services.event_close(event=f.event, user=f.organiser)
+    f.event.refresh_from_db()
+
+
+def bulk_ranking_rows(event: SimultaneousEvent, players: int, *, clubs: int = 300) -> None:
+    """`players` stored ranking rows shaped as the hub's ranking stores them (names of 20–30
+    characters, clubs of 25–40, a card of 24 donnes), for the size of the pages."""
+    invitations = [
+        services.invitation_create(
+            event=event,
+            user=event.created_by,
+            club_name=f"Club de tarot de Saint-Martin n° {k:03d}",
+        )[0]
+        for k in range(clubs)
+    ]
+    card = [[d, "N", "x", 1, 204, "153/2", None, "played", 40] for d in range(1, 25)]
+    rows = []
+    for place in range(1, players + 1):
+        invitation = invitations[place % clubs]
+        first, last = f"Marie-Claude{place}", f"Dupont-Lefèvre{place}"
+        licence = f"{place:07d}"
+        rows.append(
+            OverallRankingRow(
+                event=event,
+                results_version=1,
+                place=place,
+                rank=place - (place % 7 == 0),
+                licence=licence,
+                first_name=first,
+                last_name=last,
+                invitation=invitation,
+                club_name=invitation.club_name,
+                total=f"{(players // 2 - place) * 3}/2",
+                total_value=(players // 2 - place) * 1.5,
+                differential_total=f"{(players // 2 - place) * 3}/2",
+                penalty_points=int(place % 11 == 0),
+                donnes_played=24,
+                donnes_compared=24,
+                search_name=f"{player_search_name(first_name=first, last_name=last)} {licence}",
+                card=card,
+            )
+        )
+    OverallRankingRow.objects.bulk_create(rows, batch_size=2000)
     SimultaneousEvent.objects.filter(pk=event.pk).update(results_version=1)
+    OverallRankingState.objects.update_or_create(
+        event=event,
+        defaults={"results_version": 1, "computed_at": timezone.now(), "players": players},
+    )
     event.refresh_from_db()
-    store_ranking(event)
-    return Field(event, [a, b], licences)

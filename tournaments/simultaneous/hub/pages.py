@@ -12,7 +12,6 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from django.db.models import Q
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.utils.translation import gettext as _
@@ -132,8 +131,8 @@ def player_card(request: HttpRequest, public_id: str, licence: str) -> HttpRespo
         for r in FieldResult.objects.filter(event=event, invitation_id=row.invitation_id)
     }
     context.update(
-        line=reads.rows_where(event, Q(pk=row.pk))[0],
-        club=Invitation.objects.filter(pk=row.invitation_id).first(),
+        line=reads.line_of(event, row),
+        club=row.invitation,
         cards=[_card_line(entry, tables) for entry in row.card],
     )
     return render(request, "simultaneous/hub/pages/player.html", context)

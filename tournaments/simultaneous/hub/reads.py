@@ -189,8 +189,18 @@ def club_lines(event: SimultaneousEvent, invitation: Invitation) -> list[Line]:
 
 
 def player_row(event: SimultaneousEvent, licence: str) -> OverallRankingRow | None:
-    """The stored row of a player, with his card (one query)."""
-    return OverallRankingRow.objects.filter(event=event, licence=licence).first()
+    """The stored row of a player, with his card and his club's invitation (one query)."""
+    return (
+        OverallRankingRow.objects.filter(event=event, licence=licence)
+        .select_related("invitation")
+        .first()
+    )
+
+
+def line_of(event: SimultaneousEvent, row: OverallRankingRow) -> Line:
+    """The line of a stored row, its rank's tie read (one query)."""
+    values = tuple(getattr(row, name) for name in ROW_FIELDS)
+    return _lines([values], _tied(event, {row.rank}))[0]
 
 
 def event_donnes(event: SimultaneousEvent, numbers: Iterable[int] | None = None) -> list[Donne]:
