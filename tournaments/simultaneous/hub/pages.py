@@ -22,7 +22,7 @@ from scoring.rules import display
 from tournaments.models import Contract
 
 from . import reads
-from .access import is_event_organiser, readable_event
+from .access import readable_event
 from .frequencies import frequency_sheet
 from .handview import hand_view
 from .models import FieldResult, Invitation, SimultaneousEvent
@@ -49,7 +49,6 @@ def _common(request: HttpRequest, event: SimultaneousEvent) -> dict[str, Any]:
         "fresh": fresh,
         "is_matchpoints": event.method == "matchpoints",
         "method_label": reads.method_label(event),
-        "can_manage": is_event_organiser(request.user, event),
     }
 
 

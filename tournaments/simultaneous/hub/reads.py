@@ -36,6 +36,7 @@ ROW_FIELDS = (
     "first_name",
     "last_name",
     "invitation_id",
+    "invitation__public_id",
     "club_name",
     "total",
     "differential_total",
@@ -56,6 +57,7 @@ class Line:
     first_name: str
     last_name: str
     invitation_id: int | None
+    club_public_id: str | None
     club_name: str
     total: Fraction
     differential_total: Fraction
@@ -123,6 +125,7 @@ def _lines(rows: Iterable[tuple[Any, ...]], tied_ranks: set[int]) -> list[Line]:
                 first_name=values["first_name"],
                 last_name=values["last_name"],
                 invitation_id=values["invitation_id"],
+                club_public_id=values["invitation__public_id"],
                 club_name=values["club_name"],
                 total=Fraction(values["total"]),
                 differential_total=Fraction(values["differential_total"]),
@@ -199,7 +202,10 @@ def player_row(event: SimultaneousEvent, licence: str) -> OverallRankingRow | No
 
 def line_of(event: SimultaneousEvent, row: OverallRankingRow) -> Line:
     """The line of a stored row, its rank's tie read (one query)."""
-    values = tuple(getattr(row, name) for name in ROW_FIELDS)
+    club = row.invitation.public_id if row.invitation else None
+    values = tuple(
+        club if name == "invitation__public_id" else getattr(row, name) for name in ROW_FIELDS
+    )
     return _lines([values], _tied(event, {row.rank}))[0]
 
 
