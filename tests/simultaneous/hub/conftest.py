@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
+from django.test import TestCase
 
 from tournaments.models import Club
 from tournaments.simultaneous.hub import services
@@ -45,9 +46,11 @@ class Hub:
     def send(self, club: int, data: dict[str, Any] | bytes, *, token: str | None = None):
         body = data if isinstance(data, bytes) else json.dumps(data).encode()
         token = token or self.clubs[club][1]
-        return services.upload_receive(
-            body=body, token=token, signature=services.signature_of(token, body)
-        )
+        # As at the end of a request: what the upload schedules on commit runs.
+        with TestCase.captureOnCommitCallbacks(execute=True):
+            return services.upload_receive(
+                body=body, token=token, signature=services.signature_of(token, body)
+            )
 
 
 @pytest.fixture
