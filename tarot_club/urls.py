@@ -26,7 +26,6 @@ urlpatterns = [
     path("", include("tournaments.urls")),
     path("", include("scoring.urls")),
     path("aide/", include("tarot_club.guide.urls")),
-    path("simultaneous/", include("tournaments.simultaneous.hub.page_urls")),
 ]
 
 # Styled error pages (tarot_club/errors.py), used when DEBUG is off.
