@@ -11,7 +11,7 @@ from fractions import Fraction
 import pytest
 from django.urls import reverse
 
-from tests.simultaneous.pages.builders import lift_embargo
+from tests.simultaneous.pages.builders import bulk_ranking_rows, lift_embargo, make_field
 from tournaments.simultaneous.hub.models import FieldResult, OverallRankingRow
 
 pytestmark = pytest.mark.django_db
@@ -23,8 +23,9 @@ def download(client, name: str, field, language: str) -> tuple[list[list[str]], 
     )
     assert response.status_code == 200
     assert response["Content-Type"] == "text/csv; charset=utf-8"
-    text = response.content.decode("utf-8")
-    assert text.startswith("\ufeff")
+    body = b"".join(response.streaming_content) if response.streaming else response.content
+    text = body.decode("utf-8")
+    assert text.startswith("\ufeff") and text.count("\ufeff") == 1
     delimiter = ";" if language == "fr" else ","
     return list(csv.reader(io.StringIO(text[1:]), delimiter=delimiter)), response[
         "Content-Disposition"
@@ -70,3 +71,14 @@ def test_every_players_results_by_donne(client, field):
         assert int(line[column["Score"]]) == result.scores[position]
         assert line[column["Taker"]] == "N" and line[column["Status"]] == "Played"
         assert line[column["Tables compared"]] == "3"
+
+
+def test_a_large_fields_results_are_streamed_in_one_file(client, people):
+    f = make_field(people["organiser"])
+    bulk_ranking_rows(f.event, 250, clubs=3)
+    lift_embargo(f)
+    response = client.get(reverse("simultaneous_results_csv", args=[f.event.public_id]))
+    assert response.streaming
+    lines, _ = download(client, "simultaneous_results_csv", f, "fr")
+    assert len(lines) == 1 + 250 * 24
+    assert lines[1][4:7] == ["1", "1", "N"] and lines[1][-3:] == ["204", "76,5", "40"]

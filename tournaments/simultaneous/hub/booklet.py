@@ -16,7 +16,6 @@ from datetime import date
 from fractions import Fraction
 from typing import Any
 
-from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
 from django.utils import translation
 from django.utils.cache import patch_vary_headers
@@ -45,7 +44,6 @@ from .access import readable_event
 from .frequencies import FrequencySheet, frequency_sheet
 from .models import OverallRankingRow, SimultaneousEvent
 
-CACHE_SECONDS = 600
 CONTRACT_LABELS = dict(Contract.choices)
 STRIPE = "#f7f8fb"
 
@@ -310,13 +308,13 @@ def booklet_pdf(event: SimultaneousEvent, language: str) -> tuple[str, bytes]:
         f"simultaneous:booklet:{event.pk}:{reads.stored_key(fresh)}:"
         f"{int(event.embargo_over)}:{language}"
     )
+
+    def build() -> tuple[str, bytes]:
+        name, _mime, content = BookletRenderer(event).render()
+        return name, content
+
     with translation.override(language):
-        hit: Any = cache.get(key)
-        if hit is None:
-            name, _mime, content = BookletRenderer(event).render()
-            hit = (name, content)
-            cache.set(key, hit, CACHE_SECONDS)
-    return hit
+        return reads.built_once(key, build)
 
 
 @require_GET

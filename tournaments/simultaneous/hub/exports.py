@@ -4,18 +4,18 @@ CSV files for a federation's own ranking: licence numbers and clubs on every lin
 The conventions are the tournaments' (`scoring.rankings.exports`, whose helpers are used
 here): French ";" and decimal comma, English "," and decimal point, a BOM first, and the
 formula-injection guard on every text a person typed. Read from the stored overall ranking
-and the field's stored results, never computed; built once per (stored version, language)
-and kept in the cache. The same visibility as the pages (`access.readable_event`).
+and the field's stored results, never computed: the ranking built once per (stored version,
+language), the results by donne streamed as they are read. The same visibility as the pages (`access.readable_event`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
-from django.core.cache import cache
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.utils import translation
 from django.utils.cache import patch_vary_headers
 from django.utils.text import slugify
@@ -23,7 +23,7 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
-from scoring.rankings.exports import CONTENT_TYPE, csv_text, text_cell
+from scoring.rankings.exports import BOM, CONTENT_TYPE, csv_text, text_cell
 from scoring.rules import display
 from tournaments.models import Contract
 
@@ -31,12 +31,13 @@ from . import reads
 from .access import readable_event
 from .models import FieldResult, OverallRankingRow, SimultaneousEvent
 
-CACHE_SECONDS = 300
 CONTRACT_LABELS = dict(Contract.choices)
 
 
+@lru_cache(maxsize=65536)
 def _number(value: Any, lang: str) -> str:
-    """An exact number ("45/2", an int) as the spreadsheet reads it; empty for None."""
+    """An exact number ("45/2", an int) as the spreadsheet reads it; empty for None. Cached:
+    a field's 288,000 lines hold a few thousand distinct values."""
     return "" if value is None else display.decimal_text(Fraction(value), lang, minus="-")
 
 
@@ -152,43 +153,69 @@ def _filename(event: SimultaneousEvent, what: str) -> str:
     return f"{slugify(what)}-{slugify(event.name) or event.public_id}-{event.date:%Y-%m-%d}.csv"
 
 
-def export_csv(event: SimultaneousEvent, kind: str, language: str) -> tuple[bytes, str]:
-    """The `kind` ("ranking" or "results") CSV of the event in `language` and its file
-    name: built once per stored ranking version and language, then served from the cache."""
+def ranking_csv(event: SimultaneousEvent, language: str) -> tuple[bytes, str]:
+    """The overall ranking as CSV in `language` and its file name: built once per stored
+    ranking version and language (`reads.built_once`)."""
     lang = display.language_of(language)
     fresh = reads.freshness(event)
-    key = f"simultaneous:csv:{event.pk}:{kind}:{reads.stored_key(fresh)}:{lang}"
     with translation.override(lang):
-        if kind == "ranking":
-            name = _filename(event, _("overall ranking"))
-        else:
-            name = _filename(event, _("results by donne"))
-        content = cache.get(key)
-        if content is None:
-            rows = ranking_rows(event, lang) if kind == "ranking" else results_rows(event, lang)
-            content = csv_text(rows, lang).encode()
-            cache.set(key, content, CACHE_SECONDS)
+        name = _filename(event, _("overall ranking"))
+        content = reads.built_once(
+            f"simultaneous:csv:{event.pk}:{reads.stored_key(fresh)}:{lang}",
+            lambda: csv_text(ranking_rows(event, lang), lang).encode(),
+        )
     return content, name
 
 
-def _download(request: HttpRequest, public_id: str, kind: str) -> HttpResponse:
-    event, denied = readable_event(request, public_id)
-    if denied:
-        return denied
-    content, name = export_csv(event, kind, get_language() or "fr")
-    response = HttpResponse(content, content_type=CONTENT_TYPE)
+def results_csv_chunks(event: SimultaneousEvent, language: str) -> Iterator[bytes]:
+    """Every player's results by donne as CSV in `language`, 500 lines at a time: a field of
+    12,000 players writes 288,000 lines (tens of megabytes), streamed as they are read
+    rather than held in memory or in the cache."""
+    lang = display.language_of(language)
+    with translation.override(lang):
+        batch: list[list[str]] = []
+        first = True
+        for row in results_rows(event, lang):
+            batch.append(row)
+            if len(batch) == 500:
+                yield _csv_chunk(batch, lang, first)
+                batch, first = [], False
+        if batch or first:
+            yield _csv_chunk(batch, lang, first)
+
+
+def _csv_chunk(rows: list[list[str]], lang: str, first: bool) -> bytes:
+    """Rows in the CSV dialect of `lang` (`csv_text`), the BOM on the first chunk only."""
+    text = csv_text(rows, lang)
+    return (text if first else text.removeprefix(BOM)).encode()
+
+
+def _attachment(response: HttpResponse | StreamingHttpResponse, name: str) -> None:
     response["Content-Disposition"] = f'attachment; filename="{name}"'
     patch_vary_headers(response, ("Accept-Language", "Cookie"))
-    return response
 
 
 @require_GET
 def ranking_csv_download(request: HttpRequest, public_id: str) -> HttpResponse:
     """The overall ranking as CSV in the page's language."""
-    return _download(request, public_id, "ranking")
+    event, denied = readable_event(request, public_id)
+    if denied:
+        return denied
+    content, name = ranking_csv(event, get_language() or "fr")
+    response = HttpResponse(content, content_type=CONTENT_TYPE)
+    _attachment(response, name)
+    return response
 
 
 @require_GET
 def results_csv_download(request: HttpRequest, public_id: str) -> HttpResponse:
-    """Every player's results donne by donne as CSV in the page's language."""
-    return _download(request, public_id, "results")
+    """Every player's results donne by donne as CSV in the page's language (streamed)."""
+    event, denied = readable_event(request, public_id)
+    if denied:
+        return denied
+    language = get_language() or "fr"
+    with translation.override(display.language_of(language)):
+        name = _filename(event, _("results by donne"))
+    response = StreamingHttpResponse(results_csv_chunks(event, language), content_type=CONTENT_TYPE)
+    _attachment(response, name)
+    return response

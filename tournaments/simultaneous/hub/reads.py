@@ -6,7 +6,7 @@ hold them to it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from fractions import Fraction
@@ -91,6 +91,37 @@ def stored_key(fresh: Freshness) -> str:
     database restored from a backup may give a version again, never with the same time)."""
     stamp = fresh.computed_at.timestamp() if fresh.computed_at else 0
     return f"{fresh.version}:{stamp:.6f}"
+
+
+BUILT_SECONDS = 600
+"""How long a built file (the ranking's CSV, the booklet) is kept: a new stored ranking is a
+new key, so this only bounds how long a renamed player keeps his old spelling."""
+
+
+def built_once(key: str, build: Callable[[], Any]) -> Any:
+    """`build()` once per key, kept in this process's cache and in the cache the web
+    processes share when it is Redis (a booklet of 12,000 players takes seconds to lay out:
+    one process builds it for all). A shared cache that does not answer is a miss."""
+    from django.core.cache import cache, caches
+    from django.core.cache.backends.redis import RedisCache
+
+    value = cache.get(key)
+    if value is not None:
+        return value
+    shared = caches["shared"] if isinstance(caches["shared"], RedisCache) else None
+    try:
+        value = shared.get(key) if shared is not None else None
+    except Exception:  # Redis down: build here
+        shared = value = None
+    if value is None:
+        value = build()
+        try:
+            if shared is not None:
+                shared.set(key, value, BUILT_SECONDS)
+        except Exception:  # Redis down: kept in this process only
+            shared = None
+    cache.set(key, value, BUILT_SECONDS)
+    return value
 
 
 def method_label(event: SimultaneousEvent) -> str:
