@@ -12,6 +12,7 @@ from django.urls import reverse
 from django.utils import translation
 
 from scoring.templatetags.rankings import signed
+from tests.simultaneous.hub.builders import played, player
 from tests.simultaneous.pages.builders import (
     bulk_ranking_rows,
     lift_embargo,
@@ -220,3 +221,42 @@ def test_a_donne_traveller_counts_contracts_and_scores_across_the_field(client, 
     ]
     # the annulled table is listed, without scores
     assert "Annulled" in html and html.count('<td class="num"><span class="sub hide-phone">') == 4
+
+
+def test_english_through_the_sites_language_switch(client, field):
+    lift_embargo(field)
+    url = ranking_url(field)
+    client.post(reverse("set_language"), {"language": "en", "next": url})
+    html = client.get(url).content.decode()
+    assert "Overall ranking" in html and "Find a player (name or licence)" in html
+
+
+def test_a_new_upload_shows_the_stored_ranking_as_being_updated(client, field, people):
+    client.force_login(people["organiser"])
+    before = client.get(ranking_url(field), **EN).content.decode()
+    assert 'data-state="current"' in before
+    # club A sends a newer state (its donne 1 corrected); the ranking is not recomputed yet
+    seats = field.licences[0:4]
+    correction = played(1, 1, seats, contract="garde_contre", points="60", bouts=2, version=2)
+    field.send(0, [correction], [player(lic) for lic in seats], sequence=2)
+    after = client.get(ranking_url(field), **EN).content.decode()
+    assert "The ranking is being updated" in after
+    assert re.findall(r'<tr id="p(\d+)"', after) == re.findall(r'<tr id="p(\d+)"', before)
+
+
+def test_match_points_pages_show_percentages(client, people):
+    f = small_field(people["organiser"], method="matchpoints")
+    lift_embargo(f)
+    html = get(client, ranking_url(f)).content.decode()
+    assert "Match points %" in html
+    row = OverallRankingRow.objects.get(event=f.event, place=1)
+    with translation.override("en"):
+        from scoring.templatetags.rankings import number
+
+        assert f"<td>{number(Fraction(row.total))}</td>" in html
+    traveller = get(
+        client, reverse("simultaneous_traveller", args=[f.event.public_id, 2])
+    ).content.decode()
+    # three tables at North: the best score has every match point (100 %)
+    north = traveller.split('data-position="N"')[1].split("</table>")[0]
+    assert re.search(r'<td class="num">100</td></tr>', north)
