@@ -231,7 +231,7 @@ def overall_recompute(*, event_id: int, where: str = IN_PROCESS) -> int | None:
             if state is not None and (state.results_version or -1) >= inputs.results_version:
                 return state.results_version  # a racing computation stored this or newer
             OverallRankingRow.objects.filter(event_id=event_id).delete()
-            OverallRankingRow.objects.bulk_create(rows, batch_size=2000)
+            _store_rows(rows)
             duration = int((time.perf_counter() - started) * 1000)
             _state_after(
                 inputs, computed=True, where=where, duration_ms=duration, players=len(rows)
@@ -245,6 +245,28 @@ def overall_recompute(*, event_id: int, where: str = IN_PROCESS) -> int | None:
         where,
     )
     return inputs.results_version
+
+
+def _store_rows(rows: list[OverallRankingRow]) -> None:
+    """INSERT the rows: on PostgreSQL with COPY (Django's bulk INSERT quotes every value of
+    the players' score cards on the client, most of the computation's time at 12,000
+    players), elsewhere with bulk_create."""
+    if connection.vendor != "postgresql":
+        OverallRankingRow.objects.bulk_create(rows, batch_size=2000)
+        return
+    meta = OverallRankingRow._meta
+    fields = [f for f in meta.concrete_fields if f is not meta.auto_field]
+    quote = connection.ops.quote_name
+    columns = ", ".join(quote(f.column) for f in fields)
+    encode = msgspec.json.encode
+    attnames = [f.attname for f in fields]
+    card = attnames.index("card")
+    sql = f"COPY {quote(meta.db_table)} ({columns}) FROM STDIN"
+    with connection.cursor() as cursor, cursor.cursor.copy(sql) as copy:
+        for row in rows:
+            values = [getattr(row, name) for name in attnames]
+            values[card] = encode(values[card]).decode()  # JSON text, parsed by the server
+            copy.write_row(values)
 
 
 def _state_after(
