@@ -6,6 +6,7 @@ hold them to it.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
@@ -97,31 +98,64 @@ BUILT_SECONDS = 600
 """How long a built file (the ranking's CSV, the booklet) is kept: a new stored ranking is a
 new key, so this only bounds how long a renamed player keeps his old spelling."""
 
+BUILD_WAIT = 45.0
+"""How long a process waits for the file another process is building before it builds its
+own (the booklet of 12,000 players takes about 15 s to lay out)."""
 
-def built_once(key: str, build: Callable[[], Any]) -> Any:
-    """`build()` once per key, kept in this process's cache and in the cache the web
-    processes share when it is Redis (a booklet of 12,000 players takes seconds to lay out:
-    one process builds it for all). A shared cache that does not answer is a miss."""
-    from django.core.cache import cache, caches
-    from django.core.cache.backends.redis import RedisCache
+
+def built_once(key: str, build: Callable[[], Any], *, wait: float = BUILD_WAIT) -> Any:
+    """`build()` once per key for all the web processes: kept in this process's cache and,
+    when the shared cache is Redis, there too; while one process builds (it claims the key
+    in Redis), the others wait for its file rather than build it too (when the embargo ends,
+    the whole field asks for the booklet at once). Without Redis, or when it does not
+    answer, each process builds its own."""
+    from django.core.cache import cache
 
     value = cache.get(key)
     if value is not None:
         return value
-    shared = caches["shared"] if isinstance(caches["shared"], RedisCache) else None
-    try:
-        value = shared.get(key) if shared is not None else None
-    except Exception:  # Redis down: build here
-        shared = value = None
+    shared = _shared_cache()
+    value = _shared_call(shared, "get", key)
+    claimed = value is None and _shared_call(shared, "add", f"{key}:building", 1, wait + 15)
+    if value is None and shared is not None and not claimed:
+        value = _wait_for(shared, key, wait)
     if value is None:
         value = build()
-        try:
-            if shared is not None:
-                shared.set(key, value, BUILT_SECONDS)
-        except Exception:  # Redis down: kept in this process only
-            shared = None
+        _shared_call(shared, "set", key, value, BUILT_SECONDS)
     cache.set(key, value, BUILT_SECONDS)
     return value
+
+
+def _shared_cache() -> Any:
+    """The shared cache when it is Redis (the database's would cost more than it saves)."""
+    from django.core.cache import caches
+    from django.core.cache.backends.redis import RedisCache
+
+    shared = caches["shared"]
+    return shared if isinstance(shared, RedisCache) else None
+
+
+def _shared_call(shared: Any, method: str, *args: Any) -> Any:
+    """`shared.<method>(*args)`; None when there is no shared cache or it does not answer
+    (a claim that cannot be asked for reads as granted: True)."""
+    if shared is None:
+        return None
+    try:
+        return getattr(shared, method)(*args)
+    except Exception:  # Redis down: as if there were none
+        return True if method == "add" else None
+
+
+def _wait_for(shared: Any, key: str, wait: float) -> Any:
+    """The value another process is building, polled every half second for `wait` seconds
+    (None if it did not come)."""
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline:
+        time.sleep(0.5)
+        value = _shared_call(shared, "get", key)
+        if value is not None:
+            return value
+    return None
 
 
 def method_label(event: SimultaneousEvent) -> str:
