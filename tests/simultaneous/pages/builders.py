@@ -68,19 +68,25 @@ class Field:
         self.event.refresh_from_db()
 
 
-def make_field(organiser: Any, *, method: str = "average", sets: int = 2) -> Field:
+def make_field(
+    organiser: Any,
+    *,
+    method: str = "average",
+    sets: int = 2,
+    name: str = "Simultané d’hiver",
+    clubs: tuple[str, str] = ("Club des Quatre Rois", "=Tarot Club de Lyon"),
+) -> Field:
     """The event (under embargo) and its two invited clubs, nothing uploaded yet."""
     event = services.event_create(
         user=organiser,
-        name="Simultané d’hiver",
+        name=name,
         date=dt.date(2027, 1, 16),
         rounds=2,
         sets=sets,
         method=method,
     )
     invitations = [
-        services.invitation_create(event=event, user=organiser, club_name=name)
-        for name in ("Club des Quatre Rois", "=Tarot Club de Lyon")
+        services.invitation_create(event=event, user=organiser, club_name=name) for name in clubs
     ]
     licences = [f"100000{k}" for k in range(4)] + [f"20000{k:02d}" for k in range(8)]
     return Field(
@@ -92,11 +98,19 @@ def make_field(organiser: Any, *, method: str = "average", sets: int = 2) -> Fie
     )
 
 
-def small_field(organiser: Any, *, method: str = "average", annul: bool = False) -> Field:
+def small_field(
+    organiser: Any,
+    *,
+    method: str = "average",
+    annul: bool = False,
+    names: list[tuple[str, str]] | None = None,
+    **event: Any,
+) -> Field:
     """Every donne played at club A's table and club B's two tables, the contracts varying
     with the table so that each donne has several outcomes; club B's table 2 annulled on
-    donne 1 when `annul`. Uploaded by both clubs (final) and ranked."""
-    f = make_field(organiser, method=method)
+    donne 1 when `annul`. Uploaded by both clubs and ranked. `names`: the twelve players'
+    (first, last), else short ones; `event`: `make_field`'s name and clubs."""
+    f = make_field(organiser, method=method, **event)
     seats = [f.licences[0:4], f.licences[4:8], f.licences[8:12]]
     by_club: list[list[dict[str, Any]]] = [[], []]
     for donne in range(1, f.event.donne_count + 1):

@@ -6,8 +6,10 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
+from tests.documents.layout import layout_problems
 from tests.documents.pdf import ink_ratio, page_texts, pdf_text, render_pages
-from tests.simultaneous.pages.builders import lift_embargo
+from tests.documents.test_layout import CLUBS, PLAYERS, TITLE
+from tests.simultaneous.pages.builders import lift_embargo, small_field
 from tournaments.simultaneous.hub.models import OverallRankingRow
 
 pytestmark = pytest.mark.django_db
@@ -52,3 +54,18 @@ def test_in_french_and_confidential_for_the_organisers_under_embargo(client, fie
     assert "Livret" in text and "Fréquences" in text and "Classement général" in text
     assert "confidentiel" in text
     assert field.event.seed not in text.replace(" ", "")
+
+
+def test_long_names_are_laid_out_without_overprinting(client, people):
+    """The documents' layout check (tests/documents/layout.py) on the booklet, with the
+    60–90-character names it uses for every tournament document."""
+    f = small_field(people["organiser"], names=PLAYERS * 2, name=TITLE, clubs=(CLUBS[0], CLUBS[1]))
+    lift_embargo(f)
+    for language in ("fr", "en"):
+        content = booklet(client, f, language)
+        problems = layout_problems(
+            content,
+            texts=[TITLE, *CLUBS, *(f"{first} {last}" for first, last in PLAYERS)],
+            on_every_page=[TITLE],
+        )
+        assert not problems, "\n".join(problems[:40])
