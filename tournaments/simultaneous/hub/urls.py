@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.urls import URLPattern, path
+from django.urls import URLPattern, include, path
 
 from . import views
 
@@ -15,4 +15,5 @@ urlpatterns: list[URLPattern] = [
     path(E + "inviter/", views.invitation_create_view, name="simultaneous_invite"),
     path(E + "envoi/", views.upload_view, name="simultaneous_upload"),
     path(E + "clore/", views.event_close_view, name="simultaneous_close"),
+    path("simultanes/", include("tournaments.simultaneous.hub.page_urls")),  # type: ignore[list-item]
 ]
