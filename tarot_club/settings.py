@@ -54,6 +54,7 @@ INSTALLED_APPS = [
     "tarot_club",
     "scoring",
     "tournaments",
+    "tournaments.simultaneous.club",
 ]
 
 MIDDLEWARE = [

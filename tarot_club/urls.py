@@ -22,6 +22,7 @@ urlpatterns = [
     path("login/", throttled_login(auth_views.LoginView.as_view()), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("", include("tournaments.urls")),
+    path("", include("tournaments.simultaneous.club.urls")),
     path("", include("scoring.urls")),
     path("aide/", include("tarot_club.guide.urls")),
 ]
