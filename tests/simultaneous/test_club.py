@@ -273,7 +273,7 @@ def test_the_client_signs_uploads_and_types_the_hubs_answers(hub_url):
     assert headers["X-Simultaneous-Signature"] == f"sha256={expected}"
     with pytest.raises(hub_client.HubUnavailable):
         hub_client.fetch_event(hub_url, "boom", timeout=5)
-    with pytest.raises(hub_client.HubUnavailable, match="127.0.0.1:9"):
+    with pytest.raises(hub_client.HubUnavailable, match=r"127\.0\.0\.1:9"):
         hub_client.fetch_event("http://127.0.0.1:9/", "x", timeout=5)
 
 
@@ -284,7 +284,7 @@ def test_joining_says_why_it_is_refused(hub_url, personas):
         services.join(
             hub_url=hub_url, token="wrong", user=personas.organiser, tournament=tournament
         )
-    with pytest.raises(services.JoinError, match="cannot be reached|injoignable|joindre"):
+    with pytest.raises(services.JoinError, match=r"cannot be reached|joindre"):
         services.join(hub_url="http://127.0.0.1:9/", token="t", user=None, tournament=tournament)
     with pytest.raises(services.JoinError):
         services.join(hub_url="ftp://hub", token="t", user=None, tournament=tournament)
