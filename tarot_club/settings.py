@@ -54,6 +54,7 @@ INSTALLED_APPS = [
     "tarot_club",
     "scoring",
     "tournaments",
+    "tournaments.simultaneous.hub",
     "tournaments.simultaneous.club",
 ]
 
@@ -123,7 +124,10 @@ LOGOUT_REDIRECT_URL = "home"
 
 LANGUAGE_CODE = "fr"
 LANGUAGES = [("fr", _("Français")), ("en", _("English"))]
-LOCALE_PATHS = [BASE_DIR / "tarot_club" / "locale"]
+LOCALE_PATHS = [
+    BASE_DIR / "tarot_club" / "locale",
+    BASE_DIR / "tournaments" / "simultaneous" / "hub" / "locale",
+]
 TIME_ZONE = "Europe/Paris"
 USE_I18N = True
 USE_TZ = True

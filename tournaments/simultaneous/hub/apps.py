@@ -1,0 +1,11 @@
+from __future__ import annotations
+
+from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
+
+
+class SimultaneousHubConfig(AppConfig):
+    name = "tournaments.simultaneous.hub"
+    label = "simultaneous_hub"
+    verbose_name = _("Simultaneous events (hub)")
+    default_auto_field = "django.db.models.BigAutoField"
