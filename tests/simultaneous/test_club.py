@@ -10,7 +10,9 @@ import json
 import threading
 from decimal import Decimal
 from http.server import BaseHTTPRequestHandler, HTTPServer
+from pathlib import Path
 
+import jsonschema
 import pytest
 from django.utils import timezone
 
@@ -28,6 +30,9 @@ from tournaments.services.results import (
 from tournaments.simultaneous.club import hub_client, services
 from tournaments.simultaneous.club.models import SimultaneousLink
 from tournaments.simultaneous.club.upload import UploadRefused, build_upload
+from tournaments.simultaneous.hub.wire import parse_upload
+
+ROOT = Path(__file__).resolve().parents[2]
 
 EVENT_SEED = "ab" * 32
 IDENTITY = "simultaneous:test-event"
@@ -211,7 +216,11 @@ def test_the_upload_holds_what_counts_with_licences_sitters_and_withdrawn_penalt
     }
     assert {p["licence"] for p in upload["players"]} == set(licence.values())
     assert len(upload["donnes"]) == 4 * tournament.movement["sets"]
-    json.dumps(upload)  # the exact body is JSON
+    # The hub's schema and its parser (which recomputes the scores) take it as it is.
+    schema = json.loads((ROOT / "docs" / "simultaneous-upload.schema.json").read_text())
+    jsonschema.validate(json.loads(hub_client.upload_body(upload)), schema)
+    parsed = parse_upload(json.loads(hub_client.upload_body(upload)))
+    assert len(parsed.results) == 2 and parsed.sequence == 3
     Tournament.objects.filter(pk=tournament.pk).update(status="finished")
     the_link = SimultaneousLink.objects.get(tournament=tournament)
     assert build_upload(link=the_link, sequence=4)["final"] is True
