@@ -9,3 +9,11 @@ class SimultaneousHubConfig(AppConfig):
     label = "simultaneous_hub"
     verbose_name = _("Simultaneous events (hub)")
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        """Workers' sweeps also compute overall rankings left stale (a lost task)."""
+        from scoring.rankings.sweep import sweep_register
+
+        from .ranking import overall_rankings_sweep
+
+        sweep_register(overall_rankings_sweep)

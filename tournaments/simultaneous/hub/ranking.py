@@ -1,0 +1,293 @@
+"""The overall ranking of a simultaneous event (RULES.md §6.3): every applied result of every
+club pooled, each compared with every result of the field on the same donne at the same
+position, ranked by the pure `scoring.rules.ranking` with the event's method and penalties.
+
+Pooling: a play is (licence, donne number, position, (club's invitation, table), score); an
+annulled table is (donne, (invitation, table)); a sit-out (sitter's licence, donne); penalties
+in force come off the penalised licence. Tables are keyed by club, so one club's table 3 is
+not another's. `compute_ranking_table` is `compute_ranking` as plain values (same exact
+numbers, same errors), which is what is stored.
+
+The stored ranking is one `OverallRankingRow` per player, all replaced in one transaction and
+tagged with the `results_version` they reflect; `OverallRankingState.results_version` says
+which version is stored. Reading is a fixed number of queries whatever the size, as columns
+(no model instances), JSON columns decoded with msgspec.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any
+
+import msgspec
+from django.conf import settings
+from django.db import connection, transaction
+from django.db.models import F, Q, TextField
+from django.db.models.functions import Cast, Now
+from django.utils import timezone
+
+from scoring.rankings.services import database_time_minus
+from scoring.rules.ranking import Penalty, RankingTable, compute_ranking_table
+from scoring.runtime import collector_paused
+from tournaments.search import player_search_name
+
+from .models import (
+    FieldPenalty,
+    FieldPlayer,
+    FieldResult,
+    Invitation,
+    OverallRankingRow,
+    OverallRankingState,
+    SimultaneousEvent,
+)
+
+logger = logging.getLogger(__name__)
+
+IN_PROCESS = "in-process"
+_PLAYED, _ANNULLED = FieldResult.Status.PLAYED.value, FieldResult.Status.ANNULLED.value
+
+
+@dataclass
+class OverallInputs:
+    """What one computation reads, consistently."""
+
+    event_id: int
+    results_version: int
+    method: str
+    rate: Decimal
+    plays: list[tuple[str, int, str, tuple[int, int], int]] = field(default_factory=list)
+    annulled: list[tuple[int, tuple[int, int]]] = field(default_factory=list)
+    sit_outs: list[tuple[str, int]] = field(default_factory=list)
+    penalties: list[Penalty] = field(default_factory=list)
+    players: dict[str, tuple[str, str, int]] = field(default_factory=dict)  # first, last, inv
+    clubs: dict[int, tuple[str, str]] = field(default_factory=dict)  # inv: public id, name
+
+
+@contextmanager
+def _consistent_read() -> Iterator[None]:
+    """One snapshot for every read (REPEATABLE READ on PostgreSQL), so the version and the
+    rows agree; inside a caller's transaction, that one."""
+    if connection.in_atomic_block:
+        yield
+        return
+    with transaction.atomic():
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        yield
+
+
+def _fetch(queryset: Any) -> list[tuple[Any, ...]]:
+    """All rows of a values_list queryset through the driver in one go."""
+    sql, params = queryset.query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchall()
+
+
+def overall_inputs(*, event_id: int) -> OverallInputs | None:
+    """The pooled field of an event as ranking input (None if the event is gone)."""
+    with _consistent_read():
+        head = (
+            SimultaneousEvent.objects.filter(pk=event_id)
+            .values_list("results_version", "method", "matchpoint_penalty_rate")
+            .first()
+        )
+        if head is None:
+            return None
+        inputs = OverallInputs(event_id, *head)
+        results = _fetch(
+            FieldResult.objects.filter(event_id=event_id)
+            .order_by()
+            .annotate(h=Cast("holders", TextField()), s=Cast("scores", TextField()))
+            .values_list("invitation_id", "table", "donne", "status", "h", "s", "sitter")
+        )
+        penalties = _fetch(
+            FieldPenalty.objects.filter(event_id=event_id, withdrawn=False)
+            .order_by()
+            .values_list("licence", "points", "donne")
+        )
+        players = _fetch(
+            FieldPlayer.objects.filter(event_id=event_id)
+            .order_by()
+            .values_list("licence", "first_name", "last_name", "invitation_id")
+        )
+        clubs = _fetch(
+            Invitation.objects.filter(event_id=event_id)
+            .order_by()
+            .values_list("pk", "public_id", "club_name")
+        )
+    _pool(inputs, results)
+    inputs.penalties = [Penalty(licence, points, donne) for licence, points, donne in penalties]
+    inputs.players = {licence: (first, last, inv) for licence, first, last, inv in players}
+    inputs.clubs = {pk: (public_id, name) for pk, public_id, name in clubs}
+    ranked = {p[0] for p in inputs.plays} | {p for p, _d in inputs.sit_outs}
+    ranked |= {p.player for p in inputs.penalties}
+    # Players listed without a result yet still appear, with 0 (as seated players do).
+    inputs.penalties.extend(Penalty(licence, 0) for licence in sorted(set(inputs.players) - ranked))
+    return inputs
+
+
+def _pool(inputs: OverallInputs, results: list[tuple[Any, ...]]) -> None:
+    """Results rows as plays, annulled tables and sit-outs."""
+    decode = msgspec.json.decode
+    add = inputs.plays.append
+    for invitation, table, donne, status, holders_json, scores_json, sitter in results:
+        key = (invitation, table)
+        if sitter:
+            inputs.sit_outs.append((sitter, donne))
+        holders = decode(holders_json)
+        if status == _PLAYED:
+            scores = decode(scores_json)
+            for position, licence in holders.items():
+                add((licence, donne, position, key, scores[position]))
+        else:  # all passed: a real 0, compared; annulled: out of the group
+            if status == _ANNULLED:
+                inputs.annulled.append((donne, key))
+            for position, licence in holders.items():
+                add((licence, donne, position, key, 0))
+
+
+def overall_compute(inputs: OverallInputs) -> RankingTable:
+    """The pure ranking of the pooled field."""
+    return compute_ranking_table(
+        inputs.plays,
+        method=inputs.method,
+        annulled=inputs.annulled,
+        sit_outs=inputs.sit_outs,
+        penalties=inputs.penalties,
+        matchpoint_penalty_rate=Fraction(inputs.rate),
+    )
+
+
+def _float(value: int | str) -> float:
+    if isinstance(value, int):
+        return float(value)
+    numerator, denominator = value.split("/")
+    return int(numerator) / int(denominator)
+
+
+def overall_rows(inputs: OverallInputs, table: RankingTable) -> list[OverallRankingRow]:
+    """The stored rows of a computed ranking (not saved)."""
+    rows = []
+    clubs = inputs.clubs
+    for place, (licence, values) in enumerate(table.rows, start=1):
+        rank, total, differential, penalty_points, played, compared = values
+        first, last, invitation = inputs.players.get(licence, ("", "", None))
+        card = [
+            [donne, position, *((clubs[key[0]][0], key[1]) if key else (None, None)), *rest]
+            for donne, position, key, *rest in table.lines.get(licence, ())
+        ]
+        rows.append(
+            OverallRankingRow(
+                event_id=inputs.event_id,
+                results_version=inputs.results_version,
+                place=place,
+                rank=rank,
+                licence=licence,
+                first_name=first,
+                last_name=last,
+                invitation_id=invitation,
+                club_name=clubs[invitation][1] if invitation in clubs else "",
+                total=str(total),
+                total_value=_float(total),
+                differential_total=str(differential),
+                penalty_points=penalty_points,
+                donnes_played=played,
+                donnes_compared=compared,
+                search_name=f"{player_search_name(first_name=first, last_name=last)} {licence}",
+                card=card,
+            )
+        )
+    return rows
+
+
+def overall_recompute(*, event_id: int, where: str = IN_PROCESS) -> int | None:
+    """Compute and store the event's overall ranking unless the stored one is current; return
+    the results version stored (None if the event is gone). Idempotent."""
+    with collector_paused():
+        started = time.perf_counter()
+        stored = (
+            OverallRankingState.objects.filter(pk=event_id)
+            .values_list("results_version", flat=True)
+            .first()
+        )
+        inputs = overall_inputs(event_id=event_id)
+        if inputs is None:
+            return None
+        if stored == inputs.results_version:
+            _state_after(inputs, computed=False, where=where, duration_ms=0, players=None)
+            return stored
+        table = overall_compute(inputs)
+        rows = overall_rows(inputs, table)
+        with transaction.atomic():
+            state = OverallRankingState.objects.select_for_update().filter(pk=event_id).first()
+            if state is not None and (state.results_version or -1) >= inputs.results_version:
+                return state.results_version  # a racing computation stored this or newer
+            OverallRankingRow.objects.filter(event_id=event_id).delete()
+            OverallRankingRow.objects.bulk_create(rows, batch_size=2000)
+            duration = int((time.perf_counter() - started) * 1000)
+            _state_after(
+                inputs, computed=True, where=where, duration_ms=duration, players=len(rows)
+            )
+    logger.info(
+        "overall ranking of event %s v%s: %s players in %s ms by %s",
+        event_id,
+        inputs.results_version,
+        len(rows),
+        duration,
+        where,
+    )
+    return inputs.results_version
+
+
+def _state_after(
+    inputs: OverallInputs, *, computed: bool, where: str, duration_ms: int, players: int | None
+) -> None:
+    """Record the stored version; the ranking stays stale if the event moved on meanwhile."""
+    OverallRankingState.objects.get_or_create(pk=inputs.event_id)
+    changes: dict[str, Any] = {"last_error": ""}
+    if computed:
+        changes.update(
+            results_version=inputs.results_version,
+            computed_at=timezone.now(),
+            computed_in=where[:200],
+            duration_ms=duration_ms,
+            players=players or 0,
+            computations=F("computations") + 1,
+        )
+    moved_on = SimultaneousEvent.objects.filter(
+        pk=inputs.event_id, results_version__gt=inputs.results_version
+    ).exists()
+    if not moved_on:
+        changes["stale_since"] = None
+    OverallRankingState.objects.filter(pk=inputs.event_id).update(**changes)
+
+
+def sweep_after() -> float:
+    """Seconds an event may stay stale before a worker's sweep computes it."""
+    return float(getattr(settings, "SIMULTANEOUS_RANKING_SWEEP_AFTER", 30.0))
+
+
+def overall_rankings_sweep(where: str = "sweep") -> list[int]:
+    """Compute the events left stale for SIMULTANEOUS_RANKING_SWEEP_AFTER seconds (a task
+    lost with Redis, a worker killed); one worker wins each event's claim."""
+    waiting = list(
+        OverallRankingState.objects.filter(stale_since__lte=database_time_minus(sweep_after()))
+        .order_by("stale_since")
+        .values_list("pk", flat=True)
+    )
+    done = []
+    for event_id in waiting:
+        free = Q(started_at__isnull=True) | Q(started_at__lte=database_time_minus(sweep_after()))
+        if not OverallRankingState.objects.filter(free, pk=event_id).update(started_at=Now()):
+            continue
+        overall_recompute(event_id=event_id, where=where)
+        done.append(event_id)
+    return done
