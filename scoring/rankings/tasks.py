@@ -91,18 +91,18 @@ def schedule_register(hook: Callable[[int], None]) -> None:
 def schedule_ranking(tournament_id: int) -> None:
     """Ask for a new ranking once a change is committed. Never raises: a saved result must
     stay saved when the broker or the worker is down; the pages then say "being updated" and
-    catch up (see scoring.rankings.selectors). The registered hooks run first."""
-    for hook in _ON_SCHEDULE:
-        try:
-            hook(tournament_id)
-        except Exception:
-            logger.exception("hook %r failed for tournament %s", hook, tournament_id)
+    catch up (see scoring.rankings.selectors). The registered hooks run after."""
     try:
         _schedule(tournament_id)
     except (kombu.exceptions.OperationalError, *TRANSIENT_ERRORS) as exc:
         logger.warning("could not schedule the ranking of tournament %s: %s", tournament_id, exc)
     except Exception:
         logger.exception("could not schedule the ranking of tournament %s", tournament_id)
+    for hook in _ON_SCHEDULE:
+        try:
+            hook(tournament_id)
+        except Exception:
+            logger.exception("hook %r failed for tournament %s", hook, tournament_id)
 
 
 def _schedule(tournament_id: int) -> None:
