@@ -14,7 +14,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from scoring.rules import cards, dealing
 from tests.fixtures.tournaments import stage_tournament
@@ -113,7 +113,7 @@ def test_a_linked_tournament_is_seated_with_the_events_donnes_and_verified_after
 def test_a_movement_needing_more_sets_than_the_event_deals_is_refused():
     tournament = stage_tournament(players=16, rounds=4, status="registration")
     link(tournament, sets=2)
-    with pytest.raises(PreparationError, match="only 8"):
+    with translation.override("en"), pytest.raises(PreparationError, match="only 8"):
         tournament_generate(tournament=tournament)
 
 
@@ -293,7 +293,7 @@ def test_joining_says_why_it_is_refused(hub_url, personas):
         services.join(
             hub_url=hub_url, token="wrong", user=personas.organiser, tournament=tournament
         )
-    with pytest.raises(services.JoinError, match=r"cannot be reached|joindre"):
+    with translation.override("en"), pytest.raises(services.JoinError, match="cannot be reached"):
         services.join(hub_url="http://127.0.0.1:9/", token="t", user=None, tournament=tournament)
     with pytest.raises(services.JoinError):
         services.join(hub_url="ftp://hub", token="t", user=None, tournament=tournament)
@@ -321,3 +321,28 @@ def test_a_failed_upload_waits_and_a_refused_one_waits_for_the_arbiter(hub_url, 
     )
     assert the_link.sequence == 2 and the_link.acked_sequence == 0
     assert tournament.pk not in services.links_behind()
+
+
+@pytest.mark.django_db
+def test_the_link_page_and_the_upload_file_are_for_the_tournaments_managers(client, personas):
+    tournament = seated(players=8, rounds=2, sets=4)
+    tournament.club.organisers.add(personas.organiser)
+    page = f"/t/{tournament.pk}/simultaneous/"
+    client.force_login(personas.stranger)
+    assert client.get(page).status_code == 403
+    assert client.get(page + "upload.json").status_code == 403
+    client.force_login(personas.organiser)
+    shown = client.get(page)
+    assert shown.status_code == 200
+    assert 'data-state="joined"' in shown.content.decode()
+    assert tournament.commitment in shown.content.decode()
+    first = client.get(page + "upload.json")
+    second = client.get(page + "upload.json")
+    assert first["Content-Disposition"].startswith("attachment;")
+    files = [json.loads(r.content) for r in (first, second)]
+    schema = json.loads((ROOT / "docs" / "simultaneous-upload.schema.json").read_text())
+    for upload in files:
+        jsonschema.validate(upload, schema)
+    # Each file is numbered after the last: the hub takes the newest as the club's state.
+    assert files[1]["sequence"] == files[0]["sequence"] + 1
+    assert files[0]["event"] == "test-event" and files[0]["final"] is False

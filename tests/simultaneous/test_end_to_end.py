@@ -468,6 +468,12 @@ def test_three_clubs_and_a_hub(sites):
         headers={"Authorization": f"Bearer {tokens['A']}"},
     )
     assert body["seed"], body
+    # Club A asks the hub again: the revealed seed deals the donnes it played.
+    path = f"/t/{a.tournament}/simultaneous/"
+    _status, page = a.request("GET", path, token="")
+    a.submit(path + "refresh/", page, {})
+    _status, page = a.request("GET", path, token="")
+    assert 'id="verification" data-ok="true"' in page, page[-3000:]
 
     # Each club's own ranking is its own results' alone, whatever the others played.
     for name, club in clubs.items():
