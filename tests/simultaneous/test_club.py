@@ -346,3 +346,20 @@ def test_the_link_page_and_the_upload_file_are_for_the_tournaments_managers(clie
     # Each file is numbered after the last: the hub takes the newest as the club's state.
     assert files[1]["sequence"] == files[0]["sequence"] + 1
     assert files[0]["event"] == "test-event" and files[0]["final"] is False
+
+
+@pytest.mark.django_db
+def test_the_hand_records_print_the_events_donnes():
+    """The documents read the tournament's donnes: a linked tournament's are the event's."""
+    from scoring.documents.models import Document
+    from tests.documents.pdf import pdf_text
+    from tests.documents.test_renderers import expected_hand, render
+
+    tournament = seated(players=8, rounds=2, sets=4)
+    text = pdf_text(render(tournament, Document.Kind.HAND_RECORDS))
+    event = dealing.generate_donnes(EVENT_SEED, IDENTITY, 4 * tournament.movement["sets"])
+    for donne in event:
+        for position, label in zip("NESW", ("North", "East", "South", "West"), strict=True):
+            hand = expected_hand(cards.format_hand(donne.hand(position)))
+            assert hand in text and label in text, (donne.number, position)
+        assert f"Chien {expected_hand(cards.format_hand(donne.chien))}" in text
