@@ -13,6 +13,7 @@ from . import views
 urlpatterns = [
     # First: every API call (a tablet's result write) is resolved without trying the site's
     # hundred patterns; no pattern below matches a path under api/, so nothing else changes.
+    path("api/v1/simultaneous/", include("tournaments.simultaneous.hub.api_urls")),
     path("api/", include("tournaments.api.urls")),
     path("", views.home, name="home"),
     path("healthz", views.healthz, name="healthz"),
@@ -21,6 +22,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("login/", throttled_login(auth_views.LoginView.as_view()), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("", include("tournaments.simultaneous.hub.urls")),
     path("", include("tournaments.urls")),
     path("", include("tournaments.simultaneous.club.urls")),
     path("", include("scoring.urls")),

@@ -109,3 +109,10 @@ def test_wrong_format_and_version():
     data = sample()
     data["format"], data["version"] = "other", 2
     assert set(faults(data)) == {"format", "version"}
+
+
+def test_control_characters_are_refused_before_the_database_sees_them():
+    data = sample()
+    data["players"][1]["last_name"] = "Martin\x00"
+    data["penalties"][0]["ref"] = "1\x00"
+    assert {"players[1].last_name", "penalties[0].ref"} <= set(faults(data))

@@ -77,7 +77,7 @@ class SimultaneousEvent(models.Model):
         verbose_name=_("organisers"),
     )
     created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", null=True
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", null=True, blank=True
     )
     created_at = models.DateTimeField(auto_now_add=True)
     # Bumped in the transaction of every applied upload that changed the field; the stored
@@ -121,7 +121,7 @@ class Invitation(models.Model):
     federation_number = models.CharField(_("federation number"), max_length=7, blank=True)
     token_sha256 = models.CharField(max_length=64, unique=True, editable=False)
     created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", null=True
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", null=True, blank=True
     )
     created_at = models.DateTimeField(auto_now_add=True)
     revoked_at = models.DateTimeField(_("revoked at"), null=True, blank=True)

@@ -49,6 +49,7 @@ MAX_DONNE = 240
 MAX_PENALTY_POINTS = 10_000
 _LICENCE = re.compile(r"^[0-9]{7}$")
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _CONTRACTS = frozenset(c.value for c in engine.Contract)
 _PETITS = frozenset(p.value for p in engine.PetitAuBout)
 _POIGNEES = frozenset(p.value for p in engine.PoigneeSize)
@@ -232,6 +233,9 @@ def _text(
         return None
     if len(value) > max_length:
         f.add(path, _("At most %(count)s characters.") % {"count": max_length})
+        return None
+    if _CONTROL.search(value):
+        f.add(path, _("Must not contain control characters."))
         return None
     return value
 
@@ -527,7 +531,7 @@ def _penalty(f: _Faults, obj: dict, path: str) -> WirePenalty | None:
     ref = obj.get("ref")
     if type(ref) is int:
         ref = str(ref)
-    if not isinstance(ref, str) or not ref.strip() or len(ref) > 40:
+    if not isinstance(ref, str) or not ref.strip() or len(ref) > 40 or _CONTROL.search(ref):
         f.add(f"{path}.ref", _("Must be a non-empty string of at most 40 characters."))
         ref = None
     licence = _licence(f, obj.get("licence"), f"{path}.licence")

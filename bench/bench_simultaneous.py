@@ -1,0 +1,344 @@
+"""Benchmark of a simultaneous event's hub on PostgreSQL (issue 27): 300 clubs × 40 players ×
+24 donnes (288,000 results), each figure with a baseline measured in the same run:
+
+- one club's upload of 960 results (40 players × 24 donnes: 240 table results), applied as the
+  API applies it (`services.upload_receive`: signature, parse, scores checked with the engine,
+  hands against the commitment, licences across the field, one transaction), into a field that
+  already holds the other clubs; then the same upload again (all unchanged) and a correction
+  (one result replaced). Baseline: a bare INSERT of 960 rows (one multi-row statement).
+- the overall ranking recomputed by one worker (`ranking.overall_recompute`: read, pool,
+  rank, store every player's row) at 1/4, 1/2 and all of the clubs, against its floor, a
+  plain SELECT of every field result. Linear: the cost per result stays flat.
+
+Run: .venv/bin/python bench/bench_simultaneous.py [--clubs 300] [--repeats 3] [--write]
+Needs PostgreSQL (DATABASE_URL, default postgres://postgres@127.0.0.1:5432/tarot_club); the
+bench creates and drops its own database test_<name>_simbench (or BENCH_DB_NAME).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import platform
+import random
+import statistics
+import sys
+import time
+import warnings
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import benchdoc
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tarot_club.settings_test")
+os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/tarot_club")
+os.environ.setdefault("LOG_LEVEL", "ERROR")
+warnings.filterwarnings("ignore", message="No directory at")
+
+import django  # noqa: E402
+
+django.setup()
+
+from django.conf import settings  # noqa: E402
+from django.db import connection  # noqa: E402
+from django.test.utils import setup_test_environment  # noqa: E402
+
+SECTION = "## Simultaneous events"
+PLAYERS = 40  # per club: 10 tables of four
+DONNES = 24  # 6 relais of 4
+POSITIONS = ("N", "E", "S", "W")
+
+
+def best_of(repeats: int, fn: Any, before: Any = None) -> float:
+    times = []
+    for _ in range(repeats):
+        if before is not None:
+            before()
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def contract_pool() -> list[dict[str, Any]]:
+    """Valid contracts with their scores (the engine's), to draw results from."""
+    from tournaments.simultaneous.hub.wire import expected_scores
+
+    pool = []
+    for contract in ("prise", "garde", "garde_sans"):
+        for bouts, points in ((1, "45"), (2, "44"), (2, "38"), (1, "56"), (3, "40"), (0, "60")):
+            for taker in POSITIONS:
+                for poignees in ({}, {taker: "simple"}):
+                    scores = expected_scores(
+                        taker, contract, bouts, Decimal(points), "", poignees, ""
+                    )
+                    pool.append(
+                        {
+                            "taker": taker,
+                            "contract": contract,
+                            "bouts": bouts,
+                            "points": points,
+                            "petit_au_bout": "",
+                            "poignees": poignees,
+                            "chelem": "",
+                            "scores": scores,
+                        }
+                    )
+    return pool
+
+
+def club_upload(event: Any, invitation: Any, index: int, donnes: list, pool: list) -> bytes:
+    """Club `index`'s upload: 10 tables, every table every donne, seats turning each relais."""
+    rng = random.Random(index)
+    licences = [f"{index:03d}{n:04d}" for n in range(PLAYERS)]
+    results = []
+    for table in range(1, PLAYERS // 4 + 1):
+        players = licences[4 * (table - 1) : 4 * table]
+        for donne in range(1, DONNES + 1):
+            turn = (donne - 1) // 4
+            seats = players[turn % 4 :] + players[: turn % 4]
+            entry = dict(rng.choice(pool))
+            results.append(
+                {
+                    "table": table,
+                    "donne": donne,
+                    "version": 1,
+                    "status": "played",
+                    "holders": dict(zip(POSITIONS, seats, strict=True)),
+                    "sitter": None,
+                    **entry,
+                }
+            )
+    data = {
+        "format": "tarot_club/simultaneous-upload",
+        "version": 1,
+        "event": event.public_id,
+        "club": invitation.public_id,
+        "identity": event.identity,
+        "commitment": event.commitment,
+        "sequence": 1,
+        "generated_at": "2027-01-16T18:00:00Z",
+        "final": False,
+        "donnes": donnes,
+        "players": [{"licence": x, "first_name": "Joueur", "last_name": f"N{x}"} for x in licences],
+        "results": results,
+        "penalties": [{"ref": "1", "licence": licences[0], "points": 10, "donne": None}],
+    }
+    return json.dumps(data).encode()
+
+
+def send(body: bytes, token: str) -> Any:
+    from tournaments.simultaneous.hub import services
+
+    return services.upload_receive(
+        body=body, token=token, signature=services.signature_of(token, body)
+    )
+
+
+def bare_insert(rows: int) -> float:
+    """One multi-row INSERT of `rows` plays into a scratch table: the floor of writing them."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "CREATE TEMP TABLE IF NOT EXISTS bench_plays "
+            "(licence text, donne int, position text, tbl int, score int)"
+        )
+        values = [
+            (f"{n:07d}", n % 24 + 1, POSITIONS[n % 4], n // 96, n % 400 - 200) for n in range(rows)
+        ]
+        sql = "INSERT INTO bench_plays VALUES " + ", ".join(["(%s, %s, %s, %s, %s)"] * rows)
+        params = [v for row in values for v in row]
+        start = time.perf_counter()
+        cursor.execute(sql, params)
+        elapsed = time.perf_counter() - start
+        cursor.execute("TRUNCATE bench_plays")
+    return elapsed
+
+
+def floor_select(event_id: int) -> int:
+    """The floor of the recomputation: every field result, as the recomputation reads them."""
+    from django.db.models import TextField
+    from django.db.models.functions import Cast
+
+    from tournaments.simultaneous.hub.models import FieldResult
+
+    qs = (
+        FieldResult.objects.filter(event_id=event_id)
+        .order_by()
+        .annotate(h=Cast("holders", TextField()), s=Cast("scores", TextField()))
+        .values_list("invitation_id", "table", "donne", "status", "h", "s", "sitter")
+    )
+    sql, params = qs.query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return len(cursor.fetchall())
+
+
+def measure_recompute(event_id: int, clubs: int, repeats: int) -> dict[str, Any]:
+    from tournaments.simultaneous.hub.models import OverallRankingState
+    from tournaments.simultaneous.hub.ranking import overall_recompute
+
+    def forget() -> None:
+        OverallRankingState.objects.filter(pk=event_id).update(results_version=None)
+
+    select = best_of(repeats, lambda: floor_select(event_id))
+    recompute = best_of(repeats, lambda: overall_recompute(event_id=event_id), forget)
+    plays = clubs * PLAYERS * DONNES
+    return {
+        "clubs": clubs,
+        "results": plays,
+        "select": select,
+        "recompute": recompute,
+        "ratio": recompute / select,
+        "per_1000": recompute / plays * 1000,
+    }
+
+
+def run(clubs: int, repeats: int) -> dict[str, Any]:
+    from tournaments.simultaneous.hub import services
+
+    settings.SIMULTANEOUS_RANKING_INLINE = False  # the bench times the computation itself
+    event = services.event_create(
+        user=None, name="Bench", date=dt.date(2027, 1, 16), rounds=6, sets=DONNES // 4
+    )
+    donnes = services.event_donnes(event)
+    pool = contract_pool()
+    invitations = [
+        services.invitation_create(event=event, user=None, club_name=f"Club {i}")
+        for i in range(clubs)
+    ]
+    checkpoints = sorted({max(1, clubs // 4), max(1, clubs // 2), clubs})
+    uploads, recomputes = [], []
+    started = time.perf_counter()
+    for index, (invitation, token) in enumerate(invitations[:-1]):
+        body = club_upload(event, invitation, index, donnes, pool)
+        t0 = time.perf_counter()
+        send(body, token)
+        uploads.append(time.perf_counter() - t0)
+        if index + 1 in checkpoints:
+            recomputes.append(measure_recompute(event.pk, index + 1, repeats))
+            print(f"{index + 1} clubs: {recomputes[-1]}", flush=True)
+    # The last club: its first upload into the full field, then the same again, then a
+    # correction of one result (timed on fresh bodies each time).
+    invitation, token = invitations[-1]
+    body = club_upload(event, invitation, clubs - 1, donnes, pool)
+    t0 = time.perf_counter()
+    first = send(body, token)
+    last_upload = time.perf_counter() - t0
+    assert first.results["new"] == PLAYERS * DONNES // 4, first.results
+    again = best_of(repeats, lambda: send(body, token))
+    data = json.loads(body)
+    corrections = []
+    for version in range(2, repeats + 2):
+        data["sequence"] = version
+        data["results"][0]["version"] = version
+        fixed = json.dumps(data).encode()
+        t0 = time.perf_counter()
+        outcome = send(fixed, token)
+        corrections.append(time.perf_counter() - t0)
+        assert outcome.results["replaced"] == 1, outcome.results
+    building = time.perf_counter() - started
+    recomputes.append(measure_recompute(event.pk, clubs, repeats))
+    insert = min(bare_insert(PLAYERS * DONNES) for _ in range(repeats))
+    return {
+        "clubs": clubs,
+        "uploads": uploads,
+        "last_upload": last_upload,
+        "again": again,
+        "correction": min(corrections),
+        "insert": insert,
+        "recomputes": recomputes,
+        "building": building,
+        "players": clubs * PLAYERS,
+    }
+
+
+def report(r: dict[str, Any], repeats: int, load: str) -> str:
+    ms = lambda s: f"{s * 1000:.0f}"  # noqa: E731
+    uploads = sorted(r["uploads"]) or [r["last_upload"]]
+    full = r["recomputes"][-1]
+    small = r["recomputes"][0]
+    lines = [
+        SECTION,
+        "",
+        f"Run on {dt.date.today():%Y-%m-%d} with `.venv/bin/python bench/bench_simultaneous.py "
+        f"--clubs {r['clubs']} --write`.",
+        f"Machine: {os.cpu_count()} cores ({platform.machine()}), Python "
+        f"{platform.python_version()}, PostgreSQL {connection.pg_version // 10000}, "
+        f"{platform.system()}; load average {load} during the run (shared machine); best of "
+        f"{repeats}. The ratios, each against a baseline of the same run, are what to compare.",
+        f"The field: {r['clubs']} clubs × {PLAYERS} players × {DONNES} donnes = "
+        f"{full['results']:,} results ({r['players']:,} players), every club uploaded through "
+        f"`services.upload_receive` as the API applies it (built in {r['building']:.0f} s).",
+        "",
+        f"One club's upload of {PLAYERS * DONNES} results ({PLAYERS * DONNES // 4} table "
+        "results, 40 players, 24 donnes), applied in one transaction with every check (signature, "
+        "format, scores with the engine, hands against the commitment, licences across the "
+        "field), against a bare INSERT of the same number of rows in one statement "
+        f"({ms(r['insert'])} ms) (target: under 1 s):",
+        "",
+        "| upload | ms | ratio to the bare INSERT |",
+        "|---|---|---|",
+        f"| the last club's first upload, into the full field | **{ms(r['last_upload'])}** | "
+        f"{r['last_upload'] / r['insert']:.0f}× |",
+        f"| every club's first upload: median (worst) | {ms(statistics.median(uploads))} "
+        f"({ms(uploads[-1])}) | {statistics.median(uploads) / r['insert']:.0f}× |",
+        f"| the same upload again (all unchanged) | {ms(r['again'])} | "
+        f"{r['again'] / r['insert']:.0f}× |",
+        f"| a correction (one result replaced) | {ms(r['correction'])} | "
+        f"{r['correction'] / r['insert']:.0f}× |",
+        "",
+        "The overall ranking recomputed by one worker (`overall_recompute`: read and pool every "
+        "result, rank with `compute_ranking_table`, replace every player's stored row) against "
+        "its floor, the plain SELECT of every field result (target: under 10 s at full size, "
+        "linear):",
+        "",
+        "| clubs | results | recomputation (ms) | SELECT (ms) | ratio | ms per 1,000 results |",
+        "|---|---|---|---|---|---|",
+    ]
+    for row in r["recomputes"]:
+        lines.append(
+            f"| {row['clubs']} | {row['results']:,} | **{ms(row['recompute'])}** | "
+            f"{ms(row['select'])} | {row['ratio']:.1f}× | {row['per_1000'] * 1000:.1f} |"
+        )
+    growth = full["results"] / small["results"]
+    lines += [
+        "",
+        f"Linearity: {growth:.1f}× the results cost {full['recompute'] / small['recompute']:.1f}× "
+        f"the time (cost per result ×{full['per_1000'] / small['per_1000']:.2f}; the SELECT "
+        f"×{full['select'] / small['select']:.1f}).",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--clubs", type=int, default=300)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--write", action="store_true", help="update docs/BENCHMARKS.md")
+    args = parser.parse_args()
+    if connection.vendor != "postgresql":
+        sys.exit("This benchmark runs on PostgreSQL: set DATABASE_URL.")
+    settings.DEBUG = False
+    setup_test_environment()
+    connection.settings_dict["TEST"]["NAME"] = os.environ.get(
+        "BENCH_DB_NAME", f"test_{connection.settings_dict['NAME']}_simbench"
+    )
+    old_name = connection.creation.create_test_db(verbosity=0, autoclobber=True)
+    try:
+        result = run(max(2, args.clubs), args.repeats)
+    finally:
+        connection.creation.destroy_test_db(old_name, verbosity=0)
+    load = ", ".join(f"{value:.1f}" for value in os.getloadavg())
+    text = report(result, args.repeats, load)
+    print(text)
+    if args.write:
+        benchdoc.write_section(SECTION, text)
+
+
+if __name__ == "__main__":
+    main()

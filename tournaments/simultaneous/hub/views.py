@@ -1,0 +1,146 @@
+"""The organiser's pages of the hub: his events, creating one, and an event's status (the
+clubs and what they sent, invitations with the token shown once, a club's file uploaded by
+hand, closing). Thin: the work is in `services`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from tournaments.once import once_per_form
+
+from . import services
+from .forms import EventForm, InvitationForm, UploadFileForm
+from .models import OverallRankingState, SimultaneousEvent, UploadLog
+
+UPLOADS_SHOWN = 50
+
+
+def _organised_event(request: HttpRequest, public_id: str) -> SimultaneousEvent:
+    event = get_object_or_404(SimultaneousEvent, public_id=public_id)
+    if not services.is_event_organiser(request.user, event):
+        raise PermissionDenied(_("Only the event's organisers may do this."))
+    return event
+
+
+@login_required
+@require_GET
+def event_list(request: HttpRequest) -> HttpResponse:
+    events = SimultaneousEvent.objects.order_by("-date", "pk")
+    if not request.user.is_superuser:
+        events = events.filter(organisers=request.user)
+    return render(
+        request,
+        "simultaneous/hub/event_list.html",
+        {"events": events, "can_create": services.can_create_event(request.user)},
+    )
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+@once_per_form
+def event_create_view(request: HttpRequest) -> HttpResponse:
+    if not services.can_create_event(request.user):
+        raise PermissionDenied(_("Only the organisers of a club may organise an event."))
+    form = EventForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            event = services.event_create(user=request.user, **form.cleaned_data)
+        except ValidationError as exc:
+            form.add_error(None, exc)
+        else:
+            messages.success(request, _("The event is created and its donnes are dealt."))
+            return redirect("simultaneous_event", public_id=event.public_id)
+    return render(request, "simultaneous/hub/event_form.html", {"form": form})
+
+
+def _status(request: HttpRequest, event: SimultaneousEvent, **extra: Any) -> HttpResponse:
+    invitations = list(event.invitations.order_by("club_name", "pk"))
+    uploads = (
+        UploadLog.objects.filter(event=event)
+        .select_related("invitation")
+        .order_by("-received_at", "-pk")[:UPLOADS_SHOWN]
+    )
+    context = {
+        "event": event,
+        "invitations": invitations,
+        "finals": sum(1 for i in invitations if i.final_received_at and i.active),
+        "active": sum(1 for i in invitations if i.active),
+        "uploads": uploads,
+        "state": OverallRankingState.objects.filter(pk=event.pk).first(),
+        "invite_form": extra.pop("invite_form", None) or InvitationForm(),
+        "upload_form": extra.pop("upload_form", None) or UploadFileForm(),
+        **extra,
+    }
+    return render(request, "simultaneous/hub/event_detail.html", context)
+
+
+@login_required
+@require_GET
+def event_detail(request: HttpRequest, public_id: str) -> HttpResponse:
+    return _status(request, _organised_event(request, public_id))
+
+
+@login_required
+@require_POST
+@once_per_form
+def invitation_create_view(request: HttpRequest, public_id: str) -> HttpResponse:
+    """The token is on this answer only (not a redirect): it is never shown again."""
+    event = _organised_event(request, public_id)
+    form = InvitationForm(request.POST)
+    if form.is_valid():
+        try:
+            invitation, token = services.invitation_create(
+                event=event, user=request.user, **form.cleaned_data
+            )
+        except ValidationError as exc:
+            form.add_error(None, exc)
+        else:
+            return _status(request, event, new_invitation=invitation, new_token=token)
+    return _status(request, event, invite_form=form)
+
+
+@login_required
+@require_POST
+@once_per_form
+def upload_view(request: HttpRequest, public_id: str) -> HttpResponse:
+    event = _organised_event(request, public_id)
+    form = UploadFileForm(request.POST, request.FILES)
+    if not form.is_valid():
+        return _status(request, event, upload_form=form)
+    try:
+        outcome = services.upload_receive(
+            body=form.cleaned_data["file"].read(), event=event, user=request.user
+        )
+    except services.UploadRefused as exc:
+        messages.error(request, _("Upload refused: %(reason)s") % {"reason": exc.message})
+    else:
+        counts = outcome.results
+        messages.success(
+            request,
+            _(
+                "Upload applied: %(new)s new results, %(replaced)s replaced, %(unchanged)s "
+                "unchanged, %(removed)s removed."
+            )
+            % counts
+            if not outcome.stale
+            else _("This file is older than one already applied: nothing changed."),
+        )
+    return redirect("simultaneous_event", public_id=event.public_id)
+
+
+@login_required
+@require_POST
+@once_per_form
+def event_close_view(request: HttpRequest, public_id: str) -> HttpResponse:
+    event = _organised_event(request, public_id)
+    services.event_close(event=event, user=request.user)
+    messages.success(request, _("The event is closed; the embargo is lifted."))
+    return redirect("simultaneous_event", public_id=event.public_id)
