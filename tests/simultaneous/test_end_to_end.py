@@ -15,6 +15,7 @@ embargo ended.
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 import time
 from fractions import Fraction
@@ -272,6 +273,7 @@ def sites():
         for site in started:
             site.stop()
         dbs.drop_all()
+        shutil.rmtree(workdir, ignore_errors=True)
 
 
 def enter_by_arbiter(club: Site, name: str, table: int, donne: int) -> dict:
@@ -305,6 +307,16 @@ def link_state(club: Site) -> str:
 
 
 def test_three_clubs_and_a_hub(sites):
+    try:
+        the_story(sites)
+    except BaseException:
+        for site in sites.values():  # the sites' own logs say what went wrong there
+            print(site.logs())
+        raise
+
+
+def the_story(sites: dict[str, Site]) -> None:
+    """The event told in order (see the module's docstring)."""
     hub = sites["hub"]
     clubs = {name: sites[name] for name in CLUBS}
 
