@@ -154,6 +154,14 @@ def test_the_upload_holds_what_counts_with_licences_sitters_and_withdrawn_penalt
         bouts=2,
         points=Decimal(51),
     )
+    passed = result_save(
+        tournament=tournament,
+        table=five,
+        donne=Donne.objects.get(tournament=tournament, number=first.number + 1),
+        data=ResultInput(status="all_passed"),
+        user=personas.arbiter,
+        expected_version=None,
+    )
     tr = TableRound.objects.get(table=four, round__number=1)
     other = tr.etui_set.donnes.order_by("number")[0]
     annulled = result_annul(
@@ -201,7 +209,12 @@ def test_the_upload_holds_what_counts_with_licences_sitters_and_withdrawn_penalt
     )
     assert upload["commitment"] == tournament.commitment and upload["identity"] == IDENTITY
     rows = {(r["table"], r["donne"]): r for r in upload["results"]}
-    assert set(rows) == {(five.number, first.number), (four.number, other.number)}
+    assert set(rows) == {
+        (five.number, first.number),
+        (five.number, first.number + 1),
+        (four.number, other.number),
+    }
+    assert rows[(five.number, first.number + 1)]["status"] == passed.status == "all_passed"
     row = rows[(five.number, first.number)]
     licence = {p.pk: p.licence for p in tournament.club.players.all()}
     assert row["holders"] == {pos: licence[pid] for pos, pid in played.holders.items()}
@@ -220,7 +233,7 @@ def test_the_upload_holds_what_counts_with_licences_sitters_and_withdrawn_penalt
     schema = json.loads((ROOT / "docs" / "simultaneous-upload.schema.json").read_text())
     jsonschema.validate(json.loads(hub_client.upload_body(upload)), schema)
     parsed = parse_upload(json.loads(hub_client.upload_body(upload)))
-    assert len(parsed.results) == 2 and parsed.sequence == 3
+    assert len(parsed.results) == 3 and parsed.sequence == 3
     Tournament.objects.filter(pk=tournament.pk).update(status="finished")
     the_link = SimultaneousLink.objects.get(tournament=tournament)
     assert build_upload(link=the_link, sequence=4)["final"] is True
