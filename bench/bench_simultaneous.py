@@ -312,6 +312,14 @@ def report(r: dict[str, Any], repeats: int, load: str) -> str:
         f"the time (cost per result ×{full['per_1000'] / small['per_1000']:.2f}; the SELECT "
         f"×{full['select'] / small['select']:.1f}).",
     ]
+    if float(load.split(",")[0]) > (os.cpu_count() or 1):
+        lines += [
+            "",
+            "The load average exceeded the cores during this run (other work on the machine): "
+            "the same recomputation then varies up to twofold from one run to the next, so "
+            "the smaller sizes' figures, and the linearity drawn from them, are indicative "
+            "only; run it on a quiet machine to compare.",
+        ]
     return "\n".join(lines) + "\n"
 
 

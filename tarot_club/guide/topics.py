@@ -56,6 +56,9 @@ TOPICS: dict[str, tuple[str, str]] = {
     "table_card": ("joueurs", "a-la-table"),
     "guide": ("index", ""),
     "guide_page": ("index", ""),
+    "simultaneous_events": ("organiser", "simultanes"),
+    "simultaneous_event_create": ("organiser", "simultanes"),
+    "simultaneous_event": ("organiser", "simultanes"),
 }
 
 NO_HELP = frozenset(
@@ -102,6 +105,9 @@ NO_HELP = frozenset(
         "table_save",
         "table_state",
         "table_sw",
+        "simultaneous_invite",
+        "simultaneous_upload",
+        "simultaneous_close",
     }
 )
 

@@ -98,6 +98,11 @@ def test_the_club_reads_its_event_with_its_token(organiser, event_id):
     body = club_client(token).get(BASE + "club/event/").json()
     assert body["club"] == {"invitation": invitation, "name": "Club A"}
     assert len(body["donnes"]) == 12 and body["seed"] is None and body["state"] == "open"
+    assert (body["method"], body["matchpoint_penalty_rate"], body["rounds"]) == (
+        "average",
+        "0.1",
+        2,
+    )
     event = SimultaneousEvent.objects.get(public_id=event_id)
     assert body["commitment"] == event.commitment and body["identity"] == event.identity
     response = club_client("wrong").get(BASE + "club/event/")

@@ -501,7 +501,7 @@ class ClubEventView(ClubView):
                 "donnes_per_relais": event.donnes_per_relais,
                 "sets": event.sets,
                 "method": event.method,
-                "matchpoint_penalty_rate": str(event.matchpoint_penalty_rate.normalize()),
+                "matchpoint_penalty_rate": format(event.matchpoint_penalty_rate.normalize(), "f"),
                 "identity": event.identity,
                 "commitment": event.commitment,
                 "seed": event.seed if event.embargo_over else None,
