@@ -55,6 +55,7 @@ INSTALLED_APPS = [
     "scoring",
     "tournaments",
     "tournaments.simultaneous.hub",
+    "tournaments.simultaneous.club",
 ]
 
 MIDDLEWARE = [

@@ -24,6 +24,7 @@ urlpatterns = [
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("", include("tournaments.simultaneous.hub.urls")),
     path("", include("tournaments.urls")),
+    path("", include("tournaments.simultaneous.club.urls")),
     path("", include("scoring.urls")),
     path("aide/", include("tarot_club.guide.urls")),
 ]

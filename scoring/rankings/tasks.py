@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import logging
 import socket
+from collections.abc import Callable
 from typing import Any
 
 import kombu.exceptions
@@ -75,16 +76,33 @@ def broker_in_use() -> bool:
     return not recompute_ranking.app.conf.task_always_eager
 
 
+# What other parts do when a tournament's results changed (a simultaneous club's upload to
+# its hub): f(tournament_id), called on commit with the ranking's scheduling, never raising.
+_ON_SCHEDULE: list[Callable[[int], None]] = []
+
+
+def schedule_register(hook: Callable[[int], None]) -> None:
+    """Add a hook run by every `schedule_ranking` (registered from an app's ready(); the
+    rankings import nothing of it). A hook must be cheap and do its work in a task."""
+    if hook not in _ON_SCHEDULE:
+        _ON_SCHEDULE.append(hook)
+
+
 def schedule_ranking(tournament_id: int) -> None:
     """Ask for a new ranking once a change is committed. Never raises: a saved result must
     stay saved when the broker or the worker is down; the pages then say "being updated" and
-    catch up (see scoring.rankings.selectors)."""
+    catch up (see scoring.rankings.selectors). The registered hooks run after."""
     try:
         _schedule(tournament_id)
     except (kombu.exceptions.OperationalError, *TRANSIENT_ERRORS) as exc:
         logger.warning("could not schedule the ranking of tournament %s: %s", tournament_id, exc)
     except Exception:
         logger.exception("could not schedule the ranking of tournament %s", tournament_id)
+    for hook in _ON_SCHEDULE:
+        try:
+            hook(tournament_id)
+        except Exception:
+            logger.exception("hook %r failed for tournament %s", hook, tournament_id)
 
 
 def _schedule(tournament_id: int) -> None:

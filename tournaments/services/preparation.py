@@ -8,6 +8,7 @@ The seed stays secret until the event is over; its commitment is public from the
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,6 +40,29 @@ from .ledger import ledger_record
 
 class PreparationError(ValueError):
     """The seating or the donnes cannot be generated or verified; the message says why."""
+
+
+# Parts that deal a tournament's donnes elsewhere register here (a simultaneous event's hub:
+# tournaments/simultaneous/club). A source answers the donnes 1…n the tournament must play,
+# or None when it has nothing to say about this tournament (it deals its own, from its seed).
+DonneSource = Callable[[Tournament], "list[cards.Donne] | None"]
+_DONNE_SOURCES: list[DonneSource] = []
+
+
+def donne_source_register(source: DonneSource) -> None:
+    """Add a source of given donnes (called from an app's ready(); the tournaments import
+    nothing of it)."""
+    if source not in _DONNE_SOURCES:
+        _DONNE_SOURCES.append(source)
+
+
+def given_donnes(tournament: Tournament) -> list[cards.Donne] | None:
+    """The donnes dealt elsewhere that the tournament plays, or None when it deals its own."""
+    for source in _DONNE_SOURCES:
+        donnes = source(tournament)
+        if donnes is not None:
+            return donnes
+    return None
 
 
 def tournament_identity(tournament: Tournament) -> str:
@@ -79,8 +103,19 @@ def tournament_generate(
     # Seating order is drawn at random: table assignments are not part of the fairness
     # commitment, the donnes are.
     secrets.SystemRandom().shuffle(players)
-
-    if seed is not None or not locked.seed:
+    given = given_donnes(locked)
+    if given is not None:
+        # Dealt elsewhere (a simultaneous event): the identity and commitment were stored
+        # when the tournament joined; the seed is not known here until it is revealed.
+        if movement.donnes > len(given):
+            raise PreparationError(
+                _(
+                    "This movement needs %(needed)s donnes (%(sets)s étui sets) but the "
+                    "event deals only %(available)s: fewer tables, or an event with more sets."
+                )
+                % {"needed": movement.donnes, "sets": movement.sets, "available": len(given)}
+            )
+    elif seed is not None or not locked.seed:
         try:
             locked.seed = dealing.seed_bytes(seed or dealing.new_seed()).hex()
         except ScoringError as err:
@@ -97,7 +132,7 @@ def tournament_generate(
         else None
     )
     _clear_seating(locked)
-    _store_movement(locked, movement, players)
+    _store_movement(locked, movement, players, given)
     locked.movement = movement.to_dict()
     locked.save(update_fields=["seed", "identity", "commitment", "seed_revealed_at", "movement"])
     ledger_record(
@@ -126,8 +161,14 @@ def _clear_seating(tournament: Tournament) -> None:
     EtuiSet.objects.filter(tournament=tournament).delete()
 
 
-def _store_movement(tournament: Tournament, movement: Movement, players: list[Player]) -> None:
-    """Write the movement's rows; player k of the movement is players[k - 1]."""
+def _store_movement(
+    tournament: Tournament,
+    movement: Movement,
+    players: list[Player],
+    given: list[cards.Donne] | None = None,
+) -> None:
+    """Write the movement's rows; player k of the movement is players[k - 1]. The donnes are
+    dealt from the tournament's seed, or are the first of ``given`` (dealt elsewhere)."""
     first = movement.rounds[0].sittings
     tables = Table.objects.bulk_create(
         Table(tournament=tournament, number=s.table, size=len(s.seats)) for s in first
@@ -141,7 +182,11 @@ def _store_movement(tournament: Tournament, movement: Movement, players: list[Pl
         EtuiSet(tournament=tournament, number=k) for k in range(1, movement.sets + 1)
     )
     set_by_number = {s.number: s for s in sets}
-    dealt = dealing.generate_donnes(tournament.seed, tournament.identity, movement.donnes)
+    dealt = (
+        given[: movement.donnes]
+        if given is not None
+        else dealing.generate_donnes(tournament.seed, tournament.identity, movement.donnes)
+    )
     Donne.objects.bulk_create(
         Donne(
             tournament=tournament,

@@ -23,7 +23,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from ..models import Club, Donne, LedgerEntry, Player, Registration, Result, Seat, Tournament
-from .events import results_changed
+from .events import ranking_on_commit, results_changed
 from .ledger import ledger_record, tournament_snapshot
 
 Status = Tournament.Status
@@ -338,6 +338,7 @@ def tournament_set_status(
             else "",
             reason_params={"count": len(missing)} if missing else None,
         )
+        ranking_on_commit(locked.pk)  # the parts' hooks learn the new status (a final upload)
     tournament.status = status
     return tournament
 

@@ -1,0 +1,25 @@
+from __future__ import annotations
+
+from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
+
+
+class SimultaneousClubConfig(AppConfig):
+    name = "tournaments.simultaneous.club"
+    label = "simultaneous_club"
+    verbose_name = _("Simultaneous events (club)")
+    default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        """Hooks: a linked tournament is seated with the event's donnes (preparation's donne
+        source); a change of its results schedules an upload (the rankings' scheduling hook);
+        the workers' sweep resends what the hub has not acknowledged."""
+        from scoring.rankings.sweep import sweep_register
+        from scoring.rankings.tasks import schedule_register
+        from tournaments.services.preparation import donne_source_register
+
+        from .services import event_donnes, schedule_upload, uploads_sweep
+
+        donne_source_register(event_donnes)
+        schedule_register(schedule_upload)
+        sweep_register(uploads_sweep)

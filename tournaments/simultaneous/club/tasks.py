@@ -1,0 +1,34 @@
+"""Celery entry point of the club's uploads to its hub. Thin: takes an id, calls a service."""
+
+from __future__ import annotations
+
+from celery import shared_task
+
+from scoring.runtime import TRANSIENT_ERRORS
+
+RETRY_COUNTDOWNS = (5, 15, 30, 60, 120)
+
+
+@shared_task(
+    bind=True,
+    name="simultaneous.upload_to_hub",
+    autoretry_for=TRANSIENT_ERRORS,
+    retry_backoff=1,
+    retry_backoff_max=30,
+    max_retries=len(RETRY_COUNTDOWNS),
+    ignore_result=True,
+)
+def upload_to_hub(self, tournament_id: int) -> str:
+    """Send the tournament's whole current state to its hub (idempotent: a new sequence, the
+    same content is "unchanged" there). A hub that cannot be reached is tried again with
+    backoff, then by the workers' sweep; a refusal stays on the link for the arbiter."""
+    from .services import upload_run
+
+    outcome = upload_run(tournament_id=tournament_id)
+    if (
+        outcome == "failing"
+        and not self.request.is_eager
+        and self.request.retries < len(RETRY_COUNTDOWNS)
+    ):
+        raise self.retry(countdown=RETRY_COUNTDOWNS[self.request.retries])
+    return outcome

@@ -1,0 +1,113 @@
+"""The club's pages of a simultaneous event (organisers and arbiters of the tournament): join
+with the hub's address and token, the link's state (last upload, acknowledged, refused and
+why), send again, ask the hub again (the revealed seed), download the upload file."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from tournaments.models import Tournament
+from tournaments.once import once_per_form
+from tournaments.permissions import can_manage_tournament
+
+from . import services
+from .hub_client import HubError
+from .models import SimultaneousLink
+from .upload import UploadRefused
+
+
+def _managed(request: HttpRequest, pk: int) -> Tournament:
+    tournament = get_object_or_404(Tournament.objects.select_related("club"), pk=pk)
+    if not can_manage_tournament(request.user, tournament):
+        raise PermissionDenied(_("Only the club's organisers and the arbiters may do this."))
+    return tournament
+
+
+def _link(tournament: Tournament) -> SimultaneousLink | None:
+    return SimultaneousLink.objects.filter(tournament=tournament).first()
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+@once_per_form
+def simultaneous_page(request: HttpRequest, pk: int) -> HttpResponse:
+    """The link's state, or the form that joins an event (POST: hub_url, token)."""
+    tournament = _managed(request, pk)
+    link = _link(tournament)
+    status = 200
+    if request.method == "POST" and link is None:
+        try:
+            link = services.join(
+                hub_url=request.POST.get("hub_url", ""),
+                token=request.POST.get("token", ""),
+                user=request.user,
+                tournament=tournament,
+            )
+        except services.JoinError as err:
+            messages.error(request, str(err))
+            status = 400
+        else:
+            messages.success(
+                request,
+                _("The tournament plays the donnes of “%(event)s”.") % {"event": link.event_name},
+            )
+            return redirect("simultaneous_club", pk=tournament.pk)
+    context = {
+        "tournament": tournament,
+        "link": link,
+        "hub_url": request.POST.get("hub_url", "") if status == 400 else "",
+        "behind": link is not None and tournament.pk in services.links_behind(),
+    }
+    return render(request, "simultaneous/club/link.html", context, status=status)
+
+
+@login_required
+@require_POST
+@once_per_form
+def simultaneous_send(request: HttpRequest, pk: int) -> HttpResponse:
+    """Send the tournament's state to the hub again (after a refusal was fixed, or now)."""
+    tournament = _managed(request, pk)
+    link = get_object_or_404(SimultaneousLink, tournament=tournament)
+    services.upload_again(link=link)
+    messages.success(request, _("The results are being sent to the hub."))
+    return redirect("simultaneous_club", pk=tournament.pk)
+
+
+@login_required
+@require_POST
+@once_per_form
+def simultaneous_refresh(request: HttpRequest, pk: int) -> HttpResponse:
+    """Ask the hub for the event again (after the embargo: the seed, and the donnes' check)."""
+    tournament = _managed(request, pk)
+    link = get_object_or_404(SimultaneousLink, tournament=tournament)
+    try:
+        link = services.link_refresh(link=link)
+    except HubError as err:
+        messages.error(request, err.detail)
+    else:
+        if not link.seed:
+            messages.info(request, _("The hub has not revealed the event's seed yet."))
+    return redirect("simultaneous_club", pk=tournament.pk)
+
+
+@login_required
+@require_GET
+def simultaneous_file(request: HttpRequest, pk: int) -> HttpResponse:
+    """The upload file (the same JSON the task sends) for the organiser's manual upload on
+    the hub's page. Numbered like every upload, so the hub takes it as the newest state."""
+    tournament = _managed(request, pk)
+    get_object_or_404(SimultaneousLink, tournament=tournament)
+    try:
+        link, body, _upload = services.upload_prepare(tournament_id=tournament.pk)
+    except UploadRefused as err:
+        return HttpResponse(str(err), status=409, content_type="text/plain; charset=utf-8")
+    response = HttpResponse(body, content_type="application/json; charset=utf-8")
+    name = f"simultaneous-{link.event}-{link.invitation}-{link.sequence}.json"
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    return response
