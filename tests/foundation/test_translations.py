@@ -43,3 +43,25 @@ def test_translations_keep_the_placeholders():
             ):
                 wrong.append((m.id, text))
     assert wrong == []
+
+
+def test_no_message_is_defined_twice_in_any_catalogue():
+    """Two branches adding the same message leave it twice; Babel keeps one silently, gettext's
+    msgfmt refuses the file. Every catalogue defines each (context, message) once."""
+    twice = []
+    for base in settings.LOCALE_PATHS:
+        for path in sorted(Path(base).glob("*/LC_MESSAGES/*.po")):
+            seen: set[tuple[str, str]] = set()
+            text = path.read_text(encoding="utf-8")
+            for entry in re.split(r"\n\s*\n", text):
+                if entry.lstrip().startswith("#~"):
+                    continue
+                context = re.search(r'^msgctxt "(.*)"', entry, re.M)
+                ident = re.search(r'^msgid ((?:".*"\n?)+)', entry, re.M)
+                if not ident:
+                    continue
+                key = (context.group(1) if context else "", ident.group(1))
+                if key in seen and key[1].strip() != '""':
+                    twice.append((path.name, key))
+                seen.add(key)
+    assert twice == []
