@@ -45,11 +45,9 @@ class CardLinesField(models.JSONField):
                 for key, lines in value.items()
             }
         ).decode()
-        if connection.vendor == "postgresql":
-            from psycopg.types.json import Jsonb
+        from .sql import json_as_text  # the driver's side: the part's SQL seam
 
-            return Jsonb(value, dumps=lambda _value: text)
-        return text
+        return json_as_text(value, text, postgresql=connection.vendor == "postgresql")
 
     def from_db_value(self, value: Any, expression: Any, connection: Any) -> Any:
         value = super().from_db_value(value, expression, connection)

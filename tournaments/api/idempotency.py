@@ -38,7 +38,7 @@ from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from tournaments.services.rows import insert, new
+from tournaments.sql import insert, new
 
 from .exceptions import ApiError
 from .models import IdempotencyRecord

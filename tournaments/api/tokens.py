@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils.translation import gettext as drf_
 from rest_framework import authentication, exceptions
 from rest_framework.authtoken.models import Token
@@ -45,13 +45,13 @@ class TokenAuthentication(authentication.TokenAuthentication):
         from django.contrib.auth import get_user_model
 
         from tournaments.permissions import tournament_from_row
-        from tournaments.services.rows import columns, run
+        from tournaments.sql import columns, run, token_statement
 
         view = getattr(self, "_view", None)
         preload = getattr(view, "preload_tournament", None)
         pk = preload() if preload is not None else None
         tokens, users = columns(Token), columns(get_user_model())
-        sql = _token_sql(connection.vendor, with_tournament=pk is not None)
+        sql = token_statement(with_tournament=pk is not None)
         rows = run(sql, [key] if pk is None else [pk, key]).rows
         if not rows:
             raise exceptions.AuthenticationFailed(drf_(_INVALID))
@@ -69,37 +69,6 @@ class TokenAuthentication(authentication.TokenAuthentication):
         return user, token
 
 
-def _token_sql(vendor: str, *, with_tournament: bool) -> str:
-    """The token and its user (then the tournament ``%s`` with its club and the user's roles,
-    empty when there is none), by the token's key, in plain SQL; written once per database."""
-    from django.contrib.auth import get_user_model
-
-    from tournaments.models import Club, Tournament
-    from tournaments.permissions import roles_select, tournament_columns
-    from tournaments.services.rows import columns
-
-    sql = _TOKEN_SQL.get((vendor, with_tournament))
-    if sql is not None:
-        return sql
-    q = connection.ops.quote_name
-    tokens, users = columns(Token), columns(get_user_model())
-    user_column = Token._meta.get_field("user").column
-    sql = f"SELECT {tokens.select('k')}, {users.select('u')}"
-    joins = f" INNER JOIN {users.table} u ON u.{q('id')} = k.{q(user_column)}"
-    if with_tournament:
-        user_id = f"u.{q('id')}"
-        sql += f", {tournament_columns()}, {roles_select(user_id)}"
-        joins += (
-            f" LEFT JOIN {columns(Tournament).table} t ON t.{q('id')} = %s"
-            f" LEFT JOIN {columns(Club).table} c"
-            f" ON c.{q('id')} = t.{q(Tournament._meta.get_field('club').column)}"
-        )
-    sql += f" FROM {tokens.table} k{joins} WHERE k.{q(Token._meta.pk.column)} = %s"
-    _TOKEN_SQL[(vendor, with_tournament)] = sql
-    return sql
-
-
-_TOKEN_SQL: dict[tuple[str, bool], str] = {}
 # DRF's own messages (and translations), as its authentication says them.
 _INVALID = "Invalid token."
 _INACTIVE = "User inactive or deleted."

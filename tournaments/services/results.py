@@ -22,7 +22,7 @@ from decimal import Decimal
 from typing import Any
 
 from django.core.exceptions import PermissionDenied
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -45,10 +45,10 @@ from ..models import (
     Tournament,
 )
 from ..permissions import can_write_results
+from ..sql import columns, in_atomic_block, insert_pair, new, result_cell_statements, run
 from . import checks
 from .errors import translate_error
 from .events import open_round_bump, ranking_on_commit, results_changed_in_open_round
-from .rows import insert_pair, new
 
 __all__ = [
     "PLAYERS_PER_DONNE",
@@ -252,60 +252,6 @@ def result_context(*, tournament: Tournament, table: Table, donne: Donne) -> Res
     )
 
 
-def _cell_sql(vendor: str) -> dict[str, str]:
-    """The statements of `result_cell`, in plain SQL (written once per database: the ORM's
-    building and compiling of them cost more than running them)."""
-    from .rows import columns
-
-    q = connection.ops.quote_name
-    d, r, t, tr, rd, s, p = (
-        columns(m) for m in (Donne, Result, Table, TableRound, Round, Seat, Player)
-    )
-
-    def place(alias: str) -> str:  # the donne's 0-based place in its étui set
-        return (
-            f"(SELECT COUNT(*) FROM {d.table} d2 WHERE d2.{q('etui_set_id')} = {alias}."
-            f"{q('etui_set_id')} AND d2.{q('number')} < {alias}.{q('number')})"
-        )
-
-    correcting = (
-        f"SELECT {r.select('r')}, {t.select('t')}, {d.select('d')}, {tr.select('tr')},"
-        f" {rd.select('rd')}, {place('d')}"
-        f" FROM {r.table} r"
-        f" INNER JOIN {t.table} t ON t.{q('id')} = r.{q('table_id')}"
-        f" INNER JOIN {d.table} d ON d.{q('id')} = r.{q('donne_id')}"
-        f" INNER JOIN {tr.table} tr ON tr.{q('id')} = r.{q('table_round_id')}"
-        f" INNER JOIN {rd.table} rd ON rd.{q('id')} = tr.{q('round_id')}"
-        f" WHERE r.{q('tournament_id')} = %s AND t.{q('number')} = %s"
-        f" AND d.{q('number')} = %s"
-    )
-    seats_of_round = (
-        f"SELECT {s.select('s')}, {p.select('p')} FROM {s.table} s"
-        f" INNER JOIN {p.table} p ON p.{q('id')} = s.{q('player_id')}"
-        f" WHERE s.{q('table_round_id')} = %s"
-    )
-    # A new result's cell in one query: the donne (its place, a result already saved at the
-    # table) on every seat of the table's round that plays its étui set, with the round.
-    new_cell = (
-        f"SELECT {d.select('d')}, {place('d')},"
-        f" (SELECT r.{q('id')} FROM {r.table} r WHERE r.{q('donne_id')} = d.{q('id')}"
-        f" AND r.{q('table_id')} = t.{q('id')} LIMIT 1),"
-        f" {s.select('s')}, {p.select('p')}, {tr.select('tr')}, {t.select('t')},"
-        f" {rd.select('rd')} FROM {d.table} d"
-        f" INNER JOIN {tr.table} tr ON tr.{q('etui_set_id')} = d.{q('etui_set_id')}"
-        f" INNER JOIN {t.table} t ON t.{q('id')} = tr.{q('table_id')}"
-        f" INNER JOIN {rd.table} rd ON rd.{q('id')} = tr.{q('round_id')}"
-        f" INNER JOIN {s.table} s ON s.{q('table_round_id')} = tr.{q('id')}"
-        f" INNER JOIN {p.table} p ON p.{q('id')} = s.{q('player_id')}"
-        f" WHERE d.{q('tournament_id')} = %s AND d.{q('number')} = %s"
-        f" AND t.{q('tournament_id')} = %s AND t.{q('number')} = %s"
-    )
-    return {"correcting": correcting, "seats_of_round": seats_of_round, "new_cell": new_cell}
-
-
-_CELL_SQL: dict[str, dict[str, str]] = {}
-
-
 def _cached(instance: Any, name: str, value: Any) -> None:
     """``instance.name = value`` as select_related leaves it (the relation's cache set)."""
     type(instance)._meta.get_field(name).set_cached_value(instance, value)
@@ -318,19 +264,14 @@ def result_cell(
     query (the donne with the seats, table round and round of the table that plays it), for
     a correction in two (the saved result with its table, donne and round, then the seats).
     Same answer as `result_context`, with the saved result read
-    too (``current``). Plain SQL (tournaments.services.rows): this is an API write's path.
+    too (``current``). Plain SQL (tournaments.sql): this is an API write's path.
 
     Returns None when this short way finds nothing to write on (an unknown table or donne, a
     table that does not play the donne, a result where none is expected or none where one
     is): the caller then loads the table and the donne and calls `result_save` without a
     context, which says precisely what is wrong.
     """
-    from .rows import columns, run
-
-    vendor = connection.vendor
-    sql = _CELL_SQL.get(vendor)
-    if sql is None:
-        sql = _CELL_SQL[vendor] = _cell_sql(vendor)
+    sql = result_cell_statements()
     d, r, t, tr, rd, s, p = (
         columns(m) for m in (Donne, Result, Table, TableRound, Round, Seat, Player)
     )
@@ -811,7 +752,7 @@ def _write(
             # Another creation won the race. Inside an outer transaction nothing can be read
             # until it is rolled back: the conflict reads the winner when asked.
             conflict = ResultConflict(cell=(table, donne))
-            if not connection.in_atomic_block:
+            if not in_atomic_block():
                 conflict.current  # noqa: B018 — re-raises the error if it was not the race
             raise conflict from None
         return result

@@ -1,6 +1,10 @@
-"""Model instances from rows read with a plain cursor, and new rows inserted with one, for
-the few hot paths (an API result write) where building and compiling a queryset costs more
-than the query itself.
+"""The one module of ``tournaments`` that writes plain SQL or drives a cursor (psycopg or
+Django's): every statement the ORM does not build is here, with the model instances read
+from its rows and the new rows inserted with one. Ruff's banned-API rule (TID251, see
+pyproject.toml) keeps ``psycopg`` and ``django.db.connection`` out of every other module of
+the app. Each fast path it serves is listed, with what it earns on its benchmark, in
+docs/BENCHMARKS.md ("Fast paths and what they earn"), and tied to its ORM version by a test
+(tests/tournaments/test_sql.py).
 
 A `Columns` is written once per model: its quoted column list for a SELECT under a given
 table alias, and the database's converters for each column (JSON text, SQLite's dates...),
@@ -18,11 +22,54 @@ from typing import Any, TypeVar
 from django.db import DEFAULT_DB_ALIAS, connection, connections
 from django.db.models import Model, QuerySet
 from django.db.models.base import ModelState
-from django.db.models.signals import post_init, pre_init
+from django.db.models.signals import post_init, post_save, pre_init, pre_save
 
 M = TypeVar("M", bound=Model)
 
-__all__ = ["Columns", "CompiledRead", "Ran", "columns", "insert", "insert_pair", "new", "run"]
+__all__ = [
+    "Columns",
+    "CompiledRead",
+    "InsertRefused",
+    "Ran",
+    "columns",
+    "in_atomic_block",
+    "insert",
+    "insert_pair",
+    "new",
+    "run",
+]
+
+
+class InsertRefused(TypeError):
+    """`insert` was given a model whose save() does more than the ORM's own (an overridden
+    ``save``, ``save_base``, ``_save_table`` or ``_do_insert``, or a pre_save / post_save
+    receiver): a plain INSERT would skip it. Save such a model with the ORM."""
+
+
+# The steps of Model.save() an INSERT goes through: a model overriding one adds to it.
+_SAVE_STEPS = ("save", "save_base", "_save_table", "_do_insert")
+
+
+def insertable(model: type[Model]) -> bool:
+    """Whether a plain INSERT of ``model`` does what ``save(force_insert=True)`` does: no
+    step of its save() overridden, no save signal heard for it (checked at each call:
+    receivers may connect at any time)."""
+    if any(getattr(model, step) is not getattr(Model, step) for step in _SAVE_STEPS):
+        return False
+    return not (pre_save.has_listeners(model) or post_save.has_listeners(model))
+
+
+def _require_insertable(model: type[Model]) -> None:
+    if not insertable(model):
+        raise InsertRefused(
+            f"{model.__name__}: its save() or a save signal does more than an INSERT; "
+            "save it with the ORM"
+        )
+
+
+def in_atomic_block() -> bool:
+    """Whether the default database is inside a transaction (``atomic``) now."""
+    return connections[DEFAULT_DB_ALIAS].in_atomic_block
 
 
 class Columns:
@@ -185,9 +232,9 @@ def columns(model: type[Model]) -> Columns:
 def insert(obj: Model) -> Model:
     """Insert the new ``obj`` as ``obj.save(force_insert=True)`` would (each field's
     ``pre_save``: auto_now dates; its database value: JSON...), in one plain statement, and
-    set its id. For models whose save() adds nothing to an insert and that no signal
-    watches (the rows of a result write: the result, its ledger line, the idempotency
-    record)."""
+    set its id. Raises `InsertRefused` for a model whose save() adds to an insert or that a
+    save signal watches (`insertable`), ValueError for an instance saved already."""
+    _require_insertable(type(obj))
     db = connections[DEFAULT_DB_ALIAS]  # the connection itself, not its per-access proxy
     cols = columns(type(obj))
     values = _prepared(db, cols, obj)
@@ -215,7 +262,10 @@ def insert_pair(
     On PostgreSQL in one statement: the two INSERTs in a WITH (the child's reads the
     parent's id), ``then`` as its main statement; when ``then`` changes nothing, the rows
     are inserted all the same (the caller rolls its transaction back). Elsewhere in two or
-    three statements. For the result, its ledger line and the results version's bump."""
+    three statements. For the result, its ledger line and the results version's bump.
+    Raises `InsertRefused` as `insert` does, before any statement."""
+    _require_insertable(type(parent))
+    _require_insertable(type(child))
     db = connections[DEFAULT_DB_ALIAS]
     if db.vendor != "postgresql":
         insert(parent)
@@ -312,3 +362,189 @@ class CompiledRead:
                 for converter in convs:
                     row[pos] = converter(row[pos], expression, db)
         return rows
+
+
+# --- the statements of the fast paths -------------------------------------------------------
+# Each is written once per database and kept; the callers load the rows with `Columns`.
+
+
+def _quote(name: str) -> str:
+    return connection.ops.quote_name(name)
+
+
+def _column(model: type[Model], name: str) -> str:
+    """The quoted column of ``model``'s field ``name``."""
+    return _quote(model._meta.get_field(name).column)
+
+
+_STATEMENTS: dict[tuple[Any, ...], Any] = {}
+
+
+def _once(key: tuple[Any, ...], build: Callable[[], Any]) -> Any:
+    """``build()``, once per database and ``key``."""
+    key = (connection.vendor, *key)
+    found = _STATEMENTS.get(key)
+    if found is None:
+        found = _STATEMENTS[key] = build()
+    return found
+
+
+def result_cell_statements() -> dict[str, str]:
+    """The statements of `tournaments.services.results.result_cell`: ``correcting`` (a saved
+    result with its table, donne, table round and round, then the donne's place), ``%s``:
+    tournament, table number, donne number; ``seats_of_round`` (each seat with its player),
+    ``%s``: table round; ``new_cell`` (the donne, its place, the id of a result saved at the
+    table, then on every seat of the table's round that plays its étui set: the seat, its
+    player, the table round, the table, the round), ``%s``: tournament, donne number,
+    tournament, table number."""
+    return _once(("result_cell",), _result_cell_statements)
+
+
+def _result_cell_statements() -> dict[str, str]:
+    from .models import Donne, Player, Result, Round, Seat, Table, TableRound
+
+    q = _quote
+    d, r, t, tr, rd, s, p = (
+        columns(m) for m in (Donne, Result, Table, TableRound, Round, Seat, Player)
+    )
+
+    def place(alias: str) -> str:  # the donne's 0-based place in its étui set
+        return (
+            f"(SELECT COUNT(*) FROM {d.table} d2 WHERE d2.{q('etui_set_id')} = {alias}."
+            f"{q('etui_set_id')} AND d2.{q('number')} < {alias}.{q('number')})"
+        )
+
+    correcting = (
+        f"SELECT {r.select('r')}, {t.select('t')}, {d.select('d')}, {tr.select('tr')},"
+        f" {rd.select('rd')}, {place('d')}"
+        f" FROM {r.table} r"
+        f" INNER JOIN {t.table} t ON t.{q('id')} = r.{q('table_id')}"
+        f" INNER JOIN {d.table} d ON d.{q('id')} = r.{q('donne_id')}"
+        f" INNER JOIN {tr.table} tr ON tr.{q('id')} = r.{q('table_round_id')}"
+        f" INNER JOIN {rd.table} rd ON rd.{q('id')} = tr.{q('round_id')}"
+        f" WHERE r.{q('tournament_id')} = %s AND t.{q('number')} = %s"
+        f" AND d.{q('number')} = %s"
+    )
+    seats_of_round = (
+        f"SELECT {s.select('s')}, {p.select('p')} FROM {s.table} s"
+        f" INNER JOIN {p.table} p ON p.{q('id')} = s.{q('player_id')}"
+        f" WHERE s.{q('table_round_id')} = %s"
+    )
+    new_cell = (
+        f"SELECT {d.select('d')}, {place('d')},"
+        f" (SELECT r.{q('id')} FROM {r.table} r WHERE r.{q('donne_id')} = d.{q('id')}"
+        f" AND r.{q('table_id')} = t.{q('id')} LIMIT 1),"
+        f" {s.select('s')}, {p.select('p')}, {tr.select('tr')}, {t.select('t')},"
+        f" {rd.select('rd')} FROM {d.table} d"
+        f" INNER JOIN {tr.table} tr ON tr.{q('etui_set_id')} = d.{q('etui_set_id')}"
+        f" INNER JOIN {t.table} t ON t.{q('id')} = tr.{q('table_id')}"
+        f" INNER JOIN {rd.table} rd ON rd.{q('id')} = tr.{q('round_id')}"
+        f" INNER JOIN {s.table} s ON s.{q('table_round_id')} = tr.{q('id')}"
+        f" INNER JOIN {p.table} p ON p.{q('id')} = s.{q('player_id')}"
+        f" WHERE d.{q('tournament_id')} = %s AND d.{q('number')} = %s"
+        f" AND t.{q('tournament_id')} = %s AND t.{q('number')} = %s"
+    )
+    return {"correcting": correcting, "seats_of_round": seats_of_round, "new_cell": new_cell}
+
+
+def roles_select(user: str) -> str:
+    """The two roles of the user whose id is the SQL ``user`` (``%s``, or a column), as the
+    last two columns of a SELECT over the tournament ``t``: arbiter, organiser of its club."""
+    from .models import Club, Tournament
+
+    arbiters = Tournament.arbiters.through
+    organisers = Club.organisers.through
+    return (
+        f"EXISTS (SELECT 1 FROM {_quote(arbiters._meta.db_table)} a"
+        f" WHERE a.{_column(arbiters, 'tournament')} = t.{_quote('id')}"
+        f" AND a.{_column(arbiters, 'user')} = {user})"
+        f", EXISTS (SELECT 1 FROM {_quote(organisers._meta.db_table)} o"
+        f" WHERE o.{_column(organisers, 'club')} = t.{_column(Tournament, 'club')}"
+        f" AND o.{_column(organisers, 'user')} = {user})"
+    )
+
+
+def tournament_columns() -> str:
+    """The columns of the tournament ``t`` then of its club ``c``, for a SELECT list."""
+    from .models import Club, Tournament
+
+    return f"{columns(Tournament).select('t')}, {columns(Club).select('c')}"
+
+
+def tournament_roles_statement(*, with_user: bool) -> str:
+    """The tournament, its club and (``with_user``) a user's two roles: ``%s``: the user
+    twice (with a user), then the tournament."""
+
+    def build() -> str:
+        from .models import Club, Tournament
+
+        sql = f"SELECT {tournament_columns()}"
+        if with_user:
+            sql += f", {roles_select('%s')}"
+        return (
+            f"{sql} FROM {columns(Tournament).table} t INNER JOIN {columns(Club).table} c"
+            f" ON c.{_quote('id')} = t.{_column(Tournament, 'club')}"
+            f" WHERE t.{_quote('id')} = %s"
+        )
+
+    return _once(("roles", with_user), build)
+
+
+def token_statement(*, with_tournament: bool) -> str:
+    """The token and its user by the token's key (``%s``), then (``with_tournament``) the
+    tournament ``%s`` (given first) with its club and the user's roles, empty columns when
+    there is no such tournament."""
+
+    def build() -> str:
+        from django.contrib.auth import get_user_model
+        from rest_framework.authtoken.models import Token
+
+        from .models import Club, Tournament
+
+        q = _quote
+        tokens, users = columns(Token), columns(get_user_model())
+        sql = f"SELECT {tokens.select('k')}, {users.select('u')}"
+        joins = f" INNER JOIN {users.table} u ON u.{q('id')} = k.{_column(Token, 'user')}"
+        if with_tournament:
+            user_id = f"u.{q('id')}"
+            sql += f", {tournament_columns()}, {roles_select(user_id)}"
+            joins += (
+                f" LEFT JOIN {columns(Tournament).table} t ON t.{q('id')} = %s"
+                f" LEFT JOIN {columns(Club).table} c ON c.{q('id')} = t.{_column(Tournament, 'club')}"
+            )
+        return f"{sql} FROM {tokens.table} k{joins} WHERE k.{q(Token._meta.pk.column)} = %s"
+
+    return _once(("token", with_tournament), build)
+
+
+def open_round_bump_statement(queued: tuple[str, Sequence[Any]] | None) -> str:
+    """The results version's bump, made only while the tournament takes results (it has
+    started) and the round is not closed: ``%s``: tournament, two statuses that take no
+    results, round, the closed state; then ``queued``'s parameters. It changes one row, or
+    none when refused.
+
+    On PostgreSQL the round's row is share-locked by the same statement: a closing that has
+    not committed yet makes it wait, then see the closed state; a closing that comes later
+    waits for this transaction. SQLite has one writer at a time, so its statement sees any
+    committed closing anyway. ``queued`` (PostgreSQL only: a scalar subquery and its
+    parameters, from the rankings) is returned by the changed row."""
+
+    def build() -> str:
+        from .models import Round, Tournament
+
+        postgresql = connection.vendor == "postgresql"
+        version = _column(Tournament, "results_version")
+        sql = (
+            f"UPDATE {columns(Tournament).table} SET {version} = {version} + 1"
+            f" WHERE {_column(Tournament, 'id')} = %s"
+            f" AND {_column(Tournament, 'status')} NOT IN (%s, %s)"
+            f" AND EXISTS (SELECT 1 FROM {columns(Round).table}"
+            f" WHERE {_column(Round, 'id')} = %s AND {_column(Round, 'state')} <> %s"
+            f"{' FOR SHARE' if postgresql else ''})"
+        )
+        if queued is not None:
+            sql += f" RETURNING {queued[0]}"
+        return sql
+
+    return _once(("bump", None if queued is None else queued[0]), build)
+

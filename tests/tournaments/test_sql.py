@@ -1,4 +1,4 @@
-"""tournaments.services.rows, the plain-SQL helpers of an API write, against the ORM: the
+"""tournaments.sql, the plain-SQL helpers of an API write, against the ORM: the
 instances it loads, the rows it inserts, the reads it compiles once, the errors it raises."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from tests.fixtures.tournaments import stage_tournament
 from tournaments.api.models import IdempotencyRecord
 from tournaments.models import LedgerEntry, Result, TableRound, Tournament
 from tournaments.services.events import open_round_bump
-from tournaments.services.rows import CompiledRead, columns, insert, insert_pair, run
+from tournaments.sql import CompiledRead, columns, insert, insert_pair, run
 
 pytestmark = pytest.mark.django_db
 
@@ -126,7 +126,7 @@ def test_a_compiled_read_answers_as_its_queryset(personas) -> None:
 def test_a_new_instance_is_the_orms(personas) -> None:
     """`new` leaves the instance Model.__init__ leaves: every field (given, its default),
     the related instances cached, a fresh state; a name that is no field goes to __init__."""
-    from tournaments.services.rows import new
+    from tournaments.sql import new
 
     t = stage_tournament(personas=personas)
     table_round = TableRound.objects.select_related("table", "round", "etui_set").first()
@@ -152,3 +152,47 @@ def test_a_new_instance_is_the_orms(personas) -> None:
     with pytest.raises(TypeError):
         new(Result, no_such_field=1)  # Model.__init__'s own refusal
     assert insert(new(LedgerEntry, tournament=t, action="result_created")).pk is not None
+
+
+def test_an_insert_refuses_what_a_plain_insert_would_skip(personas) -> None:
+    """A model whose save() adds to an insert (Player fills its search key) or that a save
+    signal watches is refused before any statement; the ledger's lines are accepted (its
+    save() is the ORM's own) and stay append-only through the ORM."""
+    from django.core.exceptions import ValidationError
+    from django.db.models.signals import post_save, pre_save
+
+    from tournaments.models import Player
+    from tournaments.sql import InsertRefused, insertable
+
+    t = stage_tournament(personas=personas)
+    before = Player.objects.count()
+    with pytest.raises(InsertRefused):
+        insert(Player(first_name="Jeanne", last_name="Martin"))
+    assert Player.objects.count() == before
+
+    def heard(**kwargs: Any) -> None:
+        pass
+
+    for signal in (pre_save, post_save):
+        signal.connect(heard, sender=IdempotencyRecord)
+        try:
+            assert not insertable(IdempotencyRecord)
+            with pytest.raises(InsertRefused):
+                insert(IdempotencyRecord(key="heard", user=personas.arbiter, method="POST"))
+        finally:
+            signal.disconnect(heard, sender=IdempotencyRecord)
+    assert insertable(IdempotencyRecord) and insertable(LedgerEntry) and insertable(Result)
+    assert not IdempotencyRecord.objects.filter(key="heard").exists()
+
+    table_round = TableRound.objects.filter(table__tournament=t).order_by("pk").first()
+    result, line = pair(t, personas.arbiter, table_round, 0)
+    with pytest.raises(InsertRefused):
+        insert_pair(result, Player(first_name="A", last_name="B"), "result")
+    assert result.pk is None  # refused before the parent's INSERT
+    insert(line)
+    line.reason = "changed"
+    with pytest.raises(ValidationError), transaction.atomic():
+        line.save()
+    with pytest.raises(ValidationError), transaction.atomic():
+        line.save(update_fields=["reason"])
+    assert LedgerEntry.objects.get(pk=line.pk).reason == ""
