@@ -547,4 +547,3 @@ def open_round_bump_statement(queued: tuple[str, Sequence[Any]] | None) -> str:
         return sql
 
     return _once(("bump", None if queued is None else queued[0]), build)
-
