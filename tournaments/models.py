@@ -647,10 +647,10 @@ class LedgerEntry(models.Model):
     def __str__(self) -> str:
         return f"{self.at:%Y-%m-%d %H:%M} {self.get_action_display()}"
 
-    # Append-only: save() is the ORM's own (so that a plain INSERT, tournaments.sql.insert,
-    # does what it does); the step by which it would change a saved row refuses.
-    def _do_update(self, *args: Any, **kwargs: Any) -> bool:
-        raise ValidationError(_("The ledger is append-only: an entry cannot be changed."))
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if self.pk is not None:
+            raise ValidationError(_("The ledger is append-only: an entry cannot be changed."))
+        super().save(*args, **kwargs)
 
     def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
         raise ValidationError(_("The ledger is append-only: an entry cannot be deleted."))

@@ -1,10 +1,9 @@
-"""The one module of ``tournaments`` that writes plain SQL or drives a cursor (psycopg or
-Django's): every statement the ORM does not build is here, with the model instances read
-from its rows and the new rows inserted with one. Ruff's banned-API rule (TID251, see
-pyproject.toml) keeps ``psycopg`` and ``django.db.connection`` out of every other module of
-the app. Each fast path it serves is listed, with what it earns on its benchmark, in
-docs/BENCHMARKS.md ("Fast paths and what they earn"), and tied to its ORM version by a test
-(tests/tournaments/test_sql.py).
+"""The one module of ``tournaments`` that writes plain SQL or drives a cursor: every statement
+the ORM does not build is here, with the model instances read from its rows. Ruff's
+banned-API rule (TID251, see pyproject.toml) keeps ``psycopg`` and ``django.db.connection``
+out of every other module of the app. Each statement is either one the ORM cannot say (the
+results version's guarded bump) or a fast path that earns 20 % or more on its benchmark
+(docs/BENCHMARKS.md, "Fast paths and what they earn"), tied to its ORM version by a test.
 
 A `Columns` is written once per model: its quoted column list for a SELECT under a given
 table alias, and the database's converters for each column (JSON text, SQLite's dates...),
@@ -14,57 +13,20 @@ loaded. Portable between PostgreSQL and SQLite (plain SQL, ``%s`` parameters).
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any
 
 from django.db import DEFAULT_DB_ALIAS, connection, connections
-from django.db.models import Model, QuerySet
-from django.db.models.base import ModelState
-from django.db.models.signals import post_init, post_save, pre_init, pre_save
-
-M = TypeVar("M", bound=Model)
+from django.db.models import Model
 
 __all__ = [
     "Columns",
-    "CompiledRead",
-    "InsertRefused",
     "Ran",
     "columns",
     "in_atomic_block",
-    "insert",
-    "insert_pair",
-    "new",
     "run",
 ]
-
-
-class InsertRefused(TypeError):
-    """`insert` was given a model whose save() does more than the ORM's own (an overridden
-    ``save``, ``save_base``, ``_save_table`` or ``_do_insert``, or a pre_save / post_save
-    receiver): a plain INSERT would skip it. Save such a model with the ORM."""
-
-
-# The steps of Model.save() an INSERT goes through: a model overriding one adds to it.
-_SAVE_STEPS = ("save", "save_base", "_save_table", "_do_insert")
-
-
-def insertable(model: type[Model]) -> bool:
-    """Whether a plain INSERT of ``model`` does what ``save(force_insert=True)`` does: no
-    step of its save() overridden, no save signal heard for it (checked at each call:
-    receivers may connect at any time)."""
-    if any(getattr(model, step) is not getattr(Model, step) for step in _SAVE_STEPS):
-        return False
-    return not (pre_save.has_listeners(model) or post_save.has_listeners(model))
-
-
-def _require_insertable(model: type[Model]) -> None:
-    if not insertable(model):
-        raise InsertRefused(
-            f"{model.__name__}: its save() or a save signal does more than an INSERT; "
-            "save it with the ORM"
-        )
 
 
 def in_atomic_block() -> bool:
@@ -79,24 +41,9 @@ class Columns:
         self.model = model
         self.fields = list(model._meta.concrete_fields)
         self.attnames = [f.attname for f in self.fields]
-        self.inserted = [f for f in self.fields if not f.primary_key]
-        self.pk = model._meta.pk
-        # Instances can be made without Model.__init__ (see `load`): the model adds nothing
-        # to it nor to from_db.
-        self._plain = (
-            model.__init__ is Model.__init__ and model.from_db.__func__ is Model.from_db.__func__
-        )
-        # ... and new instances too (see `new`), where every field is concrete.
-        self._plain_new = (
-            self._plain
-            and list(model._meta.fields) == self.fields
-            and not model._meta.private_fields
-        )
-        self._names = {f.name: f for f in self.fields} | {f.attname: f for f in self.fields}
         self.width = len(self.fields)
         self.table = connection.ops.quote_name(model._meta.db_table)
         self._converters: dict[str, list[tuple[int, list[Callable[..., Any]], Any]]] = {}
-        self._inserts: dict[str, str] = {}
 
     def select(self, alias: str) -> str:
         """``alias."col", alias."col"...`` for a SELECT list."""
@@ -124,30 +71,7 @@ class Columns:
             for conv in convs:
                 value = conv(value, col, db)
             values[i] = value
-        if self._plain and not (pre_init.receivers or post_init.receivers):
-            # What Model.__init__ does with a full row (each value set under its attname,
-            # a fresh state), without its per-field setattr loop and signals nobody hears.
-            obj = self.model.__new__(self.model)
-            obj.__dict__.update(zip(self.attnames, values, strict=True))
-            state = obj._state = ModelState()
-            state.adding, state.db = False, db.alias
-            return obj
         return self.model.from_db(db.alias, self.attnames, values)
-
-    def _insert_sql(self) -> str:
-        """``INSERT INTO table (every column but the id) VALUES (%s, ...)``, with ``RETURNING
-        id`` where the database can (PostgreSQL, SQLite 3.35+), written once per database."""
-        vendor = connection.vendor
-        found = self._inserts.get(vendor)
-        if found is None:
-            quote = connection.ops.quote_name
-            names = ", ".join(quote(f.column) for f in self.inserted)
-            marks = ", ".join("%s" for f in self.inserted)
-            found = f"INSERT INTO {self.table} ({names}) VALUES ({marks})"
-            if connection.features.can_return_columns_from_insert:
-                found += f" RETURNING {quote(self.pk.column)}"
-            self._inserts[vendor] = found
-        return found
 
 
 @dataclass(frozen=True)
@@ -159,66 +83,16 @@ class Ran:
 
 
 def run(sql: str, params: Sequence[Any]) -> Ran:
-    """Run one statement of a hot path (``%s`` parameters). On PostgreSQL as a prepared
-    statement with the values bound by the server: Django's cursors quote every value into
-    the SQL text on the client, and PostgreSQL then plans each statement anew, which for a
-    join of six tables costs more than running it; prepared once per connection (psycopg
-    keeps them), it is planned once. Errors are Django's (IntegrityError...), and the
-    statement is listed where Django lists queries (tests, benchmarks)."""
-    db = connections[DEFAULT_DB_ALIAS]
-    if db.vendor != "postgresql":
-        with db.cursor() as cursor:
-            cursor.execute(sql, params)
-            rows = cursor.fetchall() if cursor.description is not None else []
-            return Ran(rows, cursor.rowcount)
-    import psycopg
-
-    db.ensure_connection()
-    db.validate_no_broken_transaction()
-    started = time.monotonic()
-    with db.wrap_database_errors, psycopg.Cursor(db.connection) as cursor:
-        cursor.execute(sql, params, prepare=True)
-        # Whether it gave rows, without `description` (which describes every column).
-        result = cursor.pgresult
-        has_rows = result is not None and result.status == psycopg.pq.ExecStatus.TUPLES_OK
-        ran = Ran(cursor.fetchall() if has_rows else [], cursor.rowcount)
-    if db.queries_logged:
-        db.queries_log.append({"sql": sql, "time": f"{time.monotonic() - started:.3f}"})
-    return ran
+    """Run one plain statement (``%s`` parameters) through Django's cursor: its rows (none
+    for a write without RETURNING) and its row count. Errors are Django's (IntegrityError...),
+    and the statement is listed where Django lists queries (tests, benchmarks)."""
+    with connections[DEFAULT_DB_ALIAS].cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall() if cursor.description is not None else []
+        return Ran(rows, cursor.rowcount)
 
 
 _COLUMNS: dict[type[Model], Columns] = {}
-
-
-def new(model: type[M], **values: Any) -> M:
-    """``model(**values)``, a new unsaved instance, without Model.__init__'s general loop
-    (positional values, properties, deferred fields): each value set as __init__ sets it (a
-    related instance through its descriptor), every other field its default. For models to
-    which __init__ adds nothing (`Columns`) and that no init signal watches; otherwise, or
-    for a name that is not a concrete field, ``model(**values)`` itself."""
-    cols = columns(model)
-    if (
-        not cols._plain_new
-        or pre_init.receivers
-        or post_init.receivers
-        or not values.keys() <= cols._names.keys()
-    ):
-        return model(**values)
-    obj = model.__new__(model)
-    obj._state = ModelState()
-    attrs = obj.__dict__
-    for f in cols.fields:
-        if f.name in values:
-            value = values[f.name]
-            if f.is_relation:
-                setattr(obj, f.name, value)  # the descriptor: its id and its cache
-                continue
-        elif f.attname in values:
-            value = values[f.attname]
-        else:
-            value = f.get_default()
-        attrs[f.attname] = value
-    return obj
 
 
 def columns(model: type[Model]) -> Columns:
@@ -227,141 +101,6 @@ def columns(model: type[Model]) -> Columns:
     if found is None:
         found = _COLUMNS[model] = Columns(model)
     return found
-
-
-def insert(obj: Model) -> Model:
-    """Insert the new ``obj`` as ``obj.save(force_insert=True)`` would (each field's
-    ``pre_save``: auto_now dates; its database value: JSON...), in one plain statement, and
-    set its id. Raises `InsertRefused` for a model whose save() adds to an insert or that a
-    save signal watches (`insertable`), ValueError for an instance saved already."""
-    _require_insertable(type(obj))
-    db = connections[DEFAULT_DB_ALIAS]  # the connection itself, not its per-access proxy
-    cols = columns(type(obj))
-    values = _prepared(db, cols, obj)
-    if db.features.can_return_columns_from_insert:
-        ((value,),) = run(cols._insert_sql(), values).rows
-    else:
-        with db.cursor() as cursor:
-            cursor.execute(cols._insert_sql(), values)
-            value = db.ops.last_insert_id(cursor, cols.model._meta.db_table, cols.pk.column)
-    _saved(db, obj, value)
-    return obj
-
-
-def insert_pair(
-    parent: Model,
-    child: Model,
-    link: str,
-    *,
-    then: tuple[str, Sequence[Any]] | None = None,
-) -> list[tuple[Any, ...]]:
-    """`insert` ``parent``, then ``child`` whose foreign key ``link`` points at it, then run
-    the statement ``then`` (an UPDATE: sql, params); returns the rows ``then`` changed, each
-    as its RETURNING clause gives it (empty tuples without one).
-
-    On PostgreSQL in one statement: the two INSERTs in a WITH (the child's reads the
-    parent's id), ``then`` as its main statement; when ``then`` changes nothing, the rows
-    are inserted all the same (the caller rolls its transaction back). Elsewhere in two or
-    three statements. For the result, its ledger line and the results version's bump.
-    Raises `InsertRefused` as `insert` does, before any statement."""
-    _require_insertable(type(parent))
-    _require_insertable(type(child))
-    db = connections[DEFAULT_DB_ALIAS]
-    if db.vendor != "postgresql":
-        insert(parent)
-        setattr(child, link, parent)
-        insert(child)
-        if then is None:
-            return []
-        ran = run(*then)
-        return ran.rows or [()] * ran.rowcount
-    parents, children = columns(type(parent)), columns(type(child))
-    field = type(child)._meta.get_field(link)
-    key = (parents.model, children.model, link, None if then is None else then[0])
-    sql = _PAIRS.get(key)
-    if sql is None:
-        quote = db.ops.quote_name
-        marks = ", ".join(
-            f"(SELECT {quote(parents.pk.column)} FROM p)" if f is field else "%s"
-            for f in children.inserted
-        )
-        names = ", ".join(quote(f.column) for f in children.inserted)
-        both = (
-            f"INSERT INTO {children.table} ({names}) VALUES ({marks})"
-            f" RETURNING {quote(field.column)} AS parent_id, {quote(children.pk.column)} AS id"
-        )
-        sql = f"WITH p AS ({parents._insert_sql()})"
-        if then is None:
-            sql += f" {both}"
-        else:
-            ids = "(SELECT parent_id FROM c), (SELECT id FROM c)"
-            returning = " RETURNING " in then[0]
-            sql += f", c AS ({both}) {then[0]}{', ' if returning else ' RETURNING '}{ids}"
-        _PAIRS[key] = sql
-    values = _prepared(db, parents, parent) + _prepared(db, children, child, skip=field)
-    rows = run(sql, values + ([] if then is None else list(then[1]))).rows
-    if not rows:
-        return []  # ``then`` changed nothing: the ids are not read (the caller rolls back)
-    *returned, parent_id, child_id = rows[0]
-    _saved(db, parent, parent_id)
-    setattr(child, link, parent)
-    _saved(db, child, child_id)
-    return [tuple(returned)] if then is not None else []
-
-
-_PAIRS: dict[tuple[type[Model], type[Model], str, str | None], str] = {}
-
-
-def _prepared(db: Any, cols: Columns, obj: Model, skip: Any = None) -> list[Any]:
-    """The database values of a new row (every column but the id, and ``skip``)."""
-    if obj.pk is not None:
-        raise ValueError(f"{cols.model.__name__} {obj.pk} is already saved")
-    return [f.get_db_prep_save(f.pre_save(obj, True), db) for f in cols.inserted if f is not skip]
-
-
-def _saved(db: Any, obj: Model, pk: Any) -> None:
-    """``obj`` as the ORM leaves a saved instance: its id set, no longer "adding"."""
-    setattr(obj, type(obj)._meta.pk.attname, pk)
-    obj._state.adding = False
-    obj._state.db = db.alias
-
-
-_SENTINEL = -918_273_645  # stands for the parameter while a query is compiled
-
-
-class CompiledRead:
-    """A read written with the ORM (``build(value)``: a values_list queryset filtered on one
-    value), compiled once per database and then run with other values as plain SQL, its
-    columns converted as the ORM would. For a read that every write pays, where building
-    and compiling the queryset cost more than running it. Rows come in the compiler's
-    column order: the fields, then the annotations."""
-
-    def __init__(self, build: Callable[[Any], QuerySet[Any]]) -> None:
-        self.build = build
-        self._compiled: dict[str, tuple[str, list[Any], int, list[Any]]] = {}
-
-    def _compile(self) -> tuple[str, list[Any], int, list[Any]]:
-        vendor = connection.vendor
-        found = self._compiled.get(vendor)
-        if found is None:
-            compiler = self.build(_SENTINEL).query.get_compiler(using=DEFAULT_DB_ALIAS)
-            sql, params = compiler.as_sql()
-            (at,) = [i for i, p in enumerate(params) if p == _SENTINEL]
-            selected = [s[0] for s in compiler.select[: compiler.col_count]]
-            found = (sql, list(params), at, list(compiler.get_converters(selected).items()))
-            self._compiled[vendor] = found
-        return found
-
-    def rows(self, value: Any) -> list[list[Any]]:
-        sql, params, at, converters = self._compile()
-        params = [*params[:at], value, *params[at + 1 :]]
-        db = connections[DEFAULT_DB_ALIAS]
-        rows = [list(row) for row in run(sql, params).rows]
-        for row in rows:
-            for pos, (convs, expression) in converters:
-                for converter in convs:
-                    row[pos] = converter(row[pos], expression, db)
-        return rows
 
 
 # --- the statements of the fast paths -------------------------------------------------------
@@ -488,33 +227,6 @@ def tournament_roles_statement(*, with_user: bool) -> str:
         )
 
     return _once(("roles", with_user), build)
-
-
-def token_statement(*, with_tournament: bool) -> str:
-    """The token and its user by the token's key (``%s``), then (``with_tournament``) the
-    tournament ``%s`` (given first) with its club and the user's roles, empty columns when
-    there is no such tournament."""
-
-    def build() -> str:
-        from django.contrib.auth import get_user_model
-        from rest_framework.authtoken.models import Token
-
-        from .models import Club, Tournament
-
-        q = _quote
-        tokens, users = columns(Token), columns(get_user_model())
-        sql = f"SELECT {tokens.select('k')}, {users.select('u')}"
-        joins = f" INNER JOIN {users.table} u ON u.{q('id')} = k.{_column(Token, 'user')}"
-        if with_tournament:
-            user_id = f"u.{q('id')}"
-            sql += f", {tournament_columns()}, {roles_select(user_id)}"
-            joins += (
-                f" LEFT JOIN {columns(Tournament).table} t ON t.{q('id')} = %s"
-                f" LEFT JOIN {columns(Club).table} c ON c.{q('id')} = t.{_column(Tournament, 'club')}"
-            )
-        return f"{sql} FROM {tokens.table} k{joins} WHERE k.{q(Token._meta.pk.column)} = %s"
-
-    return _once(("token", with_tournament), build)
 
 
 def open_round_bump_statement(queued: tuple[str, Sequence[Any]] | None) -> str:

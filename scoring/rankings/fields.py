@@ -37,17 +37,12 @@ class CardLinesField(models.JSONField):
         return pairs
 
     def get_db_prep_value(self, value: Any, connection: Any, prepared: bool = False) -> Any:
-        if not isinstance(value, dict):
-            return super().get_db_prep_value(value, connection, prepared)
-        text = _encode(
-            {
+        if isinstance(value, dict):  # each player's lines as one JSON text
+            value = {
                 key: lines if isinstance(lines, str) else _encode(lines).decode()
                 for key, lines in value.items()
             }
-        ).decode()
-        from .sql import json_as_text  # the driver's side: the part's SQL seam
-
-        return json_as_text(value, text, postgresql=connection.vendor == "postgresql")
+        return super().get_db_prep_value(value, connection, prepared)
 
     def from_db_value(self, value: Any, expression: Any, connection: Any) -> Any:
         value = super().from_db_value(value, expression, connection)

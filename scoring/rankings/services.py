@@ -47,10 +47,8 @@ from django.db.models.functions import Cast, Coalesce, Now
 
 from scoring.rankings.models import RankingSnapshot, RankingState
 from scoring.rankings.sql import (
-    CompiledRead,
     commit_without_waiting,
     consistent_read,
-    fetch_all,
     in_atomic_block,
     is_postgresql,
     queued_clause,
@@ -149,38 +147,13 @@ def ranked_results_json(*, tournament_id: int) -> Any:
     )
 
 
-def ranking_inputs(*, tournament_id: int) -> RankingInputs | None:
-    """Read a tournament's results as ranking input (None if the tournament is gone).
-
-    Three queries whatever the size: the tournament (and whether its snapshot is stored),
-    the results, and in one UNION the penalties, the seated players (these appear in the
-    ranking before their first result), the tables scheduled per étui set and the donnes
-    (which donnes are complete, RULES §6.1: as `scoring.rankings.selectors.complete_donnes` decides).
-    Few round trips matter: on a busy host each one waits its turn.
-    """
-    stored = RankingSnapshot.objects.filter(
-        tournament_id=OuterRef("pk"),
-        results_version=OuterRef("results_version"),
-        method=OuterRef("method"),
-        matchpoint_penalty_rate=OuterRef("matchpoint_penalty_rate"),
-    )
-    with consistent_read():
-        head = (
-            Tournament.objects.filter(pk=tournament_id)
-            .annotate(stored=Exists(stored), db_now=Now())
-            .values_list("results_version", "method", "matchpoint_penalty_rate", "stored", "db_now")
-            .first()
-        )
-        if head is None:
-            return None
-        version, method, rate, exists, read_at = head
-        if exists:
-            return RankingInputs(
-                tournament_id, version, method, rate, True, [], [], [], [], read_at
-            )
-        results = fetch_all(ranked_results_json(tournament_id=tournament_id))
-        penalty_rows, seated, scheduled, etui_set_of = _side_rows(tournament_id)
-
+def _plays_of(
+    results: list[tuple[Any, ...]],
+) -> tuple[list[tuple[int, int, str, int, int]], list[tuple[int, int]], list[tuple[int, int]]]:
+    """The plays (player, donne, position, table, score: the fields of a
+    scoring.rules.ranking.Play), the annulled (donne, table) and the sit-outs (player, donne)
+    of the rows of `ranked_results_json`. Raises RankingDataError for a row that is not
+    data (JSON that does not decode, a score beyond any deal)."""
     plays: list[tuple[int, int, str, int, int]] = []  # the fields of a scoring.rules.ranking.Play
     annulled: list[tuple[int, int]] = []
     sit_outs: list[tuple[int, int]] = []
@@ -229,6 +202,42 @@ def ranking_inputs(*, tournament_id: int) -> RankingInputs | None:
         else:  # all passed: a real 0 that is compared; annulled: left out of the group
             for position, player in holders.items():
                 add((int(player), donne, position, table, 0))
+    return plays, annulled, sit_outs
+
+
+def ranking_inputs(*, tournament_id: int) -> RankingInputs | None:
+    """Read a tournament's results as ranking input (None if the tournament is gone).
+
+    Three queries whatever the size: the tournament (and whether its snapshot is stored),
+    the results, and in one UNION the penalties, the seated players (these appear in the
+    ranking before their first result), the tables scheduled per étui set and the donnes
+    (which donnes are complete, RULES §6.1: as `scoring.rankings.selectors.complete_donnes` decides).
+    Few round trips matter: on a busy host each one waits its turn.
+    """
+    stored = RankingSnapshot.objects.filter(
+        tournament_id=OuterRef("pk"),
+        results_version=OuterRef("results_version"),
+        method=OuterRef("method"),
+        matchpoint_penalty_rate=OuterRef("matchpoint_penalty_rate"),
+    )
+    with consistent_read():
+        head = (
+            Tournament.objects.filter(pk=tournament_id)
+            .annotate(stored=Exists(stored), db_now=Now())
+            .values_list("results_version", "method", "matchpoint_penalty_rate", "stored", "db_now")
+            .first()
+        )
+        if head is None:
+            return None
+        version, method, rate, exists, read_at = head
+        if exists:
+            return RankingInputs(
+                tournament_id, version, method, rate, True, [], [], [], [], read_at
+            )
+        results = list(ranked_results_json(tournament_id=tournament_id))
+        penalty_rows, seated, scheduled, etui_set_of = _side_rows(tournament_id)
+
+    plays, annulled, sit_outs = _plays_of(results)
     penalties = [Penalty(player, points, donne) for player, points, donne in penalty_rows]
     # Seated players without any result yet still appear (with 0): a 0-point entry adds the
     # player to the ranking without changing anyone's total.
@@ -556,21 +565,21 @@ def ranking_claim_queue(*, tournament_id: int, now: datetime) -> bool:
     return RankingState.objects.filter(free, pk=tournament_id).update(queued_at=now) == 1
 
 
-# What the scheduler reads after every change (compiled once: scoring.rankings.sql).
-_CLAIM_READ = CompiledRead(
-    lambda pk: (
-        RankingState.objects.filter(pk=pk)
+def _claim_read(tournament_id: int) -> list[tuple[Any, ...]]:
+    """What the scheduler reads after every change: the ranking's clock and the database's
+    time."""
+    return list(
+        RankingState.objects.filter(pk=tournament_id)
         .annotate(db_now=Now())
         .values_list("started_at", "queued_at", "stale_since", "db_now")
     )
-)
 
 
 def ranking_mark_stale_and_claim(*, tournament_id: int) -> tuple[datetime | None, bool, datetime]:
     """`ranking_mark_stale` then `ranking_claim_queue`, for the scheduler with a broker: the
     stale mark and the claim go in one UPDATE when both are to do (every change after a
     computation started). Returns (started_at, whether this call holds the claim, now)."""
-    rows = _CLAIM_READ.rows(tournament_id)
+    rows = _claim_read(tournament_id)
     if not rows:
         _state_ensure(tournament_id)
         return ranking_mark_stale_and_claim(tournament_id=tournament_id)

@@ -1,7 +1,7 @@
 """The one module of ``scoring.rankings`` that writes plain SQL or drives a cursor (psycopg or
-Django's): the computation's consistent read and whole fetch, the snapshot's INSERT with its
-parameters bound by the server, the JSON the driver sends as is, and the clause by which a
-results write learns that a ranking task is queued. Ruff's banned-API rule (TID251, see
+Django's): the computation's consistent read, the snapshot's INSERT with its parameters
+bound by the server, and the clause by which a results write learns that a ranking task is
+queued. Ruff's banned-API rule (TID251, see
 pyproject.toml) keeps ``psycopg`` and ``django.db.connection`` out of every other module of
 the part. What each fast path earns on its benchmark is in docs/BENCHMARKS.md ("Fast paths
 and what they earn"); tests/rankings/test_sql.py ties each to its ORM version.
@@ -16,23 +16,32 @@ from datetime import timedelta
 from typing import Any
 
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Model, QuerySet
-
-from tournaments.sql import CompiledRead, insertable
+from django.db.models import Model
+from django.db.models.signals import post_save, pre_save
 
 from .fields import CardLinesField
 
 __all__ = [
-    "CompiledRead",
     "commit_without_waiting",
     "consistent_read",
-    "fetch_all",
     "in_atomic_block",
     "is_postgresql",
-    "json_as_text",
     "queued_clause",
     "snapshot_insert",
 ]
+
+
+# The steps of Model.save() an INSERT goes through: a model overriding one adds to it.
+_SAVE_STEPS = ("save", "save_base", "_save_table", "_do_insert")
+
+
+def insertable(model: type[Model]) -> bool:
+    """Whether a plain INSERT of ``model`` does what ``save(force_insert=True)`` does: no
+    step of its save() overridden, no save signal heard for it (checked at each call:
+    receivers may connect at any time)."""
+    if any(getattr(model, step) is not getattr(Model, step) for step in _SAVE_STEPS):
+        return False
+    return not (pre_save.has_listeners(model) or post_save.has_listeners(model))
 
 
 def in_atomic_block() -> bool:
@@ -59,31 +68,12 @@ def consistent_read() -> Iterator[None]:
         yield
 
 
-def fetch_all(queryset: QuerySet[Any]) -> list[tuple[Any, ...]]:
-    """The rows of a values_list ``queryset`` with no converters (plain columns), fetched
-    whole by the driver, without the queryset's iteration in chunks."""
-    sql, params = queryset.query.sql_with_params()
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        return cursor.fetchall()
-
-
 def commit_without_waiting() -> None:
     """The current transaction's commit does not wait for its WAL to reach the disk
     (PostgreSQL's ``synchronous_commit = off``, for this transaction only). For derived
     data only: a crash may lose the transaction, never corrupt it."""
     with connection.cursor() as cursor:
         cursor.execute("SET LOCAL synchronous_commit = off")
-
-
-def json_as_text(value: Any, text: str, *, postgresql: bool) -> Any:
-    """What to give the driver for a JSON ``value`` whose JSON ``text`` is made already: on
-    PostgreSQL a psycopg Jsonb that sends ``text`` as is, elsewhere the text itself."""
-    if postgresql:
-        from psycopg.types.json import Jsonb
-
-        return Jsonb(value, dumps=lambda _value: text)
-    return text
 
 
 def queued_clause(*, tournament_id: int, claim_timeout: timedelta) -> tuple[str, list[Any]]:
@@ -113,8 +103,9 @@ def snapshot_insert(snapshot: Model, *, dumps: Callable[[Any], str]) -> bool:
     On PostgreSQL in one plain statement, its parameters bound by the server, ON CONFLICT
     DO NOTHING instead of a savepoint; the ``data`` JSON made with ``dumps``, each
     CardLinesField as one binary text[] of keys and JSON texts that jsonb_object() turns
-    into the stored document. Elsewhere ``save(force_insert=True)`` in a savepoint. The
-    statement is listed where Django lists queries (tests, benchmarks)."""
+    into the stored document. Elsewhere, or for a model whose save() adds to an INSERT or
+    that a save signal watches (`insertable`), ``save(force_insert=True)`` in a savepoint.
+    The statement is listed where Django lists queries (tests, benchmarks)."""
     model = type(snapshot)
     if connection.vendor != "postgresql" or not insertable(model):
         try:

@@ -25,8 +25,7 @@ def results_changed(*, tournament_id: int) -> None:
 
 def open_round_bump(*, tournament_id: int, round_id: int) -> tuple[str, list[Any]]:
     """The statement of `results_changed_in_open_round` and its parameters, for a caller
-    that runs it with other statements (tournaments.sql.insert_pair). It changes one row,
-    or none when the tournament has not started or the round is closed; on PostgreSQL that
+    that runs it itself. It changes one row, or none when the tournament has not started or the round is closed; on PostgreSQL that
     row answers whether a ranking task is queued already
     (scoring.rankings.services.ranking_queued_clause). The caller then calls
     `ranking_on_commit` with that answer."""

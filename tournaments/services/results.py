@@ -45,10 +45,10 @@ from ..models import (
     Tournament,
 )
 from ..permissions import can_write_results
-from ..sql import columns, in_atomic_block, insert_pair, new, result_cell_statements, run
+from ..sql import columns, in_atomic_block, result_cell_statements, run
 from . import checks
 from .errors import translate_error
-from .events import open_round_bump, ranking_on_commit, results_changed_in_open_round
+from .events import results_changed_in_open_round
 
 __all__ = [
     "PLAYERS_PER_DONNE",
@@ -778,8 +778,7 @@ def _create(*, ctx: ResultContext, values: dict[str, Any], line: LedgerLine) -> 
     tournament, table, donne, user = ctx.tournament, ctx.table, ctx.donne, line.actor
     try:
         with transaction.atomic(savepoint=False):
-            result = new(
-                Result,
+            result = Result(
                 tournament=tournament,
                 table_round=ctx.table_round,
                 table=table,
@@ -789,21 +788,21 @@ def _create(*, ctx: ResultContext, values: dict[str, Any], line: LedgerLine) -> 
                 version=1,
                 **values,
             )
-            entry = new(
-                LedgerEntry,
+            entry = LedgerEntry(
                 tournament=tournament,
                 round=ctx.round,
                 before=None,
                 after=result_snapshot(result),
                 **line.fields(),
             )
-            # The two rows and the bump: one statement on PostgreSQL (tournaments.sql).
+            result.save(force_insert=True)
+            entry.result = result
+            entry.save(force_insert=True)
             _open_round(ctx.round)
-            bump = open_round_bump(tournament_id=tournament.pk, round_id=ctx.round.pk)
-            bumped = insert_pair(result, entry, "result", then=bump)
-            if len(bumped) != 1:
+            if not results_changed_in_open_round(
+                tournament_id=tournament.pk, round_id=ctx.round.pk
+            ):
                 _refuse_closed(tournament.pk, ctx.round)
-            ranking_on_commit(tournament.pk, queued=bool(bumped[0] and bumped[0][0]))
     except IntegrityError:
         # Another creation won the race. Inside an outer transaction nothing can be read
         # until it is rolled back: the conflict reads the winner when asked.
