@@ -1,5 +1,6 @@
-"""tournaments.sql, the plain-SQL helpers of an API write, against the ORM: the
-instances it loads, the rows it inserts, the reads it compiles once, the errors it raises."""
+"""tournaments.sql, the plain-SQL helpers of an API write, against the ORM: the instances it
+loads from its rows are the ORM's. (Its statements are tied to their ORM versions where they
+are used: tests/tournaments/test_result_cell.py, test_tournament_with_roles.py.)"""
 
 from __future__ import annotations
 
