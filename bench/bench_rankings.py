@@ -113,6 +113,44 @@ def measure_recompute(players: int, repeats: int) -> dict[str, Any]:
     }
 
 
+def measure_plain(players: int, repeats: int, names: list[str]) -> str:
+    """What the recomputation's fast paths earn: a recomputation of a tournament of
+    `players` with every fast path, then with each plain version (bench/plain_paths.py),
+    the kinds alternating, `repeats` rounds; the best time of each kind."""
+    from plain_paths import plain
+
+    from scoring.models import RankingSnapshot
+    from scoring.rankings.services import ranking_recompute
+    from tests.rankings.builders import build_tournament, fill_results
+
+    built = build_tournament(
+        players=players, rounds=6, per_relais=4, status="published", seed=players
+    )
+    fill_results(built, seed=players)
+    tid = built.tournament.pk
+    kinds = ["fast", *names]
+    best: dict[str, float] = {}
+    for _ in range(repeats):
+        for kind in kinds:
+            with plain([] if kind == "fast" else [kind]):
+                RankingSnapshot.objects.filter(tournament_id=tid).delete()
+                started = time.perf_counter()
+                ranking_recompute(tournament_id=tid)
+                elapsed = time.perf_counter() - started
+            best[kind] = min(best.get(kind, elapsed), elapsed)
+    lines = [
+        f"Recomputation of {players:,} players, best of {repeats}; gain: computations per "
+        "second with the fast path over those with its plain version, minus one.",
+        "",
+        "| plain version of | ms | the fast path's gain |",
+        "|---|---|---|",
+    ]
+    for kind in kinds:
+        gain = "—" if kind == "fast" else f"{(best[kind] / best['fast'] - 1) * 100:+.0f} %"
+        lines.append(f"| {kind} | {best[kind] * 1000:.0f} | {gain} |")
+    return "\n".join(lines)
+
+
 def measure_pages(built: Any, repeats: int) -> dict[str, Any]:
     """Server time of the pages against the home page, as an anonymous visitor."""
     import gzip
@@ -337,6 +375,12 @@ def main() -> None:
         "--only-recompute", action="store_true", help="the recomputation only (no pages, worker)"
     )
     parser.add_argument("--sizes", help="players per tournament, comma-separated")
+    parser.add_argument(
+        "--plain",
+        default="",
+        help="what the fast paths earn: the recomputation at the first size with each of "
+        "these plain versions (bench/plain_paths.py, comma-separated), nothing else",
+    )
     args = parser.parse_args()
     if connection.vendor != "postgresql":
         sys.exit("This benchmark runs on PostgreSQL: set DATABASE_URL.")
@@ -349,6 +393,9 @@ def main() -> None:
     sizes = [int(size) for size in args.sizes.split(",")] if args.sizes else list(SIZES)
     old_name = connection.creation.create_test_db(verbosity=0, autoclobber=True)
     try:
+        if args.plain:
+            print(measure_plain(sizes[0], args.repeats, args.plain.split(",")))
+            return
         rows = []
         for players in sizes[:1] if args.quick else sizes:
             row = measure_recompute(players, args.repeats)

@@ -48,7 +48,16 @@ __all__ = [
 
 NOTHING = "—"
 # The reasons the software gives, by code (their words are in `reason_text`).
-REASON_CODES = ("seating_regenerated", "published_missing", "finished_missing", "table_entry")
+REASON_CODES = (
+    "seating_regenerated",
+    "published_missing",
+    "finished_missing",
+    "table_entry",
+    "table_confirmed",
+)
+# How a player at the table proved who he is (``reason_params["proof"]`` of a table's entry).
+PROOF_CODE = "code"
+PROOF_PHONE = "phone"
 # Stored keys that say nothing to a reader (identifiers, bookkeeping).
 HIDDEN = frozenset(
     {"version", "holders", "sitter", "confirmed_warnings", "id", "pk", "table", "donne", "player"}
@@ -291,6 +300,36 @@ def _player_name(player: Any) -> str:
     return str(player) if player is not None else "?"
 
 
+def proof_label(proof: str) -> str:
+    """How a player at the table proved who he is, in words."""
+    return _("personal code") if proof == PROOF_CODE else _("phone bound to them")
+
+
+def _table_reason(entry: LedgerEntry, params: Mapping[str, Any]) -> str:
+    """The reason of a change made from a table's page: who, and how he proved it when the
+    line says (``proof``; lines from before it was recorded name the player alone)."""
+    player = _player_name(getattr(entry, "by_player", None))
+    proof = params.get("proof")
+    if entry.reason_code == "table_confirmed":
+        if proof:
+            return _("Confirmed at the table by %(player)s (%(proof)s)") % {
+                "player": player,
+                "proof": proof_label(proof),
+            }
+        return _("Confirmed at the table by %(player)s") % {"player": player}
+    corrected = entry.action == LedgerEntry.Action.RESULT_CHANGED
+    if proof:
+        text = (
+            _("Corrected at the table by %(player)s (%(proof)s)")
+            if corrected
+            else _("Entered at the table by %(player)s (%(proof)s)")
+        )
+        return text % {"player": player, "proof": proof_label(proof)}
+    if corrected:
+        return _("Corrected at the table by %(player)s") % {"player": player}
+    return _("Entered at the table by %(player)s") % {"player": player}
+
+
 def reason_text(entry: LedgerEntry) -> str:
     """Why: what the person typed, or the software's reason in words ("" when none)."""
     code, params = entry.reason_code, entry.reason_params or {}
@@ -310,11 +349,8 @@ def reason_text(entry: LedgerEntry) -> str:
             "Finished with %(count)d results missing",
             count,
         ) % {"count": count}
-    if code == "table_entry":
-        player = _player_name(getattr(entry, "by_player", None))
-        if entry.action == LedgerEntry.Action.RESULT_CHANGED:
-            return _("Corrected at the table by %(player)s") % {"player": player}
-        return _("Entered at the table by %(player)s") % {"player": player}
+    if code in ("table_entry", "table_confirmed"):
+        return _table_reason(entry, params)
     if code:
         return code
     return entry.reason

@@ -42,65 +42,14 @@ def with_roles(queryset: QuerySet[Tournament], user: AnyUser) -> QuerySet[Any]:
     )
 
 
-_ROLES_SQL: dict[tuple[str, bool], str] = {}
-
-
-def roles_select(user: str) -> str:
-    """The two roles of the user whose id is the SQL ``user`` (``%s``, or a column), as the
-    last two columns of a SELECT over the tournament ``t``: arbiter, organiser of its club."""
-    from django.db import connection
-
-    from .models import Club, Tournament
-
-    q = connection.ops.quote_name
-    arbiters = Tournament.arbiters.through._meta
-    organisers = Club.organisers.through._meta
-
-    def col(meta: Any, name: str) -> str:
-        return q(meta.get_field(name).column)
-
-    return (
-        f"EXISTS (SELECT 1 FROM {q(arbiters.db_table)} a"
-        f" WHERE a.{col(arbiters, 'tournament')} = t.{q('id')}"
-        f" AND a.{col(arbiters, 'user')} = {user})"
-        f", EXISTS (SELECT 1 FROM {q(organisers.db_table)} o"
-        f" WHERE o.{col(organisers, 'club')} = t.{col(Tournament._meta, 'club')}"
-        f" AND o.{col(organisers, 'user')} = {user})"
-    )
-
-
-def _roles_sql(vendor: str, with_user: bool) -> str:
-    """The tournament, its club and (for a signed-in user) his two roles, in plain SQL."""
-    from django.db import connection
-
-    from .models import Club, Tournament
-    from .services.rows import columns
-
-    q = connection.ops.quote_name
-    t, c = columns(Tournament), columns(Club)
-    sql = f"SELECT {t.select('t')}, {c.select('c')}"
-    if with_user:
-        sql += f", {roles_select('%s')}"
-    return (
-        f"{sql} FROM {t.table} t INNER JOIN {c.table} c"
-        f" ON c.{q('id')} = t.{q(Tournament._meta.get_field('club').column)}"
-        f" WHERE t.{q('id')} = %s"
-    )
-
-
 def tournament_with_roles(pk: int, user: AnyUser) -> Tournament | None:
     """The tournament (with its club) and ``user``'s roles in it, as `with_roles` reads them,
     in one plain query: the API reads it on every request, where building the queryset cost
     more than running it. None when there is no such tournament."""
-    from django.db import connection
-
-    from .services.rows import run
+    from .sql import run, tournament_roles_statement
 
     signed_in = bool(user.is_authenticated)
-    key = (connection.vendor, signed_in)
-    sql = _ROLES_SQL.get(key)
-    if sql is None:
-        sql = _ROLES_SQL[key] = _roles_sql(connection.vendor, signed_in)
+    sql = tournament_roles_statement(with_user=signed_in)
     params = [user.pk, user.pk, pk] if signed_in else [pk]
     rows = run(sql, params).rows
     if not rows:
@@ -110,10 +59,11 @@ def tournament_with_roles(pk: int, user: AnyUser) -> Tournament | None:
 
 def tournament_from_row(row: Any, start: int, user: AnyUser | None) -> Tournament | None:
     """The tournament, its club and (with ``user``) his two roles, as the columns of
-    `_roles_sql` (or `roles_select`) hold them from ``row[start]`` on; None when the
+    `tournaments.sql.tournament_roles_statement` (or ``token_statement``) hold them from
+    ``row[start]`` on; None when the
     tournament's columns are empty (a LEFT JOIN that found none)."""
     from .models import Club, Tournament
-    from .services.rows import columns
+    from .sql import columns
 
     t, c = columns(Tournament), columns(Club)
     if row[start + t.attnames.index("id")] is None:
@@ -126,15 +76,6 @@ def tournament_from_row(row: Any, start: int, user: AnyUser | None) -> Tournamen
         tournament.roles_arbiter = bool(row[at])
         tournament.roles_organiser = bool(row[at + 1])
     return tournament
-
-
-def tournament_columns() -> str:
-    """The SELECT list of `tournament_from_row` (tournament ``t``, club ``c``), the roles
-    apart."""
-    from .models import Club, Tournament
-    from .services.rows import columns
-
-    return f"{columns(Tournament).select('t')}, {columns(Club).select('c')}"
 
 
 def _known_role(tournament: Tournament, user: AnyUser, role: str) -> bool | None:

@@ -37,19 +37,12 @@ class CardLinesField(models.JSONField):
         return pairs
 
     def get_db_prep_value(self, value: Any, connection: Any, prepared: bool = False) -> Any:
-        if not isinstance(value, dict):
-            return super().get_db_prep_value(value, connection, prepared)
-        text = _encode(
-            {
+        if isinstance(value, dict):  # each player's lines as one JSON text
+            value = {
                 key: lines if isinstance(lines, str) else _encode(lines).decode()
                 for key, lines in value.items()
             }
-        ).decode()
-        if connection.vendor == "postgresql":
-            from psycopg.types.json import Jsonb
-
-            return Jsonb(value, dumps=lambda _value: text)
-        return text
+        return super().get_db_prep_value(value, connection, prepared)
 
     def from_db_value(self, value: Any, expression: Any, connection: Any) -> Any:
         value = super().from_db_value(value, expression, connection)

@@ -19,17 +19,17 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Collection, Iterator
-from contextlib import contextmanager
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
 from fractions import Fraction
+from functools import partial
 from typing import Any
 
 import msgspec
 from django.conf import settings
-from django.db import IntegrityError, connection, transaction
+from django.db import transaction
 from django.db.models import (
     Case,
     DateTimeField,
@@ -45,8 +45,15 @@ from django.db.models import (
 )
 from django.db.models.functions import Cast, Coalesce, Now
 
-from scoring.rankings.fields import CardLinesField
 from scoring.rankings.models import RankingSnapshot, RankingState
+from scoring.rankings.sql import (
+    commit_without_waiting,
+    consistent_read,
+    in_atomic_block,
+    is_postgresql,
+    queued_clause,
+    snapshot_insert,
+)
 from scoring.rules.ranking import (
     DonneLine,
     DonneStatus,
@@ -59,7 +66,6 @@ from scoring.rules.ranking import (
 from scoring.runtime import collector_paused
 from tournaments.models import Donne, Result, Seat, TableRound, Tournament
 from tournaments.models import Penalty as PenaltyRow
-from tournaments.services.rows import CompiledRead
 
 logger = logging.getLogger(__name__)
 
@@ -113,26 +119,6 @@ def stale_after() -> float:
 # --- the computation ---------------------------------------------------------------------------
 
 
-@contextmanager
-def _consistent_read() -> Iterator[None]:
-    """One transaction for all the reads, so the version and the rows agree.
-
-    PostgreSQL: REPEATABLE READ (one snapshot for every statement). SQLite: a read
-    transaction holds one consistent view. Inside an outer transaction (tests, callers) the
-    reads share it; the version is read first, so a snapshot never claims a version whose
-    changes it did not see (it may see later ones, which is harmless: a later snapshot
-    recomputes them).
-    """
-    if connection.in_atomic_block:
-        yield
-        return
-    with transaction.atomic():
-        if connection.vendor == "postgresql":
-            with connection.cursor() as cursor:
-                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
-        yield
-
-
 def _counted_results(tournament_id: int) -> Any:
     """The one place that says which results enter the ranking."""
     return Result.objects.counted().filter(tournament_id=tournament_id).order_by()
@@ -161,42 +147,13 @@ def ranked_results_json(*, tournament_id: int) -> Any:
     )
 
 
-def ranking_inputs(*, tournament_id: int) -> RankingInputs | None:
-    """Read a tournament's results as ranking input (None if the tournament is gone).
-
-    Three queries whatever the size: the tournament (and whether its snapshot is stored),
-    the results, and in one UNION the penalties, the seated players (these appear in the
-    ranking before their first result), the tables scheduled per étui set and the donnes
-    (which donnes are complete, RULES §6.1: as `scoring.rankings.selectors.complete_donnes` decides).
-    Few round trips matter: on a busy host each one waits its turn.
-    """
-    stored = RankingSnapshot.objects.filter(
-        tournament_id=OuterRef("pk"),
-        results_version=OuterRef("results_version"),
-        method=OuterRef("method"),
-        matchpoint_penalty_rate=OuterRef("matchpoint_penalty_rate"),
-    )
-    with _consistent_read():
-        head = (
-            Tournament.objects.filter(pk=tournament_id)
-            .annotate(stored=Exists(stored), db_now=Now())
-            .values_list("results_version", "method", "matchpoint_penalty_rate", "stored", "db_now")
-            .first()
-        )
-        if head is None:
-            return None
-        version, method, rate, exists, read_at = head
-        if exists:
-            return RankingInputs(
-                tournament_id, version, method, rate, True, [], [], [], [], read_at
-            )
-        # Fetched whole by the driver: the queryset's SQL, without its iteration in chunks.
-        sql, params = ranked_results_json(tournament_id=tournament_id).query.sql_with_params()
-        with connection.cursor() as cursor:
-            cursor.execute(sql, params)
-            results = cursor.fetchall()
-        penalty_rows, seated, scheduled, etui_set_of = _side_rows(tournament_id)
-
+def _plays_of(
+    results: list[tuple[Any, ...]],
+) -> tuple[list[tuple[int, int, str, int, int]], list[tuple[int, int]], list[tuple[int, int]]]:
+    """The plays (player, donne, position, table, score: the fields of a
+    scoring.rules.ranking.Play), the annulled (donne, table) and the sit-outs (player, donne)
+    of the rows of `ranked_results_json`. Raises RankingDataError for a row that is not
+    data (JSON that does not decode, a score beyond any deal)."""
     plays: list[tuple[int, int, str, int, int]] = []  # the fields of a scoring.rules.ranking.Play
     annulled: list[tuple[int, int]] = []
     sit_outs: list[tuple[int, int]] = []
@@ -245,6 +202,42 @@ def ranking_inputs(*, tournament_id: int) -> RankingInputs | None:
         else:  # all passed: a real 0 that is compared; annulled: left out of the group
             for position, player in holders.items():
                 add((int(player), donne, position, table, 0))
+    return plays, annulled, sit_outs
+
+
+def ranking_inputs(*, tournament_id: int) -> RankingInputs | None:
+    """Read a tournament's results as ranking input (None if the tournament is gone).
+
+    Three queries whatever the size: the tournament (and whether its snapshot is stored),
+    the results, and in one UNION the penalties, the seated players (these appear in the
+    ranking before their first result), the tables scheduled per étui set and the donnes
+    (which donnes are complete, RULES §6.1: as `scoring.rankings.selectors.complete_donnes` decides).
+    Few round trips matter: on a busy host each one waits its turn.
+    """
+    stored = RankingSnapshot.objects.filter(
+        tournament_id=OuterRef("pk"),
+        results_version=OuterRef("results_version"),
+        method=OuterRef("method"),
+        matchpoint_penalty_rate=OuterRef("matchpoint_penalty_rate"),
+    )
+    with consistent_read():
+        head = (
+            Tournament.objects.filter(pk=tournament_id)
+            .annotate(stored=Exists(stored), db_now=Now())
+            .values_list("results_version", "method", "matchpoint_penalty_rate", "stored", "db_now")
+            .first()
+        )
+        if head is None:
+            return None
+        version, method, rate, exists, read_at = head
+        if exists:
+            return RankingInputs(
+                tournament_id, version, method, rate, True, [], [], [], [], read_at
+            )
+        results = list(ranked_results_json(tournament_id=tournament_id))
+        penalty_rows, seated, scheduled, etui_set_of = _side_rows(tournament_id)
+
+    plays, annulled, sit_outs = _plays_of(results)
     penalties = [Penalty(player, points, donne) for player, points, donne in penalty_rows]
     # Seated players without any result yet still appear (with 0): a 0-point entry adds the
     # player to the ranking without changing anyone's total.
@@ -436,10 +429,13 @@ def _recompute(*, tournament_id: int, where: str, clock: TaskClock | None) -> in
     )
     data, cards = ranking_table_encode(table, complete=inputs.complete, donnes=inputs.donnes)
     duration = int((time.perf_counter() - started) * 1000)
-    own_transaction = not connection.in_atomic_block
+    own_transaction = not in_atomic_block()
     with transaction.atomic():
-        if own_transaction and connection.vendor == "postgresql":
-            _commit_without_waiting()
+        if own_transaction and is_postgresql():
+            # Safe for derived data only, hence only in a transaction of the computation's
+            # own: a crash may lose the last snapshot with its RankingState update, and the
+            # ranking then reads as stale and is computed again.
+            commit_without_waiting()
         created = _snapshot_insert(
             RankingSnapshot(
                 tournament_id=tournament_id,
@@ -468,63 +464,10 @@ def _recompute(*, tournament_id: int, where: str, clock: TaskClock | None) -> in
     return inputs.results_version
 
 
-def _commit_without_waiting() -> None:
-    """The snapshot's commit does not wait for its megabyte of WAL to reach the disk.
-
-    Safe for derived data only, hence only in a transaction of the computation's own: a
-    crash may lose the last snapshot, never corrupt it, and loses its RankingState update
-    with it, so the ranking reads as stale and is computed again."""
-    with connection.cursor() as cursor:
-        cursor.execute("SET LOCAL synchronous_commit = off")
-
-
 def _snapshot_insert(snapshot: RankingSnapshot) -> bool:
     """INSERT the snapshot; False when another computation stored this version meanwhile
-    (unique constraint).
-
-    On PostgreSQL the parameters are bound by the server (Django's cursors quote them into
-    the SQL text on the client, which for a megabyte of score-card lines costs more than the
-    database's own work), and ON CONFLICT DO NOTHING replaces a savepoint (two round trips).
-    The score-card lines go as one binary text[] of keys and JSON texts, which
-    jsonb_object() turns into the same jsonb without parsing a megabyte of JSON."""
-    if connection.vendor != "postgresql":
-        try:
-            with transaction.atomic():
-                snapshot.save(force_insert=True)
-        except IntegrityError:
-            return False
-        return True
-    import psycopg
-    from psycopg.types.json import Jsonb
-
-    meta = RankingSnapshot._meta
-    fields = [f for f in meta.concrete_fields if f is not meta.auto_field]
-    placeholders: list[str] = []
-    params: list[Any] = []
-    for field in fields:
-        value = field.pre_save(snapshot, True)
-        if isinstance(field, CardLinesField) and isinstance(value, dict):
-            placeholders.append("jsonb_object(%b::text[])")
-            params.append(field.key_text_pairs(value))
-        elif field.name == "data" and isinstance(value, dict):
-            params.append(Jsonb(value, dumps=_json_text))
-            placeholders.append("%s")
-        else:
-            params.append(field.get_db_prep_save(value, connection))
-            placeholders.append("%s")
-    quote = connection.ops.quote_name
-    sql = (
-        f"INSERT INTO {quote(meta.db_table)} ({', '.join(quote(f.column) for f in fields)}) "
-        f"VALUES ({', '.join(placeholders)}) ON CONFLICT DO NOTHING"
-    )
-    connection.ensure_connection()
-    started = time.monotonic()
-    with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
-        cursor.execute(sql, params)
-        created = cursor.rowcount == 1
-    if connection.queries_logged:  # counted like every other query (tests, benchmarks)
-        connection.queries_log.append({"sql": sql, "time": f"{time.monotonic() - started:.3f}"})
-    return created
+    (scoring.rankings.sql.snapshot_insert)."""
+    return snapshot_insert(snapshot, dumps=_json_text)
 
 
 def _json_text(value: Any) -> str:
@@ -592,27 +535,51 @@ def ranking_mark_stale(*, tournament_id: int) -> tuple[datetime | None, bool, da
     return started_at, queued_at is not None and queued_at >= now - QUEUE_CLAIM_TIMEOUT, now
 
 
+def ranking_schedule_on_commit(*, tournament_id: int, queued: bool = False) -> None:
+    """Schedule the tournament's ranking once the current transaction commits (in-process
+    without a broker). Nothing to do when ``queued`` (a task is queued already, as
+    `ranking_queued_clause` answered under its lock) and tasks go to a broker: that task
+    reads the change."""
+    from .tasks import broker_in_use, schedule_ranking
+
+    if queued and broker_in_use():
+        return
+    transaction.on_commit(partial(schedule_ranking, tournament_id))
+
+
+def ranking_queued_clause(*, tournament_id: int) -> tuple[str, list[Any]] | None:
+    """For a results write's own statement (PostgreSQL; None elsewhere): a scalar subquery
+    and its parameters answering whether a ranking task is queued with the tournament noted
+    stale, read under a share lock held to the write's commit. The task's start (which gives
+    the claim back before it reads the results) and a computation's end (which clears the
+    stale mark unless the version moved) both update that row, so both wait for the write's
+    commit: a task seen queued reads the write, and there is nothing to dispatch."""
+    if not is_postgresql():
+        return None
+    return queued_clause(tournament_id=tournament_id, claim_timeout=QUEUE_CLAIM_TIMEOUT)
+
+
 def ranking_claim_queue(*, tournament_id: int, now: datetime) -> bool:
     """Claim the right to queue a task (one queued task per tournament at a time)."""
     free = Q(queued_at__isnull=True) | Q(queued_at__lt=now - QUEUE_CLAIM_TIMEOUT)
     return RankingState.objects.filter(free, pk=tournament_id).update(queued_at=now) == 1
 
 
-# What the scheduler reads after every change (tournaments.services.rows: compiled once).
-_CLAIM_READ = CompiledRead(
-    lambda pk: (
-        RankingState.objects.filter(pk=pk)
+def _claim_read(tournament_id: int) -> list[tuple[Any, ...]]:
+    """What the scheduler reads after every change: the ranking's clock and the database's
+    time."""
+    return list(
+        RankingState.objects.filter(pk=tournament_id)
         .annotate(db_now=Now())
         .values_list("started_at", "queued_at", "stale_since", "db_now")
     )
-)
 
 
 def ranking_mark_stale_and_claim(*, tournament_id: int) -> tuple[datetime | None, bool, datetime]:
     """`ranking_mark_stale` then `ranking_claim_queue`, for the scheduler with a broker: the
     stale mark and the claim go in one UPDATE when both are to do (every change after a
     computation started). Returns (started_at, whether this call holds the claim, now)."""
-    rows = _CLAIM_READ.rows(tournament_id)
+    rows = _claim_read(tournament_id)
     if not rows:
         _state_ensure(tournament_id)
         return ranking_mark_stale_and_claim(tournament_id=tournament_id)

@@ -258,10 +258,6 @@ def _fill_base() -> None:
 
 _fill_base()
 
-# A DealScore is built as a plain tuple (one C call), not through the named tuple's
-# Python-level __new__ with its twenty arguments.
-_tuple_new = tuple.__new__
-
 
 def _build(
     players: int,
@@ -302,7 +298,7 @@ def _build(
         partner,
         -unit,
     )
-    return _tuple_new(DealScore, fields)
+    return DealScore(*fields)
 
 
 # The fast path's tables, filled at the end of the module from the rules above and below.
@@ -426,7 +422,7 @@ def score_deal(
                     partner,
                     -unit,
                 )
-                return _tuple_new(DealScore, fields)
+                return DealScore(*fields)
     except (KeyError, TypeError):
         pass  # an unknown or unhashable value: the thorough validation says which
     return _score_slow(
@@ -793,7 +789,7 @@ def _with_announcements(
         partner,
         -unit,
     )
-    return _tuple_new(DealScore, fields)
+    return DealScore(*fields)
 
 
 _fill_plain()

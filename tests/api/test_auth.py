@@ -151,35 +151,3 @@ def test_anonymous_posts_to_the_account_page_change_nothing(personas) -> None:
     response = Client().post("/account/", {"action": "create"})
     assert response.status_code == 302 and "/login/" in response["Location"]
     assert not Token.objects.exists()
-
-
-def test_token_authentication_answers_as_drf_does(personas) -> None:
-    """The API's one-query token authentication: the same user and token as DRF's own, the
-    same refusals (unknown token, inactive user), in one query."""
-    from django.db import connection
-    from django.test.utils import CaptureQueriesContext
-    from django.utils import translation
-    from rest_framework import authentication, exceptions
-
-    from tournaments.api.tokens import TokenAuthentication
-
-    key = Token.objects.create(user=personas.arbiter).key
-    ours, drf = TokenAuthentication(), authentication.TokenAuthentication()
-    with CaptureQueriesContext(connection) as queries:
-        user, token = ours.authenticate_credentials(key)
-    assert len(queries) == 1
-    expected_user, expected_token = drf.authenticate_credentials(key)
-    assert (user.pk, token.pk, token.user is user) == (expected_user.pk, expected_token.pk, True)
-    assert {f.attname: getattr(user, f.attname) for f in type(user)._meta.concrete_fields} == {
-        f.attname: getattr(expected_user, f.attname) for f in type(user)._meta.concrete_fields
-    }
-    personas.arbiter.is_active = False
-    personas.arbiter.save(update_fields=["is_active"])
-    for language in ("en", "fr"):
-        with translation.override(language):
-            for bad in (key, "0" * 40):
-                with pytest.raises(exceptions.AuthenticationFailed) as mine:
-                    ours.authenticate_credentials(bad)
-                with pytest.raises(exceptions.AuthenticationFailed) as theirs:
-                    drf.authenticate_credentials(bad)
-                assert str(mine.value.detail) == str(theirs.value.detail)

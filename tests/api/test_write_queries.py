@@ -1,5 +1,5 @@
-"""An API result write costs at most 10 queries, everything included: the token with the
-tournament and the caller's roles (one statement), the cell (the donne with its seats; or the
+"""An API result write costs at most 10 queries, everything included: the token, the
+tournament with the caller's roles, the cell (the donne with its seats; or the
 result being corrected, then its seats), the write, the ledger line, the results version, the
 idempotency record and, once committed, the ranking's dispatch.
 

@@ -17,7 +17,7 @@ from scoring.rankings.services import ranking_task_started
 from tests.fixtures.tournaments import stage_tournament
 from tournaments.models import Round
 from tournaments.services.events import open_round_bump
-from tournaments.services.rows import run
+from tournaments.sql import run
 
 
 @pytest.mark.django_db(transaction=True)

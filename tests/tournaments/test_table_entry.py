@@ -11,11 +11,13 @@ from decimal import Decimal
 
 import pytest
 from django.core import signing
+from django.db import transaction
 from django.urls import reverse
 from django.utils import timezone, translation
 
 from tests.tournaments.test_card_checks import deal
 from tests.tournaments.test_results_service import GARDE_WON, cell, set_hands
+from tournaments.ledger_text import reason_text
 from tournaments.models import (
     Donne,
     EntryStatus,
@@ -684,6 +686,12 @@ def _reveals(text: str, names: list[str]) -> list[str]:
     return [w for w in [*words, *names] if w in text]
 
 
+def reason_en(entry) -> str:
+    """The ledger line's reason as an English reader reads it."""
+    with translation.override("en"):
+        return reason_text(entry)
+
+
 def _url(name, access, donne) -> str:
     return reverse(name, args=[access.secret, donne])
 
@@ -751,11 +759,10 @@ def test_a_phone_bound_to_north_confirmed_by_east_code_counts(t, client):
     confirmed = client.post(_url("table_confirm", access, second), proof, **EN).json()["result"]
     assert confirmed["counts"] is True and confirmed["confirmed_by"] == east.pk
     # The ledger says truthfully who entered and who confirmed, how, and from which page.
-    rows = list(
-        LedgerEntry.objects.filter(result__donne__number=second)
-        .order_by("pk")
-        .values_list("action", "by_player_id", "table_access_id", "reason")
-    )
+    rows = [
+        (e.action, e.by_player_id, e.table_access_id, reason_en(e))
+        for e in LedgerEntry.objects.filter(result__donne__number=second).order_by("pk")
+    ]
     assert rows == [
         (
             LedgerEntry.Action.RESULT_CREATED,
@@ -771,13 +778,16 @@ def test_a_phone_bound_to_north_confirmed_by_east_code_counts(t, client):
         ),
     ]
     first_rows = LedgerEntry.objects.filter(result__donne__number=first).order_by("pk")
-    assert first_rows.get().reason == f"Entered at the table by {north} (personal code)"
+    assert reason_en(first_rows.get()) == f"Entered at the table by {north} (personal code)"
     # A real correction, and only that, is a correction.
     correction = GARDE_N | {"points": "51", "binding": bound["token"], "version": 1}
     assert client.post(_url("table_save", access, first), correction, **EN).status_code == 200
     last = LedgerEntry.objects.filter(result__donne__number=first).order_by("pk").last()
     assert last.action == LedgerEntry.Action.RESULT_CHANGED
-    assert last.reason == f"Corrected at the table by {north} (phone bound to them)"
+    assert reason_en(last) == f"Corrected at the table by {north} (phone bound to them)"
+    # The software's reason is a code, put in words in the reader's language.
+    assert (last.reason, last.reason_code) == ("", "table_entry")
+    assert (first_rows.first().reason, first_rows.first().reason_code) == ("", "table_entry")
 
 
 def test_a_phone_binding_is_signed_for_one_tournament_and_one_code(t, client, personas):
@@ -1077,3 +1087,32 @@ def test_the_arbiter_sees_the_lock_and_unlocks_with_a_new_code(t, client, person
             voucher=Voucher(player_id=east.pk, code=new),
             version=None,
         )
+
+
+def test_a_status_change_goes_through_the_one_writer_and_its_guard(t, personas):
+    """Confirming a table's entry writes as every change of a result does: the version
+    moves, the ledger line names the round, and a round closed since the checks refuses
+    it, nothing written."""
+    access = table_access_issue(table_round=table_round(t))
+    d = first_donne(t)
+    seats = holders(t, 1, d)
+    result = _enter(t, access, d, seats["N"])
+    confirmed = table_entry_confirm(
+        access=access, donne_number=d, voucher=by_code(t, seats["E"]), version=result.version
+    )
+    line = LedgerEntry.objects.filter(result=result).order_by("pk").last()
+    assert line.round_id == table_round(t).round_id
+    assert (line.reason, line.reason_code, line.reason_params) == (
+        "",
+        "table_confirmed",
+        {"proof": "code"},
+    )
+    assert reason_en(line) == f"Confirmed at the table by {seats['E']} (personal code)"
+    assert (line.before["entry_status"], line.after["entry_status"]) == ("awaiting", "confirmed")
+    Result.objects.filter(pk=result.pk).update(card_flags=[{"code": "x", "message": "x"}])
+    Round.objects.filter(pk=table_round(t).round_id).update(state=Round.State.CLOSED)
+    lines = LedgerEntry.objects.count()
+    with pytest.raises(ResultInvalid, match="closed"), transaction.atomic():
+        result_confirm_by_arbiter(result=confirmed, user=personas.arbiter)
+    assert Result.objects.get(pk=result.pk).version == confirmed.version
+    assert LedgerEntry.objects.count() == lines

@@ -38,8 +38,6 @@ from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from tournaments.services.rows import insert, new
-
 from .exceptions import ApiError
 from .models import IdempotencyRecord
 
@@ -149,8 +147,7 @@ def _json(data: Any) -> Any:
 
 
 def _store(request: Request, key: str, print_: str, response: Response) -> None:
-    record = new(
-        IdempotencyRecord,
+    IdempotencyRecord.objects.create(
         user=request.user,
         key=key,
         method=request.method,
@@ -160,7 +157,6 @@ def _store(request: Request, key: str, print_: str, response: Response) -> None:
         body=_json(response.data),
         headers={h: response[h] for h in REPLAYED_HEADERS if response.has_header(h)},
     )
-    insert(record)  # one plain INSERT: every idempotent write pays it
     # Tidy the user's expired records once the write is committed: outside its transaction (no
     # extra locks held by the write), never undoing it (robust: a failure is only logged).
     transaction.on_commit(functools.partial(_purge_now_and_then, request.user), robust=True)

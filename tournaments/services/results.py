@@ -22,7 +22,7 @@ from decimal import Decimal
 from typing import Any
 
 from django.core.exceptions import PermissionDenied
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -45,10 +45,10 @@ from ..models import (
     Tournament,
 )
 from ..permissions import can_write_results
+from ..sql import columns, in_atomic_block, result_cell_statements, run
 from . import checks
 from .errors import translate_error
-from .events import open_round_bump, ranking_on_commit, results_changed_in_open_round
-from .rows import insert_pair, new
+from .events import results_changed_in_open_round
 
 __all__ = [
     "PLAYERS_PER_DONNE",
@@ -198,6 +198,7 @@ class EntrySource:
 
     entered_by: Player | None
     table_access: Any  # TableAccess
+    proof: str = ""  # how the player proved who he is ("code", "binding"), for the ledger
 
 
 # --- loading --------------------------------------------------------------------------------
@@ -252,60 +253,6 @@ def result_context(*, tournament: Tournament, table: Table, donne: Donne) -> Res
     )
 
 
-def _cell_sql(vendor: str) -> dict[str, str]:
-    """The statements of `result_cell`, in plain SQL (written once per database: the ORM's
-    building and compiling of them cost more than running them)."""
-    from .rows import columns
-
-    q = connection.ops.quote_name
-    d, r, t, tr, rd, s, p = (
-        columns(m) for m in (Donne, Result, Table, TableRound, Round, Seat, Player)
-    )
-
-    def place(alias: str) -> str:  # the donne's 0-based place in its étui set
-        return (
-            f"(SELECT COUNT(*) FROM {d.table} d2 WHERE d2.{q('etui_set_id')} = {alias}."
-            f"{q('etui_set_id')} AND d2.{q('number')} < {alias}.{q('number')})"
-        )
-
-    correcting = (
-        f"SELECT {r.select('r')}, {t.select('t')}, {d.select('d')}, {tr.select('tr')},"
-        f" {rd.select('rd')}, {place('d')}"
-        f" FROM {r.table} r"
-        f" INNER JOIN {t.table} t ON t.{q('id')} = r.{q('table_id')}"
-        f" INNER JOIN {d.table} d ON d.{q('id')} = r.{q('donne_id')}"
-        f" INNER JOIN {tr.table} tr ON tr.{q('id')} = r.{q('table_round_id')}"
-        f" INNER JOIN {rd.table} rd ON rd.{q('id')} = tr.{q('round_id')}"
-        f" WHERE r.{q('tournament_id')} = %s AND t.{q('number')} = %s"
-        f" AND d.{q('number')} = %s"
-    )
-    seats_of_round = (
-        f"SELECT {s.select('s')}, {p.select('p')} FROM {s.table} s"
-        f" INNER JOIN {p.table} p ON p.{q('id')} = s.{q('player_id')}"
-        f" WHERE s.{q('table_round_id')} = %s"
-    )
-    # A new result's cell in one query: the donne (its place, a result already saved at the
-    # table) on every seat of the table's round that plays its étui set, with the round.
-    new_cell = (
-        f"SELECT {d.select('d')}, {place('d')},"
-        f" (SELECT r.{q('id')} FROM {r.table} r WHERE r.{q('donne_id')} = d.{q('id')}"
-        f" AND r.{q('table_id')} = t.{q('id')} LIMIT 1),"
-        f" {s.select('s')}, {p.select('p')}, {tr.select('tr')}, {t.select('t')},"
-        f" {rd.select('rd')} FROM {d.table} d"
-        f" INNER JOIN {tr.table} tr ON tr.{q('etui_set_id')} = d.{q('etui_set_id')}"
-        f" INNER JOIN {t.table} t ON t.{q('id')} = tr.{q('table_id')}"
-        f" INNER JOIN {rd.table} rd ON rd.{q('id')} = tr.{q('round_id')}"
-        f" INNER JOIN {s.table} s ON s.{q('table_round_id')} = tr.{q('id')}"
-        f" INNER JOIN {p.table} p ON p.{q('id')} = s.{q('player_id')}"
-        f" WHERE d.{q('tournament_id')} = %s AND d.{q('number')} = %s"
-        f" AND t.{q('tournament_id')} = %s AND t.{q('number')} = %s"
-    )
-    return {"correcting": correcting, "seats_of_round": seats_of_round, "new_cell": new_cell}
-
-
-_CELL_SQL: dict[str, dict[str, str]] = {}
-
-
 def _cached(instance: Any, name: str, value: Any) -> None:
     """``instance.name = value`` as select_related leaves it (the relation's cache set)."""
     type(instance)._meta.get_field(name).set_cached_value(instance, value)
@@ -318,19 +265,14 @@ def result_cell(
     query (the donne with the seats, table round and round of the table that plays it), for
     a correction in two (the saved result with its table, donne and round, then the seats).
     Same answer as `result_context`, with the saved result read
-    too (``current``). Plain SQL (tournaments.services.rows): this is an API write's path.
+    too (``current``). Plain SQL (tournaments.sql): this is an API write's path.
 
     Returns None when this short way finds nothing to write on (an unknown table or donne, a
     table that does not play the donne, a result where none is expected or none where one
     is): the caller then loads the table and the donne and calls `result_save` without a
     context, which says precisely what is wrong.
     """
-    from .rows import columns, run
-
-    vendor = connection.vendor
-    sql = _CELL_SQL.get(vendor)
-    if sql is None:
-        sql = _CELL_SQL[vendor] = _cell_sql(vendor)
+    sql = result_cell_statements()
     d, r, t, tr, rd, s, p = (
         columns(m) for m in (Donne, Result, Table, TableRound, Round, Seat, Player)
     )
@@ -743,78 +685,56 @@ def _same(result: Result, values: Mapping[str, Any]) -> bool:
     return True
 
 
+@dataclass(frozen=True)
+class LedgerLine:
+    """What the ledger says of one change of a result: its action, who made it, and why (what
+    a person typed in ``reason``, or the software's ``reason_code`` and its parameters); a
+    change made from a table's page names the player and the page."""
+
+    action: str
+    actor: Any
+    reason: str = ""
+    reason_code: str = ""
+    reason_params: Mapping[str, Any] | None = None
+    by_player: Player | None = None
+    table_access: Any = None  # TableAccess
+
+    def fields(self) -> dict[str, Any]:
+        """The LedgerEntry fields this line fills."""
+        return {
+            "action": self.action,
+            "actor": self.actor,
+            "reason": (self.reason or "").strip()[:300],
+            "reason_code": self.reason_code,
+            "reason_params": dict(self.reason_params) if self.reason_params else None,
+            "by_player": self.by_player,
+            "table_access": self.table_access,
+        }
+
+
 def _write(
     *,
     ctx: ResultContext,
     values: dict[str, Any],
-    user: Any,
     expected_version: int | None,
-    reason: str,
-    action_created: str,
-    action_changed: str,
+    line: LedgerLine,
     reason_required_message: str | None,
-    ledger: Mapping[str, Any] | None = None,
 ) -> Result:
-    """Create or update the row with the database enforcing concurrency, then ledger it.
+    """Create or correct the cell's row, with the database enforcing concurrency, and ledger
+    it (``line``, its action for a correction given by the caller too).
 
-    Creation relies on the unique (table, donne) constraint: a concurrent creation makes the
-    insert fail and becomes a conflict. An update only happens if the version is still the
-    one the form was loaded with (``UPDATE ... WHERE version = expected``).
-
-    Everything is checked before the transaction starts; it holds the writes alone, without a
-    savepoint of its own (one round trip less each way inside an outer transaction, such as
-    the API's idempotent writes): a failure in it rolls the whole outer transaction back.
-    The returned result carries its table, donne, round and author, read with the context,
-    so that answering with it needs no query.
+    Everything is checked before the writes; they form a transaction without a savepoint of
+    its own (one round trip less each way inside an outer transaction, such as the API's
+    idempotent writes): a failure in it rolls the whole outer transaction back. The returned
+    result carries its table, donne, round and author, read with the context, so that
+    answering with it needs no query.
     """
-    tournament, table, donne = ctx.tournament, ctx.table, ctx.donne
     if expected_version is None:
         if reason_required_message is not None:
-            reason = _require_reason(reason, reason_required_message)
+            line = replace(line, reason=_require_reason(line.reason, reason_required_message))
         if ctx.current_loaded and ctx.current is not None:
             raise ResultConflict(ctx.current)
-        try:
-            with transaction.atomic(savepoint=False):
-                # `new`: Model.__init__ without its general loop (rows.py).
-                result = new(
-                    Result,
-                    tournament=tournament,
-                    table_round=ctx.table_round,
-                    table=table,
-                    donne=donne,
-                    created_by=user,
-                    updated_by=user,
-                    version=1,
-                    **values,
-                )
-                line = new(
-                    LedgerEntry,
-                    tournament=tournament,
-                    round=ctx.round,
-                    action=action_created,
-                    actor=user,
-                    reason=(reason or "").strip()[:300],
-                    before=None,
-                    after=result_snapshot(result),
-                    **(ledger or {}),
-                )
-                # Plain SQL (tournaments.services.rows), with the version's bump (see
-                # `_changed`) one statement on PostgreSQL: the ORM's building of each
-                # INSERT cost more than running it.
-                _open_round(ctx)
-                bump = open_round_bump(tournament_id=tournament.pk, round_id=ctx.round.pk)
-                bumped = insert_pair(result, line, "result", then=bump)
-                if len(bumped) != 1:
-                    _refuse_closed(ctx)
-                ranking_on_commit(tournament.pk, queued=bool(bumped[0] and bumped[0][0]))
-        except IntegrityError:
-            # Another creation won the race. Inside an outer transaction nothing can be read
-            # until it is rolled back: the conflict reads the winner when asked.
-            conflict = ResultConflict(cell=(table, donne))
-            if not connection.in_atomic_block:
-                conflict.current  # noqa: B018 — re-raises the error if it was not the race
-            raise conflict from None
-        return result
+        return _create(ctx=ctx, values=values, line=line)
     existing = _with_current(ctx).current
     if existing is None:
         raise ResultInvalid(
@@ -831,73 +751,133 @@ def _write(
         raise ResultConflict(existing)
     if _same(existing, values):
         return existing  # nothing changed: no new version, no ledger line
-    if not (ledger or {}).get("reason_code"):
-        reason = _require_reason(
-            reason,
-            reason_required_message
-            or _("Give a reason for the correction (for example: score sheet misread)."),
+    if not line.reason_code:
+        message = reason_required_message or _(
+            "Give a reason for the correction (for example: score sheet misread)."
         )
-    existing.table, existing.donne = table, donne  # named by the snapshots, without a query
+        line = replace(line, reason=_require_reason(line.reason, message))
+    existing.table, existing.donne = ctx.table, ctx.donne  # for the snapshots, without a query
     if existing.table_round_id == ctx.table_round.pk:
         existing.table_round = ctx.table_round
-    before = result_snapshot(existing)
-    now = timezone.now()
-    with transaction.atomic(savepoint=False):
-        updated = Result.objects.filter(pk=existing.pk, version=expected_version).update(
-            version=F("version") + 1, updated_by=user, updated_at=now, **values
-        )
-        if updated == 0:
-            raise ResultConflict(cell=(table, donne))
-        # The row as the UPDATE left it, without reading it back.
-        result = existing
-        for name, value in values.items():
-            setattr(result, name, value)
-        result.version, result.updated_by, result.updated_at = expected_version + 1, user, now
-        LedgerEntry.objects.create(
-            tournament=tournament,
-            round=ctx.round,
-            result=result,
-            action=action_changed,
-            actor=user,
-            reason=reason,
-            before=before,
-            after=result_snapshot(result),
-            **(ledger or {}),
-        )
-        _changed(ctx)
+    return result_row_update(
+        result=existing,
+        tournament=ctx.tournament,
+        round_=ctx.round,
+        expected_version=expected_version,
+        values=values,
+        line=line,
+    )
+
+
+def _create(*, ctx: ResultContext, values: dict[str, Any], line: LedgerLine) -> Result:
+    """Insert the cell's first row, its ledger line and the results version's bump.
+
+    Creation relies on the unique (table, donne) constraint: a concurrent creation makes the
+    insert fail and becomes a conflict. The bump is the write's last check, as for
+    `result_row_update`."""
+    tournament, table, donne, user = ctx.tournament, ctx.table, ctx.donne, line.actor
+    try:
+        with transaction.atomic(savepoint=False):
+            result = Result(
+                tournament=tournament,
+                table_round=ctx.table_round,
+                table=table,
+                donne=donne,
+                created_by=user,
+                updated_by=user,
+                version=1,
+                **values,
+            )
+            entry = LedgerEntry(
+                tournament=tournament,
+                round=ctx.round,
+                before=None,
+                after=result_snapshot(result),
+                **line.fields(),
+            )
+            result.save(force_insert=True)
+            entry.result = result
+            entry.save(force_insert=True)
+            _open_round(ctx.round)
+            if not results_changed_in_open_round(
+                tournament_id=tournament.pk, round_id=ctx.round.pk
+            ):
+                _refuse_closed(tournament.pk, ctx.round)
+    except IntegrityError:
+        # Another creation won the race. Inside an outer transaction nothing can be read
+        # until it is rolled back: the conflict reads the winner when asked.
+        conflict = ResultConflict(cell=(table, donne))
+        if not in_atomic_block():
+            conflict.current  # noqa: B018 — re-raises the error if it was not the race
+        raise conflict from None
     return result
 
 
-def _changed(ctx: ResultContext) -> None:
-    """A result of the round was saved: the round is open (its first result opens it), and
-    the tournament's results version moves (the ranking follows on commit).
+def result_row_update(
+    *,
+    result: Result,
+    tournament: Tournament,
+    round_: Round,
+    expected_version: int,
+    values: Mapping[str, Any],
+    line: LedgerLine,
+    entry_status_in_ledger: bool = False,
+) -> Result:
+    """The one writer of a saved Result row (a correction, an annulment, a confirmation, a
+    contest): ``UPDATE ... SET values, version + 1 WHERE version = expected_version``, its
+    ledger line, and the results version's bump, in the caller's transaction.
 
-    The version's bump is also the write's last check: it is refused by the database when
-    the round was closed (or the tournament set back before its start) since the checks
-    read them, and the whole write is then rolled back with the checks' own refusal.
+    One guard, in the database: a change since ``expected_version`` was read changes no row
+    and raises ResultConflict; the bump is refused when the round was closed (or the
+    tournament set back before its start) since the caller's checks, and the refusal
+    `_require_open` gives is raised (the caller's transaction rolls back). ``result`` is left
+    as the UPDATE left it (no read back) and returned; its table and donne name the ledger's
+    snapshots. With ``entry_status_in_ledger`` the snapshots also say the entry status.
     """
-    _open_round(ctx)
-    if not results_changed_in_open_round(tournament_id=ctx.tournament.pk, round_id=ctx.round.pk):
-        _refuse_closed(ctx)
-
-
-def _open_round(ctx: ResultContext) -> None:
-    """The round's first result opens it."""
-    if ctx.round.state == Round.State.PENDING:
-        Round.objects.filter(pk=ctx.round.pk, state=Round.State.PENDING).update(
-            state=Round.State.OPEN
+    before = result_snapshot(result)
+    previous_status = result.entry_status
+    now = timezone.now()
+    with transaction.atomic(savepoint=False):
+        updated = Result.objects.filter(pk=result.pk, version=expected_version).update(
+            version=F("version") + 1, updated_by=line.actor, updated_at=now, **values
         )
+        if updated == 0:
+            raise ResultConflict(cell=(result.table, result.donne))
+        for name, value in values.items():
+            setattr(result, name, value)
+        result.version, result.updated_by, result.updated_at = expected_version + 1, line.actor, now
+        after = result_snapshot(result)
+        if entry_status_in_ledger and before is not None and after is not None:
+            before["entry_status"], after["entry_status"] = previous_status, result.entry_status
+        LedgerEntry.objects.create(
+            tournament=tournament,
+            round=round_,
+            result=result,
+            before=before,
+            after=after,
+            **line.fields(),
+        )
+        _open_round(round_)
+        if not results_changed_in_open_round(tournament_id=tournament.pk, round_id=round_.pk):
+            _refuse_closed(tournament.pk, round_)
+    return result
 
 
-def _refuse_closed(ctx: ResultContext) -> None:
+def _open_round(round_: Round) -> None:
+    """The round's first result opens it."""
+    if round_.state == Round.State.PENDING:
+        Round.objects.filter(pk=round_.pk, state=Round.State.PENDING).update(state=Round.State.OPEN)
+
+
+def _refuse_closed(tournament_id: int, round_: Round) -> None:
     """Raise the refusal `_require_open` gives for the tournament and round as they are now
     (read again: the ones of the checks said they were open)."""
-    tournament = Tournament.objects.filter(pk=ctx.tournament.pk).first()
-    round_ = Round.objects.filter(pk=ctx.round.pk).first()
-    if tournament is not None and round_ is not None:
-        _require_open(tournament, round_)
+    tournament = Tournament.objects.filter(pk=tournament_id).first()
+    current = Round.objects.filter(pk=round_.pk).first()
+    if tournament is not None and current is not None:
+        _require_open(tournament, current)
     # Reopened (or gone) since the refused statement: it was closed when it mattered.
-    raise _round_closed(ctx.round)
+    raise _round_closed(round_)
 
 
 def result_save(
@@ -942,23 +922,27 @@ def result_save(
     values.update(
         _entry_fields(ctx, values, source, needs_arbiter=bool(unconfirmed), flags=ev.card_flags)
     )
+    action = LedgerEntry.Action
+    line = LedgerLine(
+        action=action.RESULT_CREATED if expected_version is None else action.RESULT_CHANGED,
+        actor=user,
+        reason=reason,
+    )
+    if source is not None:  # the software says why: entered (or corrected) at the table
+        line = replace(
+            line,
+            reason="",
+            reason_code="table_entry",
+            reason_params={"proof": source.proof} if source.proof else None,
+            by_player=source.entered_by,
+            table_access=source.table_access,
+        )
     return _write(
         ctx=ctx,
         values=values,
-        user=user,
         expected_version=expected_version,
-        reason=reason,
-        action_created=LedgerEntry.Action.RESULT_CREATED,
-        action_changed=LedgerEntry.Action.RESULT_CHANGED,
+        line=line,
         reason_required_message=None,
-        ledger=None
-        if source is None
-        else {
-            "by_player": source.entered_by,
-            "table_access": source.table_access,
-            # A table corrects its own entry: the software gives the reason.
-            "reason_code": "table_entry" if expected_version is not None else "",
-        },
     )
 
 
@@ -1044,11 +1028,8 @@ def result_annul(
     return _write(
         ctx=ctx,
         values=values,
-        user=user,
         expected_version=expected_version,
-        reason=reason,
-        action_created=LedgerEntry.Action.RESULT_ANNULLED,
-        action_changed=LedgerEntry.Action.RESULT_ANNULLED,
+        line=LedgerLine(action=LedgerEntry.Action.RESULT_ANNULLED, actor=user, reason=reason),
         reason_required_message=message,
     )
 

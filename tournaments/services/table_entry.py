@@ -51,6 +51,7 @@ from django.utils.translation import ngettext
 from ..api.idempotency import ttl as idempotency_ttl
 from ..api.models import IdempotencyRecord
 from ..api.throttling import SharedCounters
+from ..ledger_text import PROOF_CODE, PROOF_PHONE
 from ..models import (
     COUNTED_ENTRY_STATUSES,
     Donne,
@@ -68,18 +69,18 @@ from ..models import (
     Tournament,
 )
 from ..permissions import can_write_results
-from .events import results_changed
 from .results import (
     NON_FIELD,
     EntrySource,
+    LedgerLine,
     ResultConflict,
     ResultInput,
     ResultInvalid,
     ResultPreview,
     result_input_from_result,
     result_preview,
+    result_row_update,
     result_save,
-    result_snapshot,
 )
 
 __all__ = [
@@ -555,8 +556,6 @@ def _seated_player(access: TableAccess, player_id: int | None) -> Player:
 # --- who is at the phone: a code typed, or a phone bound to a player ---------------------------
 
 BINDING_SALT = "tournaments.table-binding"
-PROOF_CODE = "code"
-PROOF_PHONE = "phone"
 
 
 @dataclass(frozen=True)
@@ -645,10 +644,6 @@ def _vouched(access: TableAccess, voucher: Voucher) -> tuple[Player, str]:
     return player, PROOF_CODE
 
 
-def _proof_label(proof: str) -> str:
-    return _("personal code") if proof == PROOF_CODE else _("phone bound to them")
-
-
 # --- entering, confirming, contesting: never an answer from the cards ------------------------
 
 
@@ -695,12 +690,6 @@ def table_entry_save(
     donne = table_donne(access, donne_number)
     player, proof = _vouched(access, voucher)
     table = access.table_round.table
-    values = {"player": player, "proof": _proof_label(proof)}
-    reason = (
-        _("Entered at the table by %(player)s (%(proof)s)") % values
-        if expected_version is None
-        else _("Corrected at the table by %(player)s (%(proof)s)") % values
-    )
     with transaction.atomic():
         current = Result.objects.filter(table=table, donne=donne).first()
         if current is not None and (
@@ -714,8 +703,7 @@ def table_entry_save(
             data=data,
             user=table_user(),
             expected_version=expected_version,
-            reason=reason,
-            source=EntrySource(entered_by=player, table_access=access),
+            source=EntrySource(entered_by=player, table_access=access, proof=proof),
         )
     return result, player
 
@@ -762,39 +750,22 @@ def _set_status(
     result: Result,
     *,
     status: str,
-    action: str,
-    user: Any,
-    player: Player | None,
-    access: TableAccess | None,
-    reason: str = "",
+    line: LedgerLine,
     extra: Mapping[str, Any] | None = None,
 ) -> Result:
-    before = result_snapshot(result)
-    values = {"entry_status": status, **(extra or {})}
-    updated = Result.objects.filter(pk=result.pk, version=result.version).update(
-        version=F("version") + 1, updated_by=user, updated_at=timezone.now(), **values
+    """Change the entry status of the locked ``result`` through the one writer of Result rows
+    (results.result_row_update: the version's guard, the ledger line, the guarded bump: the
+    result enters or leaves the ranking)."""
+    round_ = Round.objects.get(table_rounds__pk=result.table_round_id)
+    return result_row_update(
+        result=result,
+        tournament=result.tournament,
+        round_=round_,
+        expected_version=result.version,
+        values={"entry_status": status, **(extra or {})},
+        line=line,
+        entry_status_in_ledger=True,
     )
-    if not updated:
-        raise ResultConflict(Result.objects.get(pk=result.pk))
-    fresh = Result.objects.select_related("table", "donne").get(pk=result.pk)
-    after = result_snapshot(fresh)
-    if before is not None and after is not None:
-        before["entry_status"] = result.entry_status
-        after["entry_status"] = fresh.entry_status
-    LedgerEntry.objects.create(
-        tournament_id=result.tournament_id,
-        result=fresh,
-        action=action,
-        actor=user,
-        reason=reason[:300],
-        before=before,
-        after=after,
-        by_player=player,
-        table_access=access,
-    )
-    # The result enters or leaves the ranking: the version moves with it.
-    results_changed(tournament_id=result.tournament_id)
-    return fresh
 
 
 def table_entry_confirm(
@@ -843,12 +814,14 @@ def table_entry_confirm(
         return _set_status(
             result,
             status=EntryStatus.CONFIRMED,
-            action=LedgerEntry.Action.RESULT_CONFIRMED,
-            user=table_user(),
-            player=player,
-            access=access,
-            reason=_("Confirmed at the table by %(player)s (%(proof)s)")
-            % {"player": player, "proof": _proof_label(proof)},
+            line=LedgerLine(
+                action=LedgerEntry.Action.RESULT_CONFIRMED,
+                actor=table_user(),
+                reason_code="table_confirmed",
+                reason_params={"proof": proof},
+                by_player=player,
+                table_access=access,
+            ),
             extra={"confirmed_by": player, "confirmed_at": timezone.now()},
         )
 
@@ -873,11 +846,13 @@ def table_entry_contest(
         return _set_status(
             result,
             status=EntryStatus.CONTESTED,
-            action=LedgerEntry.Action.RESULT_CONTESTED,
-            user=table_user(),
-            player=player,
-            access=access,
-            reason=note,
+            line=LedgerLine(
+                action=LedgerEntry.Action.RESULT_CONTESTED,
+                actor=table_user(),
+                reason=note,
+                by_player=player,
+                table_access=access,
+            ),
             extra={"contest_note": note},
         )
 
@@ -908,10 +883,7 @@ def result_confirm_by_arbiter(*, result: Result, user: Any) -> Result:
         return _set_status(
             locked,
             status=EntryStatus.ARBITER,
-            action=LedgerEntry.Action.RESULT_CONFIRMED,
-            user=user,
-            player=None,
-            access=None,
+            line=LedgerLine(action=LedgerEntry.Action.RESULT_CONFIRMED, actor=user),
             extra=extra,
         )
 

@@ -4,7 +4,7 @@ account. Thin: tournaments.services.table_entry decides; these views translate H
 The secret in the URL is the only key to the page (no session, no CSRF cookie: the JSON writes
 are CSRF-exempt because a forged request would need the secret). Each write also carries who
 makes it, proven (`_voucher`): ``player`` with his ``code``, or the ``binding`` token of a
-phone bound to him, which a save with ``bind`` set answers with (the page keeps it per
+phone bound to them, which a save with ``bind`` set answers with (the page keeps it per
 tournament). Writes take the same form
 fields as the arbiter's entry form and an ``Idempotency-Key`` header, so the page's offline
 queue can resend safely.

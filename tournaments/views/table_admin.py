@@ -25,7 +25,7 @@ from ..models import (
 )
 from ..once import once_per_form
 from ..permissions import can_write_results
-from ..services.results import ResultConflict
+from ..services.results import ResultConflict, ResultInvalid
 from ..services.table_entry import (
     player_code_reissue,
     player_codes_get,
@@ -164,7 +164,7 @@ def entry_confirm(request: HttpRequest, pk: int, table: int, donne: int) -> Http
     )
     try:
         result_confirm_by_arbiter(result=result, user=request.user)
-    except ResultConflict as exc:
+    except (ResultConflict, ResultInvalid) as exc:  # changed meanwhile; its round closed
         messages.error(request, str(exc))
     else:
         messages.success(

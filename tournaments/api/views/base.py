@@ -28,7 +28,6 @@ from .. import permissions as api_permissions
 from ..exceptions import ApiError, server_error_response
 from ..idempotency import request_key, run_idempotent
 from ..throttling import WriteRateThrottle
-from ..tokens import TokenAuthentication
 
 MAX_OFFSET = 10**9
 _ETAG = re.compile(r'^\s*(?:W/)?"?(\d{1,9})"?\s*$')
@@ -87,7 +86,7 @@ class ApiView(generics.GenericAPIView):
     metadata_class = ApiMetadata
 
     authentication_classes = [
-        TokenAuthentication,
+        authentication.TokenAuthentication,
         authentication.SessionAuthentication,
     ]
     permission_classes: list[Any] = []
@@ -182,17 +181,6 @@ class TournamentView(ApiView):
     read_rule: api_permissions.Rule = api_permissions.SEE_TOURNAMENT
     write_rule: api_permissions.Rule = api_permissions.MANAGE
 
-    #: (tournament id, user id, the tournament with his roles or None), when the token's
-    #: authentication read them with the token (tokens.TokenAuthentication).
-    preloaded: tuple[int, Any, Tournament | None] | None = None
-
-    def preload_tournament(self) -> int | None:
-        """The tournament's id in the URL, for the token's authentication to read it too."""
-        try:
-            return int(self.kwargs["tournament"])
-        except (KeyError, TypeError, ValueError):
-            return None
-
     @cached_property
     def tournament(self) -> Tournament:
         # The caller's roles come with the row: the access rule (and the service's own check
@@ -202,11 +190,7 @@ class TournamentView(ApiView):
         except (TypeError, ValueError):
             raise Http404 from None
         user = self.request.user
-        preloaded = self.preloaded
-        if preloaded is not None and preloaded[:2] == (pk, user.pk) and user.is_authenticated:
-            tournament = preloaded[2]
-        else:
-            tournament = tournament_with_roles(pk, user)
+        tournament = tournament_with_roles(pk, user)
         if tournament is None:
             raise Http404
         safe = self.request.method in ("GET", "HEAD", "OPTIONS")

@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
@@ -27,7 +25,7 @@ from typing import Any
 
 import msgspec
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models import F, Q, TextField
 from django.db.models.functions import Cast, Now
 from django.utils import timezone
@@ -37,6 +35,7 @@ from scoring.rules.ranking import Penalty, RankingTable, compute_ranking_table
 from scoring.runtime import collector_paused
 from tournaments.search import player_search_name
 
+from . import sql
 from .models import (
     FieldPenalty,
     FieldPlayer,
@@ -72,31 +71,9 @@ class OverallInputs:
     clubs: dict[int, tuple[str, str]] = field(default_factory=dict)  # inv: public id, name
 
 
-@contextmanager
-def _consistent_read() -> Iterator[None]:
-    """One snapshot for every read (REPEATABLE READ on PostgreSQL), so the version and the
-    rows agree; inside a caller's transaction, that one."""
-    if connection.in_atomic_block:
-        yield
-        return
-    with transaction.atomic():
-        if connection.vendor == "postgresql":
-            with connection.cursor() as cursor:
-                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
-        yield
-
-
-def _fetch(queryset: Any) -> list[tuple[Any, ...]]:
-    """All rows of a values_list queryset through the driver in one go."""
-    sql, params = queryset.query.sql_with_params()
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        return cursor.fetchall()
-
-
 def overall_inputs(*, event_id: int) -> OverallInputs | None:
     """The pooled field of an event as ranking input (None if the event is gone)."""
-    with _consistent_read():
+    with sql.consistent_read():
         head = (
             SimultaneousEvent.objects.filter(pk=event_id)
             .values_list("results_version", "method", "matchpoint_penalty_rate")
@@ -105,23 +82,23 @@ def overall_inputs(*, event_id: int) -> OverallInputs | None:
         if head is None:
             return None
         inputs = OverallInputs(event_id, *head)
-        results = _fetch(
+        results = sql.fetch_all(
             FieldResult.objects.filter(event_id=event_id)
             .order_by()
             .annotate(h=Cast("holders", TextField()), s=Cast("scores", TextField()))
             .values_list("invitation_id", "table", "donne", "status", "h", "s", "sitter")
         )
-        penalties = _fetch(
+        penalties = sql.fetch_all(
             FieldPenalty.objects.filter(event_id=event_id, withdrawn=False)
             .order_by()
             .values_list("licence", "points", "donne")
         )
-        players = _fetch(
+        players = sql.fetch_all(
             FieldPlayer.objects.filter(event_id=event_id)
             .order_by()
             .values_list("licence", "first_name", "last_name", "invitation_id")
         )
-        clubs = _fetch(
+        clubs = sql.fetch_all(
             Invitation.objects.filter(event_id=event_id)
             .order_by()
             .values_list("pk", "public_id", "club_name")
@@ -281,32 +258,9 @@ def overall_recompute(*, event_id: int, where: str = IN_PROCESS) -> int | None:
 
 
 def _store_rows(rows: list[tuple[Any, ...]]) -> None:
-    """INSERT the rows: on PostgreSQL with COPY (Django's bulk INSERT quotes every value of
-    the players' score cards on the client, most of the computation's time at 12,000
-    players) in a transaction that does not wait for its WAL to reach the disk (derived
-    data: a crash loses the rows and the state's version with them, so the ranking is
-    computed again); elsewhere with bulk_create."""
-    if connection.vendor != "postgresql":
-        OverallRankingRow.objects.bulk_create(
-            [OverallRankingRow(**dict(zip(ROW_FIELDS, row, strict=True))) for row in rows],
-            batch_size=2000,
-        )
-        return
-    meta = OverallRankingRow._meta
-    quote = connection.ops.quote_name
-    columns = ", ".join(
-        quote(meta.get_field(name.removesuffix("_id")).column) for name in ROW_FIELDS
-    )
-    encode = msgspec.json.encode
-    card = ROW_FIELDS.index("card")
-    sql = f"COPY {quote(meta.db_table)} ({columns}) FROM STDIN"
-    with connection.cursor() as cursor:
-        cursor.execute("SET LOCAL synchronous_commit = off")
-        with cursor.cursor.copy(sql) as copy:
-            for row in rows:
-                values = list(row)
-                values[card] = encode(values[card]).decode()  # JSON text, parsed by the server
-                copy.write_row(values)
+    """INSERT the rows through the hub's SQL seam (COPY on PostgreSQL: Django's bulk INSERT
+    quotes every value of the players' score cards on the client)."""
+    sql.copy_rows(OverallRankingRow, ROW_FIELDS, rows, json_field="card")
 
 
 def _state_after(
