@@ -1,16 +1,11 @@
 """Reads for the rankings pages: the ranking, a player's score card, a donne's traveller, a
-club's season and a player's history.
+club's season and a player's history. Selectors only read: nothing here computes or schedules.
 
 Freshness: a page shows the latest snapshot for the tournament's method and rate;
 it is "current" only when its results version is the tournament's. Otherwise the page says
-the ranking is being updated, and the read helps it catch up:
-- with a broker in use, it nudges the scheduler (which queues a task unless one is queued);
-  if the workers have not caught up RANKING_STALE_AFTER seconds after the first unranked
-  change (worker stopped, Redis down), the read computes the ranking in-process;
-- without a broker (CELERY_EAGER: a laptop, the test suite), the read computes it in-process
-  right away (saves within RANKING_MIN_INTERVAL of a computation leave it to the next read,
-  so an arbiter entering a burst of results is not slowed down).
-No page ever presents a snapshot as current when a saved result is missing from it.
+the ranking is being updated; the views that show it call `scoring.rankings.catch_up` first,
+which helps it catch up. No page ever presents a snapshot as current when a saved result is
+missing from it.
 """
 
 from __future__ import annotations
@@ -29,7 +24,9 @@ from django.db.models.fields.json import KeyTransform
 from django.db.models.functions import Now
 from django.utils.translation import gettext_lazy as _
 
-from scoring.rankings.models import RankingSnapshot, RankingState
+from scoring.rankings.models import RankingSnapshot
+from scoring.rules import display
+from scoring.rules.display import HandView
 from scoring.rules.duplicate import differentials, matchpoint_percentage
 from tournaments.models import (
     POSITIONS,
@@ -44,6 +41,7 @@ from tournaments.models import (
     TableRound,
     Tournament,
 )
+from tournaments.selectors import complete_donnes
 
 logger = logging.getLogger(__name__)
 
@@ -89,61 +87,10 @@ def snapshot_is_current(snapshot: RankingSnapshot | None, tournament: Tournament
     )
 
 
-def _catch_up(tournament: Tournament) -> bool:
-    """Help a stale ranking catch up; True when it was computed here, in-process."""
-    from django.utils import timezone
-
-    from scoring.rankings.services import (
-        IN_PROCESS,
-        ranking_claim_in_process,
-        ranking_note_error,
-        ranking_pending,
-        ranking_recompute,
-        stale_after,
-    )
-    from scoring.rankings.tasks import broker_in_use, schedule_ranking
-
-    if broker_in_use():
-        queued_at, started_at, stale_since, now = (
-            RankingState.objects.filter(pk=tournament.pk)
-            .annotate(db_now=Now())
-            .values_list("queued_at", "started_at", "stale_since", "db_now")
-            .first()
-        ) or (None, None, None, timezone.now())
-        waited = (now - stale_since).total_seconds() if stale_since else 0.0
-        if stale_since is None or waited < stale_after():
-            # A queued task or a running computation will bring the change: asking again
-            # would only queue a task that finds nothing to do.
-            pending = ranking_pending(
-                queued_at=queued_at, started_at=started_at, stale_since=stale_since, now=now
-            )
-            if not pending:
-                schedule_ranking(tournament.pk)  # starts the clock; queues unless queued
-            return False
-        window = stale_after()
-    else:
-        window = 0.0  # no worker to wait for: the reader computes it now
-    if not ranking_claim_in_process(tournament_id=tournament.pk, window=window):
-        return False
-    try:
-        ranking_recompute(tournament_id=tournament.pk, where=IN_PROCESS)
-    except Exception as exc:  # the page still answers, saying "being updated"
-        logger.exception("in-process ranking of tournament %s failed", tournament.pk)
-        ranking_note_error(tournament_id=tournament.pk, error=exc)
-        return False
-    return True
-
-
-def ranking_snapshot(
-    tournament: Tournament, *, refresh: bool = True
-) -> tuple[RankingSnapshot | None, bool]:
-    """The snapshot to show (without its cards) and whether it is current; with refresh, a
-    stale ranking is helped to catch up (see the module docstring)."""
+def ranking_snapshot(tournament: Tournament) -> tuple[RankingSnapshot | None, bool]:
+    """The snapshot to show (without its cards) and whether it is current (one query); a
+    stale one is shown as it is (`scoring.rankings.catch_up` helps it catch up)."""
     snapshot = _latest_snapshot(tournament)
-    if snapshot_is_current(snapshot, tournament):
-        return snapshot, True
-    if refresh and _catch_up(tournament):
-        snapshot = _latest_snapshot(tournament)
     return snapshot, snapshot_is_current(snapshot, tournament)
 
 
@@ -318,12 +265,10 @@ def ranking_view(
     )
 
 
-def ranking_current(
-    tournament: Tournament, *, refresh: bool = True, audience: str = FINAL
-) -> RankingView:
-    """The tournament's ranking as the pages show it to the audience (a fixed number of
-    queries)."""
-    snapshot, current = ranking_snapshot(tournament, refresh=refresh)
+def ranking_current(tournament: Tournament, *, audience: str = FINAL) -> RankingView:
+    """The tournament's ranking of the stored snapshot as the pages show it to the audience
+    (a fixed number of queries; a stale one is shown as it is)."""
+    snapshot, current = ranking_snapshot(tournament)
     return ranking_view(tournament, snapshot, current, audience=audience)
 
 
@@ -483,49 +428,6 @@ def ranking_poll_unchanged(tournament: Tournament, *, since: str, cur: str) -> b
     )
 
 
-# --- which donnes are finished everywhere ----------------------------------------------------
-
-
-def complete_donnes(tournament: Tournament) -> set[int]:
-    """Ids of the donnes every scheduled table has a result (or an annulment) for.
-
-    Three flat queries and set arithmetic: the tables scheduled per étui set, the donnes of
-    each set, and the (donne, table) pairs that have a result (a join here would cost far
-    more on a tournament of 1,000 players).
-    """
-    scheduled: dict[int, set[int]] = defaultdict(set)
-    for etui_set, table in (
-        TableRound.objects.filter(round__tournament=tournament)
-        .order_by()
-        .values_list("etui_set_id", "table_id")
-    ):
-        scheduled[etui_set].add(table)
-    entered: dict[int, set[int]] = defaultdict(set)
-    for donne, table in (
-        Result.objects.counted()
-        .filter(tournament=tournament)
-        .order_by()
-        .values_list("donne_id", "table_id")
-    ):
-        entered[donne].add(table)
-    return {
-        donne
-        for donne, etui_set in Donne.objects.filter(tournament=tournament)
-        .order_by()
-        .values_list("pk", "etui_set_id")
-        if scheduled.get(etui_set) and scheduled[etui_set] <= entered.get(donne, set())
-    }
-
-
-def donne_is_complete(donne: Donne) -> bool:
-    """Every table scheduled to play the donne has a result or an annulment for it."""
-    scheduled = set(
-        TableRound.objects.filter(etui_set_id=donne.etui_set_id).values_list("table_id", flat=True)
-    )
-    entered = set(Result.objects.counted().filter(donne=donne).values_list("table_id", flat=True))
-    return bool(scheduled) and scheduled <= entered
-
-
 # --- a player's score card -------------------------------------------------------------------
 
 
@@ -648,8 +550,7 @@ def score_cards(
     audience: str | None = None,
 ) -> dict[int, ScoreCard]:
     """The score cards of the given players (None: everyone seated or ranked), by player id,
-    from the ranking the pages show (a stale one is helped to catch up, see the module
-    docstring). See `score_cards_from_snapshot`."""
+    from the stored snapshot (a stale one as it is). See `score_cards_from_snapshot`."""
     snapshot, current = ranking_snapshot(tournament)
     return score_cards_from_snapshot(
         tournament,
@@ -919,23 +820,6 @@ def score_cards_from_snapshot(
 
 
 @dataclass(frozen=True)
-class HandSuit:
-    symbol: str
-    css: str
-    cards: list[str]
-    name: str = ""  # the suit's name, for screen readers ("pique")
-
-
-@dataclass(frozen=True)
-class HandView:
-    position: str
-    label: str
-    suits: list[HandSuit]
-    trumps: list[str]
-    raw: str
-
-
-@dataclass(frozen=True)
 class TravellerRow:
     table_number: int
     status: str
@@ -995,36 +879,10 @@ class Traveller:
 
 
 def hand_view(position: str, label: str, text: str) -> HandView:
-    """A hand grouped by suit for the diagram (suit symbols, ranks in the page's language:
-    R D C V or K Q C J; trumps high to low)."""
+    """`scoring.rules.display.hand_view` in the page's language."""
     from django.utils.translation import get_language
 
-    from scoring.rules import display
-
-    try:
-        from scoring.rules.cards import parse_hand
-
-        cards = parse_hand(text)
-    except Exception:  # a hand the notation cannot read is shown as stored
-        return HandView(position, label, [], [], text)
-    language = get_language()
-    suits: dict[str, list[str]] = {s: [] for s in display.SUITS}
-    trumps: list[str] = []
-    for card in cards:  # display order: ♠ ♥ ♦ ♣ high to low, then trumps 21..1, Excuse
-        if card.suit is not None:
-            suits[card.suit].append(display.rank_text(card.rank, language))
-        else:
-            trumps.append(card.symbol)
-    return HandView(
-        position,
-        label,
-        [
-            HandSuit(display.SUIT_SYMBOLS[s], f"suit-{s}", suits[s], display.suit_name(s, language))
-            for s in display.SUITS
-        ],
-        trumps,
-        text,
-    )
+    return display.hand_view(position, label, text, get_language())
 
 
 def _outcome_label(result: Result) -> str:
@@ -1213,7 +1071,9 @@ def _current_snapshots(tournaments: Iterable[Tournament]) -> dict[int, RankingSn
 def club_season(*, club: Club, start: date, end: date, method: str) -> Season:
     """Ranking of the players of a club's published tournaments between two dates (those
     compared under one method, so the numbers add up): total of the tournament totals,
-    tournaments played, average differential per donne compared."""
+    tournaments played, average differential per donne compared. Those without a current
+    snapshot are listed in `updating` and left out (`scoring.rankings.catch_up` helps them
+    catch up)."""
     tournaments = list(
         Tournament.objects.filter(
             club=club,
@@ -1225,11 +1085,6 @@ def club_season(*, club: Club, start: date, end: date, method: str) -> Season:
     )
     snapshots = _current_snapshots(tournaments)
     updating = [t for t in tournaments if t.pk not in snapshots]
-    for tournament in updating:  # published, yet not ranked: help it catch up
-        ranking_snapshot(tournament)
-    if updating:
-        snapshots = _current_snapshots(tournaments)
-        updating = [t for t in tournaments if t.pk not in snapshots]
     totals: dict[int, SeasonLine] = {}
     for snapshot in snapshots.values():
         for pid, values in _decode_rows(snapshot.data).items():

@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from scoring.rankings.selectors import ranking_current
 from scoring.rankings.services import ranking_recompute
 from tests.api.conftest import client_for
 from tests.fixtures.tournaments import stage_tournament
+from tests.rankings.helpers import ranking_read
 from tournaments.models import POSITIONS, Donne, Player, Seat, TableRound, Tournament
 from tournaments.services.checks import WARNING_CODES
 from tournaments.services.results import ResultInput, result_preview
@@ -192,7 +192,7 @@ def test_the_api_and_the_screens_give_the_same_ranking(personas) -> None:
     a.refresh_from_db()
     b.refresh_from_db()
     assert a.results_version == b.results_version == 16 + 3
-    screens = ranking_current(a)
+    screens = ranking_read(a)
     assert screens.is_current
     ranking = api.get(root + "ranking/").json()
     assert ranking["is_current"] is True
