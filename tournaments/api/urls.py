@@ -1,5 +1,9 @@
 """/api/: the versioned API (v1), its OpenAPI schema, Swagger UI and Redoc (served by the app:
-drf-spectacular-sidecar, no CDN). Unknown /api/ paths answer a JSON 404."""
+drf-spectacular-sidecar, no CDN). Unknown /api/ paths answer a JSON 404.
+
+The rankings' and documents' routes under /api/v1/ live with those parts
+(`scoring.rankings.api`, `scoring.documents.api`): tarot_club/urls.py includes them before
+this module, so that tournaments imports nothing of theirs but their services."""
 
 from __future__ import annotations
 
