@@ -32,6 +32,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import benchdoc
 
@@ -239,7 +240,8 @@ def write_section(text: str) -> None:
     benchdoc.write_section(SECTION, text)
 
 
-def main() -> None:
+def _arguments() -> argparse.Namespace:
+    """The command line (see the module docstring)."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--write", action="store_true", help="update docs/BENCHMARKS.md")
     parser.add_argument("--players", type=int, default=1000)
@@ -253,7 +255,12 @@ def main() -> None:
     args = parser.parse_args()
     if args.write and args.only:
         parser.error("--write needs the whole run (no --only)")
+    return args
 
+
+def _tournaments(args: argparse.Namespace) -> tuple[Tournament, Tournament | None, int]:
+    """The big tournament (`--players`, 6 rounds, every result) and, unless `--only`, the
+    small one of 96 donnes with its number of donnes."""
     rnd = random.Random(2026)
     started = time.perf_counter()
     call_command("migrate", verbosity=0)
@@ -262,23 +269,20 @@ def main() -> None:
     results = fill_results(big, user, rnd)
     if args.only:
         print(f"setup: {time.perf_counter() - started:.1f} s ({results:,} results)")
-    else:
-        small = make_tournament(96, 6, "Tournoi des 96 donnes")
-        fill_results(small, user, rnd)
-        donnes = small.donnes.count()
-        print(
-            f"setup: {time.perf_counter() - started:.1f} s ({results:,} results, {donnes} donnes)"
-        )
-    if args.profile:
-        profile_build(big, args.profile)
+        return big, None, 0
+    small = make_tournament(96, 6, "Tournoi des 96 donnes")
+    fill_results(small, user, rnd)
+    donnes = small.donnes.count()
+    print(f"setup: {time.perf_counter() - started:.1f} s ({results:,} results, {donnes} donnes)")
+    return big, small, donnes
 
-    figures = []
+
+def _score_cards_against_baseline(big: Tournament, args: argparse.Namespace) -> dict[str, Any]:
+    """The score cards' build (best of `--runs`) and the bare ReportLab baseline of the same
+    pages: elapsed and CPU times, the document, its queries and the ratio in CPU time."""
     cpu: list[float] = []
     cards_s, cards, cards_q = timed_build(big, Document.Kind.SCORE_CARDS, runs=args.runs, cpu=cpu)
     cards_cpu = cpu[0]
-    figures.append(
-        (f"score cards, {args.players:,} players × 24 donnes", cards_s, cards, cards_q, "< 30 s")
-    )
     pages = card_strings(big)
     baselines = [bare_reportlab(pages) for _ in range(args.runs)]
     baseline_s = min(wall for wall, _cpu in baselines)
@@ -292,14 +296,23 @@ def main() -> None:
         f"{baseline_cpu:.2f} s of CPU; score cards {cards_cpu:.2f} s of CPU: {ratio:.1f}× "
         f"({cards_s / baseline_s:.1f}× in elapsed time)"
     )
-    if args.only:
-        print(
-            f"{figures[0][0]}: {cards_s:.2f} s, {cards.pages:,} pages, "
-            f"{cards.file.size / 1e6:.2f} MB, {cards_q} queries"
-        )
-        return
+    return {
+        "seconds": cards_s,
+        "document": cards,
+        "queries": cards_q,
+        "cpu": cards_cpu,
+        "baseline_s": baseline_s,
+        "baseline_cpu": baseline_cpu,
+        "ratio": ratio,
+    }
+
+
+def _other_documents(
+    big: Tournament, small: Tournament, donnes: int, args: argparse.Namespace
+) -> list[tuple[str, float, Document, int, str]]:
+    """The hand records (best of `--runs`) and one build of each other measured kind."""
     hands_s, hands, hands_q = timed_build(small, Document.Kind.HAND_RECORDS, runs=args.runs)
-    figures.append((f"hand records, {donnes} donnes", hands_s, hands, hands_q, "< 5 s"))
+    figures = [(f"hand records, {donnes} donnes", hands_s, hands, hands_q, "< 5 s")]
     for kind, label in (
         (Document.Kind.ETUI_SETS, f"étui sheets, {donnes} donnes"),
         (Document.Kind.SCORE_SHEETS, "table score sheets, 24 tables × 6 rounds"),
@@ -312,18 +325,18 @@ def main() -> None:
             target = small
         seconds, document, queries = timed_build(target, kind, runs=1)
         figures.append((label, seconds, document, queries, ""))
+    return figures
 
-    for label, seconds, document, queries, target in figures:
-        print(
-            f"{label:45s} {seconds:7.2f} s  {document.pages:5d} pages  "
-            f"{document.file.size / 1e6:6.2f} MB  {queries:6d} queries  {target}"
-        )
 
-    # The whole set of the 1,000-player tournament, every kind once ("build every document").
+def _whole_set(
+    big: Tournament, cards: dict[str, Any], args: argparse.Namespace
+) -> list[tuple[str, float, Document, int]]:
+    """The whole set of the big tournament, every kind once ("build every document"; the
+    score cards: the build measured already)."""
     whole: list[tuple[str, float, Document, int]] = []
     for kind in WHOLE_SET:
         if kind == Document.Kind.SCORE_CARDS:
-            seconds, document, queries = cards_s, cards, cards_q
+            seconds, document, queries = cards["seconds"], cards["document"], cards["queries"]
         else:
             seconds, document, queries = timed_build(big, kind, runs=1)
         with translation.override("en"):
@@ -333,9 +346,12 @@ def main() -> None:
             f"whole set: {label:34s} {seconds:7.2f} s  {document.pages:5d} pages  "
             f"{document.file.size / 1e6:6.2f} MB  {queries:6d} queries"
         )
-    whole_total = sum(seconds for _label, seconds, _doc, _q in whole)
-    print(f"whole set, {args.players:,} players: {whole_total:.1f} s")
-    # What the documents page and the API pay on every read to tell what is out of date.
+    return whole
+
+
+def _fingerprints(big: Tournament) -> tuple[float, int]:
+    """What the documents page and the API pay on every read to tell what is out of date:
+    the fingerprints of every kind, in seconds and queries."""
     connection.queries_log.clear()
     with CaptureQueriesContext(connection) as captured:
         start = time.perf_counter()
@@ -343,87 +359,133 @@ def main() -> None:
         for kind in WHOLE_SET:
             inputs.fingerprint(kind, "fr")
         fingerprint_s = time.perf_counter() - start
-    fingerprint_q = len(captured)
-    print(f"fingerprints of every kind: {fingerprint_s * 1000:.0f} ms, {fingerprint_q} queries")
+    return fingerprint_s, len(captured)
 
-    if args.write:
-        machine = (
-            f"{os.cpu_count()} cores ({platform.machine()}), Python "
-            f"{platform.python_version()}, {platform.system()}, "
-            f"{connection.vendor} database, load average {os.getloadavg()[0]:.1f} at the end "
-            "(a machine shared with other work: ratios are the figures to compare)"
+
+def main() -> None:
+    args = _arguments()
+    big, small, donnes = _tournaments(args)
+    if args.profile:
+        profile_build(big, args.profile)
+    cards = _score_cards_against_baseline(big, args)
+    label = f"score cards, {args.players:,} players × 24 donnes"
+    if args.only or small is None:
+        print(
+            f"{label}: {cards['seconds']:.2f} s, {cards['document'].pages:,} pages, "
+            f"{cards['document'].file.size / 1e6:.2f} MB, {cards['queries']} queries"
         )
-        lines = [
-            SECTION,
-            "",
-            f"Run on {dt.date.today().isoformat()} with `.venv/bin/python "
-            "bench/bench_documents.py --write`.",
-            f"Machine: {machine}. Each figure is one whole build as the Celery task runs it "
-            f"(`document_build`: data, layout, PDF written to storage), best of {args.runs} "
-            "for the two targets; French documents.",
-            "",
-            "| document | seconds | pages | size | queries | target |",
-            "|---|---|---|---|---|---|",
-        ]
-        for label, seconds, document, queries, target in figures:
-            lines.append(
-                f"| {label} | {seconds:.2f} | {document.pages:,} | "
-                f"{document.file.size / 1e6:.2f} MB | {queries:,} | {target} |"
-            )
-        lines += [
-            "",
-            f"Score cards against a bare ReportLab baseline drawn in the same run (the same "
-            f"{cards.pages:,} pages and strings in one text object per page, written to memory): "
-            f"{baseline_cpu:.2f} s of CPU ({baseline_s:.2f} s elapsed) against the score "
-            f"cards' {cards_cpu:.2f} s of CPU, data read from the database included, so the "
-            f"score cards take **{ratio:.1f}×** the baseline (target: at most 3×, "
-            f"{'met' if ratio <= 3 else 'not met'}; "
-            f"{cards_s / baseline_s:.1f}× in elapsed time). Both in CPU time of this process, "
-            "best of each: the machine is shared, and a long build and a short baseline do not "
-            "get the same share of it.",
-            "",
-            f"The whole set of the {args.players:,}-player tournament (6 rounds), every kind "
-            'built once as "build every document" asks for it (the score cards: the figure '
-            f"above): **{whole_total:.1f} s** in all.",
-            "",
-            "| document | seconds | pages | size | queries |",
-            "|---|---|---|---|---|",
-        ]
-        for label, seconds, document, queries in whole:
-            lines.append(
-                f"| {label} | {seconds:.2f} | {document.pages:,} | "
-                f"{document.file.size / 1e6:.2f} MB | {queries:,} |"
-            )
-        lines += [
-            "",
-            f"Telling which documents are out of date (the fingerprints of every kind's inputs, "
-            f"read by the documents page and the API): {fingerprint_s * 1000:.0f} ms and "
-            f"{fingerprint_q} queries for the {args.players:,}-player tournament.",
-            "",
-            "How: the score cards read the ranking snapshot, seats, donnes and results once for "
-            "all players, as plain values (tests/documents/test_data.py checks they equal the "
-            "score-card page's cards); no platypus per card: each card is drawn straight on "
-            "the canvas (scoring/documents/pages.py and ops.py). The page header and the "
-            "footer's note are drawn once each into a form (a PDF Form XObject) that every page "
-            "shows, and so are the comparison method and the legend, the same on every card; "
-            "the summary and the lines table are PDF operators cached per document: a cell's "
-            "operators relative to its row (its place in the column, its font subset, its "
-            "escaped string) are worked out at first sight and then looked up column by "
-            "column, a plain number without fitting it; the running-total chart is operators "
-            "too, its grids, value labels and donne labels written once per document; numbers "
-            "are formatted in integer arithmetic (scoring.rules.display.exact_text, checked against "
-            "the Decimal path); each result's texts and each contract's are told once, not "
-            "once per player of its table; the cyclic garbage collector is paused during the "
-            "build (reference counting frees as usual; it resumes at the end). ReportLab's C "
-            "accelerator (rl-accel) formats the numbers and escapes the strings of the PDF, "
-            "for the documents and the baseline alike; QR codes are one filled path with a "
-            "fixed mask; streams are compressed without ASCII85 (ReportLab's pure-Python "
-            "encoder); fonts are registered once per process. 'Page x of y' holds the pages "
-            "and numbers them at the end (one pass).",
-        ]
-        write_section("\n".join(lines) + "\n")
+        return
+    figures = [
+        (label, cards["seconds"], cards["document"], cards["queries"], "< 30 s"),
+        *_other_documents(big, small, donnes, args),
+    ]
+    for label, seconds, document, queries, target in figures:
+        print(
+            f"{label:45s} {seconds:7.2f} s  {document.pages:5d} pages  "
+            f"{document.file.size / 1e6:6.2f} MB  {queries:6d} queries  {target}"
+        )
+    whole = _whole_set(big, cards, args)
+    whole_total = sum(seconds for _label, seconds, _doc, _q in whole)
+    print(f"whole set, {args.players:,} players: {whole_total:.1f} s")
+    fingerprint_s, fingerprint_q = _fingerprints(big)
+    print(f"fingerprints of every kind: {fingerprint_s * 1000:.0f} ms, {fingerprint_q} queries")
+    if args.write:
+        text = _section(args, figures, cards, whole, (fingerprint_s, fingerprint_q))
+        write_section(text)
         print(f"wrote {DOC.relative_to(ROOT)}")
 
+
+def _section(
+    args: argparse.Namespace,
+    figures: list[tuple[str, float, Document, int, str]],
+    cards: dict[str, Any],
+    whole: list[tuple[str, float, Document, int]],
+    fingerprints: tuple[float, int],
+) -> str:
+    """The section of docs/BENCHMARKS.md."""
+    machine = (
+        f"{os.cpu_count()} cores ({platform.machine()}), Python "
+        f"{platform.python_version()}, {platform.system()}, "
+        f"{connection.vendor} database, load average {os.getloadavg()[0]:.1f} at the end "
+        "(a machine shared with other work: ratios are the figures to compare)"
+    )
+    lines = [
+        SECTION,
+        "",
+        f"Run on {dt.date.today().isoformat()} with `.venv/bin/python "
+        "bench/bench_documents.py --write`.",
+        f"Machine: {machine}. Each figure is one whole build as the Celery task runs it "
+        f"(`document_build`: data, layout, PDF written to storage), best of {args.runs} "
+        "for the two targets; French documents.",
+        "",
+        "| document | seconds | pages | size | queries | target |",
+        "|---|---|---|---|---|---|",
+    ]
+    for label, seconds, document, queries, target in figures:
+        lines.append(
+            f"| {label} | {seconds:.2f} | {document.pages:,} | "
+            f"{document.file.size / 1e6:.2f} MB | {queries:,} | {target} |"
+        )
+    ratio, baseline_s, cards_s = cards["ratio"], cards["baseline_s"], cards["seconds"]
+    whole_total = sum(seconds for _label, seconds, _doc, _q in whole)
+    lines += [
+        "",
+        f"Score cards against a bare ReportLab baseline drawn in the same run (the same "
+        f"{cards['document'].pages:,} pages and strings in one text object per page, written "
+        f"to memory): {cards['baseline_cpu']:.2f} s of CPU ({baseline_s:.2f} s elapsed) "
+        f"against the score cards' {cards['cpu']:.2f} s of CPU, data read from the database "
+        f"included, so the score cards take **{ratio:.1f}×** the baseline (target: at most "
+        f"3×, {'met' if ratio <= 3 else 'not met'}; "
+        f"{cards_s / baseline_s:.1f}× in elapsed time). Both in CPU time of this process, "
+        "best of each: the machine is shared, and a long build and a short baseline do not "
+        "get the same share of it.",
+        "",
+        f"The whole set of the {args.players:,}-player tournament (6 rounds), every kind "
+        'built once as "build every document" asks for it (the score cards: the figure '
+        f"above): **{whole_total:.1f} s** in all.",
+        "",
+        "| document | seconds | pages | size | queries |",
+        "|---|---|---|---|---|",
+    ]
+    for label, seconds, document, queries in whole:
+        lines.append(
+            f"| {label} | {seconds:.2f} | {document.pages:,} | "
+            f"{document.file.size / 1e6:.2f} MB | {queries:,} |"
+        )
+    fingerprint_s, fingerprint_q = fingerprints
+    lines += [
+        "",
+        f"Telling which documents are out of date (the fingerprints of every kind's inputs, "
+        f"read by the documents page and the API): {fingerprint_s * 1000:.0f} ms and "
+        f"{fingerprint_q} queries for the {args.players:,}-player tournament.",
+        "",
+        HOW,
+    ]
+    return "\n".join(lines) + "\n"
+
+
+HOW = (
+    "How: the score cards read the ranking snapshot, seats, donnes and results once for "
+    "all players, as plain values (tests/documents/test_data.py checks they equal the "
+    "score-card page's cards); no platypus per card: each card is drawn straight on "
+    "the canvas (scoring/documents/pages.py and ops.py). The page header and the "
+    "footer's note are drawn once each into a form (a PDF Form XObject) that every page "
+    "shows, and so are the comparison method and the legend, the same on every card; "
+    "the summary and the lines table are PDF operators cached per document: a cell's "
+    "operators relative to its row (its place in the column, its font subset, its "
+    "escaped string) are worked out at first sight and then looked up column by "
+    "column, a plain number without fitting it; the running-total chart is operators "
+    "too, its grids, value labels and donne labels written once per document; numbers "
+    "are formatted in integer arithmetic (scoring.rules.display.exact_text, checked against "
+    "the Decimal path); each result's texts and each contract's are told once, not "
+    "once per player of its table; the cyclic garbage collector is paused during the "
+    "build (reference counting frees as usual; it resumes at the end). ReportLab's C "
+    "accelerator (rl-accel) formats the numbers and escapes the strings of the PDF, "
+    "for the documents and the baseline alike; QR codes are one filled path with a "
+    "fixed mask; streams are compressed without ASCII85 (ReportLab's pure-Python "
+    "encoder); fonts are registered once per process. 'Page x of y' holds the pages "
+    "and numbers them at the end (one pass)."
+)
 
 if __name__ == "__main__":
     main()

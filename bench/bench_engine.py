@@ -293,13 +293,9 @@ def write_section(text: str) -> None:
     benchdoc.write_section(SECTION, text)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--write", action="store_true", help="update docs/BENCHMARKS.md")
-    parser.add_argument("--deals", type=int, default=100_000)
-    parser.add_argument("--rounds", type=int, default=7)
-    args = parser.parse_args()
-
+def _measure(args: argparse.Namespace) -> dict[str, Any]:
+    """Every figure of the report: the scoring rates of each row against the reference,
+    the invalid entries' rate and the ranking's times."""
     pinned = pin_to_one_core()
     rnd = random.Random(2026)
     check_reference(random_deals(20_000, rnd))
@@ -331,6 +327,26 @@ def main() -> None:
         "call": Row(lambda n: fresh(7000 + n), scorer=call_alone),
     }
     rates = compare(rows, args.rounds)
+    share = 1 - len(kind(False)(1000)) / args.deals
+    rate_bad = bench_invalid(args.deals // 5)
+    assert engine_tables() == tables_before, "the engine kept something of the deals it scored"
+
+    plays = tournament_plays(1000, 24, rnd)
+    ranking_times = {m: bench_ranking(plays, m) for m in ("average", "pairwise", "matchpoints")}
+
+    return {
+        "pinned": pinned,
+        "rates": rates,
+        "share": share,
+        "rate_bad": rate_bad,
+        "plays": len(plays),
+        "ranking_times": ranking_times,
+    }
+
+
+def _scoring_lines(args: argparse.Namespace, figures: dict[str, Any]) -> list[str]:
+    """The report's heading and its table of the single-deal scoring."""
+    rates, rounds, share = figures["rates"], args.rounds, figures["share"]
     rate_mixed, ref_mixed = rates["mixed"]
     rate_plain, ref_plain = rates["plain"]
     rate_ann, ref_ann = rates["announced"]
@@ -340,19 +356,12 @@ def main() -> None:
     rate_text, ref_text = rates["text"]
     rate_one, ref_one = rates["one"]
     rate_call, ref_call = rates["call"]
-    share = 1 - len(kind(False)(1000)) / args.deals
-    rounds = args.rounds
-    rate_bad = bench_invalid(args.deals // 5)
-    assert engine_tables() == tables_before, "the engine kept something of the deals it scored"
-
-    plays = tournament_plays(1000, 24, rnd)
-    ranking_times = {m: bench_ranking(plays, m) for m in ("average", "pairwise", "matchpoints")}
-
+    rate_bad = figures["rate_bad"]
     load = ", ".join(f"{value:.1f}" for value in os.getloadavg())
     cores = os.cpu_count()
     machine = (
         f"{cores} cores ({platform.machine()}), Python {platform.python_version()}, "
-        f"{platform.system()}; process {pinned}"
+        f"{platform.system()}; process {figures['pinned']}"
     )
     lines = [
         SECTION,
@@ -398,6 +407,20 @@ def main() -> None:
         f"| {rate_call / ref_call:.2f}× | {rate_call:,.0f} | {ref_call:,.0f} |",
         f"| invalid entries (raise a ScoringError; best of 3) | | {rate_bad:,.0f} | |",
         "",
+    ]
+    return lines
+
+
+def _closing_lines(args: argparse.Namespace, figures: dict[str, Any]) -> list[str]:
+    """The report's summary of the scoring, the ranking's times and how it is done."""
+    rates, share = figures["rates"], figures["share"]
+    rate_mixed, ref_mixed = rates["mixed"]
+    rate_plain, ref_plain = rates["plain"]
+    rate_ann, ref_ann = rates["announced"]
+    rate_service, ref_service = rates["service"]
+    rate_call, ref_call = rates["call"]
+    plays, ranking_times = figures["plays"], figures["ranking_times"]
+    lines = [
         f"First sight of each deal, as the software scores it (the result service, the "
         f"engine's one caller): **{rate_service / ref_service:.2f}×** the reference; target "
         f"2×: {'met' if rate_service >= 2 * ref_service else 'not met'}. The realistic mix "
@@ -412,7 +435,7 @@ def main() -> None:
         "in the processor's caches, which a random deal among 9,984 seldom is.",
         "",
         "Tournament ranking, `scoring.rules.ranking.compute_ranking`, 1,000 players × 24 donnes "
-        f"({len(plays):,} plays, 96 groups of 250, one annulled table, two penalties; "
+        f"({plays:,} plays, 96 groups of 250, one annulled table, two penalties; "
         "target well under 1 s):",
         "",
         "| method | seconds |",
@@ -436,7 +459,17 @@ def main() -> None:
         "bisection, not pair by pair).",
         "",
     ]
-    report = "\n".join(lines)
+    return lines
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--write", action="store_true", help="update docs/BENCHMARKS.md")
+    parser.add_argument("--deals", type=int, default=100_000)
+    parser.add_argument("--rounds", type=int, default=7)
+    args = parser.parse_args()
+    figures = _measure(args)
+    report = "\n".join([*_scoring_lines(args, figures), *_closing_lines(args, figures)])
     print(report)
     if args.write:
         write_section(report)

@@ -664,7 +664,8 @@ def hall_report(
     return "\n".join(lines) + "\n"
 
 
-def main() -> None:
+def _arguments() -> argparse.Namespace:
+    """The command line (see the module docstring)."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--write", action="store_true", help="update docs/BENCHMARKS.md")
     parser.add_argument("--viewers", type=int, default=1000)
@@ -681,6 +682,99 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=600, help="with --hall")
     parser.add_argument("--at-once", type=int, default=60, help="with --hall")
     args = parser.parse_args()
+    return args
+
+
+def _published_tournament(players: int) -> Any:
+    """A tournament of `players` with five rounds of results ranked, published (anonymous
+    viewers may read it) and still polled: the sixth round's results are to come."""
+    from scoring.rankings.services import ranking_recompute
+    from tests.rankings.builders import build_tournament, fill_results
+    from tournaments.models import Result
+
+    built = build_tournament(
+        players=players, rounds=6, per_relais=4, status="running", seed=players
+    )
+    fill_results(built, seed=1)
+    Result.objects.filter(tournament=built.tournament, table_round__round__number=6).delete()
+    ranking_recompute(tournament_id=built.tournament.pk)
+    built.tournament.status = "published"  # readable by anonymous viewers, still polled
+    built.tournament.save(update_fields=["status"])
+    return built
+
+
+def _private_queue(redis_url: str) -> str:
+    """Point Celery at a queue of this run's own on `redis_url`; its name."""
+    from tarot_club.celery import app
+    from tests.fixtures.services import reset_connections
+
+    queue = f"load-{uuid.uuid4().hex[:8]}"
+    app.conf.update(
+        task_always_eager=False,
+        broker_url=redis_url,
+        result_backend=redis_url,
+        task_default_queue=queue,
+    )
+    settings.CELERY_TASK_DEFAULT_QUEUE = queue
+    reset_connections(app)
+    return queue
+
+
+def _server_env(redis_url: str, queue: str) -> dict[str, str]:
+    """The web server's environment: the test database, the broker and queue, DEBUG off."""
+    from tests.fixtures.services import database_url_for_current_test_db
+
+    env = dict(os.environ)
+    env.update(
+        {
+            "DJANGO_SETTINGS_MODULE": "tarot_club.settings",
+            "DATABASE_URL": database_url_for_current_test_db(),
+            "REDIS_URL": redis_url,
+            "CELERY_EAGER": "0",
+            "CELERY_QUEUE": queue,
+            "DEBUG": "0",
+            "SECRET_KEY": "load-test-only-secret-key",
+            "ALLOWED_HOSTS": HOST,
+            "LOG_LEVEL": "ERROR",
+        }
+    )
+    return env
+
+
+def _viewers_and_writer(
+    args: argparse.Namespace, built: Any, port: int, stop: threading.Event
+) -> tuple[dict[str, Any], list[float], list[float], Any]:
+    """Warm the server, measure its baselines and the generator's, then run the viewers
+    while a writer saves results: their figures, with each result's delay to its first
+    viewer."""
+    path = f"/t/{built.tournament.pk}/ranking/"
+
+    async def warm() -> tuple[list[float], list[float], str]:
+        for _ in range(3 * args.workers):  # every worker: caches, first health check
+            await http_get(port, path)
+            await http_get(port, "/healthz")
+        base = await baseline(port, "/", 60)
+        health = await baseline(port, "/healthz", 60)
+        _status, body, _ = await http_get(port, path)
+        since = re.search(rb'data-since="(\d*)"', body).group(1).decode()  # type: ignore[union-attr]
+        return base, health, since
+
+    base, health, since = asyncio.run(asyncio.wait_for(warm(), timeout=120))
+    generator = generator_baseline(args.viewers, args.generator_seconds, args.period)
+    connection.close()  # the viewers' process is forked: it must not share a connection
+    written: dict[int, float] = {}
+    thread = threading.Thread(target=writer, args=(built, args.seconds, written, stop), daemon=True)
+    thread.start()
+    out = run_viewers(port, path, since, args.viewers, args.seconds, args.period)
+    stop.set()
+    thread.join(timeout=30)
+    seen = out["first_seen"]
+    out["delays"] = [seen[v] - t for v, t in written.items() if v in seen]
+    return out, base, health, generator
+
+
+def main() -> None:
+    args = _arguments()
     if connection.vendor != "postgresql":
         sys.exit("This load test runs on PostgreSQL: set DATABASE_URL.")
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -690,15 +784,8 @@ def main() -> None:
         hall_main(args)
         return
 
-    from scoring.rankings.services import ranking_recompute
-    from tarot_club.celery import app
     from tarot_club.health import redis_reachable
-    from tests.fixtures.services import (
-        WorkerProcess,
-        database_url_for_current_test_db,
-        reset_connections,
-    )
-    from tests.rankings.builders import build_tournament, fill_results
+    from tests.fixtures.services import WorkerProcess
 
     redis_url = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
     if not redis_reachable(redis_url):
@@ -710,70 +797,14 @@ def main() -> None:
     server = worker = None
     stop = threading.Event()
     try:
-        built = build_tournament(
-            players=args.players, rounds=6, per_relais=4, status="running", seed=args.players
-        )
-        fill_results(built, seed=1)
-        from tournaments.models import Result
-
-        Result.objects.filter(tournament=built.tournament, table_round__round__number=6).delete()
-        ranking_recompute(tournament_id=built.tournament.pk)
-        built.tournament.status = "published"  # readable by anonymous viewers, still polled
-        built.tournament.save(update_fields=["status"])
-
-        queue = f"load-{uuid.uuid4().hex[:8]}"
-        app.conf.update(
-            task_always_eager=False,
-            broker_url=redis_url,
-            result_backend=redis_url,
-            task_default_queue=queue,
-        )
-        settings.CELERY_TASK_DEFAULT_QUEUE = queue
-        reset_connections(app)
+        built = _published_tournament(args.players)
+        queue = _private_queue(redis_url)
         worker = WorkerProcess(redis_url, queue)
         worker.start()
         port = free_port()
-        env = dict(os.environ)
-        env.update(
-            {
-                "DJANGO_SETTINGS_MODULE": "tarot_club.settings",
-                "DATABASE_URL": database_url_for_current_test_db(),
-                "REDIS_URL": redis_url,
-                "CELERY_EAGER": "0",
-                "CELERY_QUEUE": queue,
-                "DEBUG": "0",
-                "SECRET_KEY": "load-test-only-secret-key",
-                "ALLOWED_HOSTS": HOST,
-                "LOG_LEVEL": "ERROR",
-            }
-        )
-        server = Server(env, port, args.workers)
+        server = Server(_server_env(redis_url, queue), port, args.workers)
         server.wait_ready()
-        path = f"/t/{built.tournament.pk}/ranking/"
-
-        async def warm() -> tuple[list[float], list[float], str]:
-            for _ in range(3 * args.workers):  # every worker: caches, first health check
-                await http_get(port, path)
-                await http_get(port, "/healthz")
-            base = await baseline(port, "/", 60)
-            health = await baseline(port, "/healthz", 60)
-            _status, body, _ = await http_get(port, path)
-            since = re.search(rb'data-since="(\d*)"', body).group(1).decode()  # type: ignore[union-attr]
-            return base, health, since
-
-        base, health, since = asyncio.run(asyncio.wait_for(warm(), timeout=120))
-        generator = generator_baseline(args.viewers, args.generator_seconds, args.period)
-        connection.close()  # the viewers' process is forked: it must not share a connection
-        written: dict[int, float] = {}
-        thread = threading.Thread(
-            target=writer, args=(built, args.seconds, written, stop), daemon=True
-        )
-        thread.start()
-        out = run_viewers(port, path, since, args.viewers, args.seconds, args.period)
-        stop.set()
-        thread.join(timeout=30)
-        seen = out["first_seen"]
-        out["delays"] = [seen[v] - t for v, t in written.items() if v in seen]
+        out, base, health, generator = _viewers_and_writer(args, built, port, stop)
     finally:
         stop.set()
         if server is not None:

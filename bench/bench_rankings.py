@@ -252,8 +252,29 @@ def report(
     repeats: int,
     load: str,
 ) -> str:
-    ms = lambda s: f"{s * 1000:.0f}"  # noqa: E731
-    ms1 = lambda s: f"{s * 1000:.1f}"  # noqa: E731
+    """The section of docs/BENCHMARKS.md: the recomputation, the pages, the worker's delay
+    and how it is done."""
+    lines = [
+        *_recompute_lines(rows, repeats, load),
+        *_page_lines(rows[0], pages),
+        *_worker_lines(delays),
+        "",
+        HOW,
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1000:.0f}"
+
+
+def _ms1(seconds: float) -> str:
+    return f"{seconds * 1000:.1f}"
+
+
+def _recompute_lines(rows: list[dict[str, Any]], repeats: int, load: str) -> list[str]:
+    """The heading and the recomputation's table (with its linearity over several sizes)."""
+    ms, ms1 = _ms, _ms1
     first = rows[0]
     lines = [
         SECTION,
@@ -292,8 +313,14 @@ def report(
             f"(cost per result ×{last['per_1000'] / first['per_1000']:.2f}; the SELECT "
             f"×{last['select'] / first['select']:.1f}).",
         ]
+    return lines
+
+
+def _page_lines(first: dict[str, Any], pages: dict[str, Any]) -> list[str]:
+    """The pages' table against the home page, and the ranking page's weight."""
+    ms1 = _ms1
     home = pages["home"]
-    lines += [
+    return [
         "",
         f"Pages at {first['players']:,} players, server time through the whole Django stack "
         "(test client, anonymous visitor, published tournament), against the home page "
@@ -317,6 +344,12 @@ def report(
         f"**{pages['gzip_kb']:,.0f} KB on the wire** compressed (target: under 80 KB).",
         "",
     ]
+
+
+def _worker_lines(delays: dict[str, list[float]]) -> list[str]:
+    """The delay from a saved result to its snapshot with a real worker."""
+    ms = _ms
+    lines: list[str] = []
     if delays:
         names = list(delays)
         base, big = delays[names[0]], delays[names[-1]]
@@ -329,35 +362,36 @@ def report(
         )
     else:
         lines.append("Result to updated ranking with a real worker: not measured (no Redis).")
-    lines += [
-        "",
-        "How: the recomputation reads the rows as columns (no model instances; the holders "
-        "and scores as JSON text, decoded with msgspec, where Django's json.loads per value "
-        "cost as much as the query) in one "
-        "REPEATABLE READ transaction of three queries, pauses the garbage collector, and ranks "
-        "with `compute_ranking_table`: the same exact values as `compute_ranking` (checked by "
-        "property tests), but each score-card line is built once as plain values, a "
-        "differential being an integer numerator over the group's denominator reduced by one "
-        "gcd, totals integers over a common denominator (no Fraction per line), and the "
-        "counts of donnes played and compared follow from the card lengths. The "
-        "snapshot stores the ranking rows, and each player's lines as one JSON text "
-        "(encoded with msgspec; PostgreSQL takes in a thousand strings far faster than a "
-        "jsonb of nested arrays), compressed with lz4, in one INSERT … ON CONFLICT DO "
-        "NOTHING whose parameters the server binds: the lines go as one binary text[] of "
-        "keys and texts that jsonb_object() makes the same document of, so the server "
-        "parses no JSON; that transaction, the computation's own, commits without waiting "
-        "for the WAL flush (a crash may lose the snapshot with its state, never corrupt "
-        "it: the ranking is then stale and computed again). The ranking page's table is "
-        "rendered once per snapshot and language, by one web process for all (kept in Redis): the "
-        "reader's own row is marked by the page's script; a poll with nothing new is a 204 "
-        "and a poll of a new snapshot gets its fragment, both answered before the session "
-        "and authentication middleware from one query, which a process reuses for "
-        "RANKING_POLL_CACHE_SECONDS. A burst of results is coalesced (at most one queued "
-        "task per tournament, computations at least RANKING_MIN_INTERVAL = 1 s apart; a task "
-        "that finds its snapshot stored changes nothing and does not move that clock; a "
-        "computation behind a newer result dates the staleness from its read).",
-    ]
-    return "\n".join(lines) + "\n"
+    return lines
+
+
+HOW = (
+    "How: the recomputation reads the rows as columns (no model instances; the holders "
+    "and scores as JSON text, decoded with msgspec, where Django's json.loads per value "
+    "cost as much as the query) in one "
+    "REPEATABLE READ transaction of three queries, pauses the garbage collector, and ranks "
+    "with `compute_ranking_table`: the same exact values as `compute_ranking` (checked by "
+    "property tests), but each score-card line is built once as plain values, a "
+    "differential being an integer numerator over the group's denominator reduced by one "
+    "gcd, totals integers over a common denominator (no Fraction per line), and the "
+    "counts of donnes played and compared follow from the card lengths. The "
+    "snapshot stores the ranking rows, and each player's lines as one JSON text "
+    "(encoded with msgspec; PostgreSQL takes in a thousand strings far faster than a "
+    "jsonb of nested arrays), compressed with lz4, in one INSERT … ON CONFLICT DO "
+    "NOTHING whose parameters the server binds: the lines go as one binary text[] of "
+    "keys and texts that jsonb_object() makes the same document of, so the server "
+    "parses no JSON; that transaction, the computation's own, commits without waiting "
+    "for the WAL flush (a crash may lose the snapshot with its state, never corrupt "
+    "it: the ranking is then stale and computed again). The ranking page's table is "
+    "rendered once per snapshot and language, by one web process for all (kept in Redis): the "
+    "reader's own row is marked by the page's script; a poll with nothing new is a 204 "
+    "and a poll of a new snapshot gets its fragment, both answered before the session "
+    "and authentication middleware from one query, which a process reuses for "
+    "RANKING_POLL_CACHE_SECONDS. A burst of results is coalesced (at most one queued "
+    "task per tournament, computations at least RANKING_MIN_INTERVAL = 1 s apart; a task "
+    "that finds its snapshot stored changes nothing and does not move that clock; a "
+    "computation behind a newer result dates the staleness from its read)."
+)
 
 
 def write_section(text: str) -> None:

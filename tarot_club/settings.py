@@ -268,8 +268,8 @@ SPECTACULAR_SETTINGS = {
         "ScoreCardLineStatusEnum": "tournaments.api.serializers.CARD_LINE_STATUSES",
         "PositionEnum": "tournaments.models.Position",
         "SeatPositionEnum": "tournaments.models.SeatPosition",
-        "DocumentStatusEnum": "tournaments.api.serializers.DOCUMENT_STATUSES",
-        "DocumentKindEnum": "tournaments.api.serializers.DOCUMENT_KINDS",
+        "DocumentStatusEnum": "scoring.documents.api.DOCUMENT_STATUSES",
+        "DocumentKindEnum": "scoring.documents.api.DOCUMENT_KINDS",
         "PenaltyKindEnum": "tournaments.models.Penalty.Kind",
     },
 }

@@ -14,6 +14,10 @@ urlpatterns = [
     # First: every API call (a tablet's result write) is resolved without trying the site's
     # hundred patterns; no pattern below matches a path under api/, so nothing else changes.
     path("api/v1/simultaneous/", include("tournaments.simultaneous.hub.api_urls")),
+    # The rankings' and documents' API routes live with those parts; unknown /api/ paths
+    # fall through to tournaments.api.urls's JSON 404.
+    path("api/v1/", include("scoring.rankings.api")),
+    path("api/v1/", include("scoring.documents.api")),
     path("api/", include("tournaments.api.urls")),
     path("", views.home, name="home"),
     path("healthz", views.healthz, name="healthz"),

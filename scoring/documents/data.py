@@ -125,11 +125,11 @@ def ranking_up_to_date(tournament: Tournament) -> RankingView:
     from scoring.rankings.selectors import ranking_current
     from scoring.rankings.services import ranking_recompute
 
-    view = ranking_current(tournament, refresh=False)
+    view = ranking_current(tournament)
     if not view.is_current:
         ranking_recompute(tournament_id=tournament.pk)
         tournament.refresh_from_db(fields=["results_version", "method", "matchpoint_penalty_rate"])
-        view = ranking_current(tournament, refresh=False)
+        view = ranking_current(tournament)
     return view
 
 

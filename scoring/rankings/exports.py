@@ -123,7 +123,7 @@ def ranking_csv(tournament: Tournament, language: str, audience: str) -> Ranking
     audience), never computed here."""
     lang = display.language_of(language)
     with translation.override(lang):
-        snapshot, current = ranking_snapshot(tournament, refresh=False)
+        snapshot, current = ranking_snapshot(tournament)
 
         def build() -> bytes:
             rows = ranking_rows(tournament, snapshot, current, lang, audience)
@@ -246,7 +246,7 @@ def score_cards_csv(
     show him. A fixed number of queries whatever the size of the field."""
     lang = display.language_of(language)
     with translation.override(lang):
-        snapshot, current = ranking_snapshot(tournament, refresh=False)
+        snapshot, current = ranking_snapshot(tournament)
         rows = score_card_rows(
             tournament,
             snapshot,

@@ -1,23 +1,18 @@
 """Reads for the rankings pages: the ranking, a player's score card, a donne's traveller, a
-club's season and a player's history.
+club's season and a player's history. Selectors only read: nothing here computes or schedules.
 
 Freshness: a page shows the latest snapshot for the tournament's method and rate;
 it is "current" only when its results version is the tournament's. Otherwise the page says
-the ranking is being updated, and the read helps it catch up:
-- with a broker in use, it nudges the scheduler (which queues a task unless one is queued);
-  if the workers have not caught up RANKING_STALE_AFTER seconds after the first unranked
-  change (worker stopped, Redis down), the read computes the ranking in-process;
-- without a broker (CELERY_EAGER: a laptop, the test suite), the read computes it in-process
-  right away (saves within RANKING_MIN_INTERVAL of a computation leave it to the next read,
-  so an arbiter entering a burst of results is not slowed down).
-No page ever presents a snapshot as current when a saved result is missing from it.
+the ranking is being updated; the views that show it call `scoring.rankings.catch_up` first,
+which helps it catch up. No page ever presents a snapshot as current when a saved result is
+missing from it.
 """
 
 from __future__ import annotations
 
 import logging
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from decimal import Decimal
@@ -29,7 +24,9 @@ from django.db.models.fields.json import KeyTransform
 from django.db.models.functions import Now
 from django.utils.translation import gettext_lazy as _
 
-from scoring.rankings.models import RankingSnapshot, RankingState
+from scoring.rankings.models import RankingSnapshot
+from scoring.rules import display
+from scoring.rules.display import HandView
 from scoring.rules.duplicate import differentials, matchpoint_percentage
 from tournaments.models import (
     POSITIONS,
@@ -44,6 +41,7 @@ from tournaments.models import (
     TableRound,
     Tournament,
 )
+from tournaments.selectors import complete_donnes
 
 logger = logging.getLogger(__name__)
 
@@ -89,61 +87,10 @@ def snapshot_is_current(snapshot: RankingSnapshot | None, tournament: Tournament
     )
 
 
-def _catch_up(tournament: Tournament) -> bool:
-    """Help a stale ranking catch up; True when it was computed here, in-process."""
-    from django.utils import timezone
-
-    from scoring.rankings.services import (
-        IN_PROCESS,
-        ranking_claim_in_process,
-        ranking_note_error,
-        ranking_pending,
-        ranking_recompute,
-        stale_after,
-    )
-    from scoring.rankings.tasks import broker_in_use, schedule_ranking
-
-    if broker_in_use():
-        queued_at, started_at, stale_since, now = (
-            RankingState.objects.filter(pk=tournament.pk)
-            .annotate(db_now=Now())
-            .values_list("queued_at", "started_at", "stale_since", "db_now")
-            .first()
-        ) or (None, None, None, timezone.now())
-        waited = (now - stale_since).total_seconds() if stale_since else 0.0
-        if stale_since is None or waited < stale_after():
-            # A queued task or a running computation will bring the change: asking again
-            # would only queue a task that finds nothing to do.
-            pending = ranking_pending(
-                queued_at=queued_at, started_at=started_at, stale_since=stale_since, now=now
-            )
-            if not pending:
-                schedule_ranking(tournament.pk)  # starts the clock; queues unless queued
-            return False
-        window = stale_after()
-    else:
-        window = 0.0  # no worker to wait for: the reader computes it now
-    if not ranking_claim_in_process(tournament_id=tournament.pk, window=window):
-        return False
-    try:
-        ranking_recompute(tournament_id=tournament.pk, where=IN_PROCESS)
-    except Exception as exc:  # the page still answers, saying "being updated"
-        logger.exception("in-process ranking of tournament %s failed", tournament.pk)
-        ranking_note_error(tournament_id=tournament.pk, error=exc)
-        return False
-    return True
-
-
-def ranking_snapshot(
-    tournament: Tournament, *, refresh: bool = True
-) -> tuple[RankingSnapshot | None, bool]:
-    """The snapshot to show (without its cards) and whether it is current; with refresh, a
-    stale ranking is helped to catch up (see the module docstring)."""
+def ranking_snapshot(tournament: Tournament) -> tuple[RankingSnapshot | None, bool]:
+    """The snapshot to show (without its cards) and whether it is current (one query); a
+    stale one is shown as it is (`scoring.rankings.catch_up` helps it catch up)."""
     snapshot = _latest_snapshot(tournament)
-    if snapshot_is_current(snapshot, tournament):
-        return snapshot, True
-    if refresh and _catch_up(tournament):
-        snapshot = _latest_snapshot(tournament)
     return snapshot, snapshot_is_current(snapshot, tournament)
 
 
@@ -318,12 +265,10 @@ def ranking_view(
     )
 
 
-def ranking_current(
-    tournament: Tournament, *, refresh: bool = True, audience: str = FINAL
-) -> RankingView:
-    """The tournament's ranking as the pages show it to the audience (a fixed number of
-    queries)."""
-    snapshot, current = ranking_snapshot(tournament, refresh=refresh)
+def ranking_current(tournament: Tournament, *, audience: str = FINAL) -> RankingView:
+    """The tournament's ranking of the stored snapshot as the pages show it to the audience
+    (a fixed number of queries; a stale one is shown as it is)."""
+    snapshot, current = ranking_snapshot(tournament)
     return ranking_view(tournament, snapshot, current, audience=audience)
 
 
@@ -483,49 +428,6 @@ def ranking_poll_unchanged(tournament: Tournament, *, since: str, cur: str) -> b
     )
 
 
-# --- which donnes are finished everywhere ----------------------------------------------------
-
-
-def complete_donnes(tournament: Tournament) -> set[int]:
-    """Ids of the donnes every scheduled table has a result (or an annulment) for.
-
-    Three flat queries and set arithmetic: the tables scheduled per étui set, the donnes of
-    each set, and the (donne, table) pairs that have a result (a join here would cost far
-    more on a tournament of 1,000 players).
-    """
-    scheduled: dict[int, set[int]] = defaultdict(set)
-    for etui_set, table in (
-        TableRound.objects.filter(round__tournament=tournament)
-        .order_by()
-        .values_list("etui_set_id", "table_id")
-    ):
-        scheduled[etui_set].add(table)
-    entered: dict[int, set[int]] = defaultdict(set)
-    for donne, table in (
-        Result.objects.counted()
-        .filter(tournament=tournament)
-        .order_by()
-        .values_list("donne_id", "table_id")
-    ):
-        entered[donne].add(table)
-    return {
-        donne
-        for donne, etui_set in Donne.objects.filter(tournament=tournament)
-        .order_by()
-        .values_list("pk", "etui_set_id")
-        if scheduled.get(etui_set) and scheduled[etui_set] <= entered.get(donne, set())
-    }
-
-
-def donne_is_complete(donne: Donne) -> bool:
-    """Every table scheduled to play the donne has a result or an annulment for it."""
-    scheduled = set(
-        TableRound.objects.filter(etui_set_id=donne.etui_set_id).values_list("table_id", flat=True)
-    )
-    entered = set(Result.objects.counted().filter(donne=donne).values_list("table_id", flat=True))
-    return bool(scheduled) and scheduled <= entered
-
-
 # --- a player's score card -------------------------------------------------------------------
 
 
@@ -648,8 +550,7 @@ def score_cards(
     audience: str | None = None,
 ) -> dict[int, ScoreCard]:
     """The score cards of the given players (None: everyone seated or ranked), by player id,
-    from the ranking the pages show (a stale one is helped to catch up, see the module
-    docstring). See `score_cards_from_snapshot`."""
+    from the stored snapshot (a stale one as it is). See `score_cards_from_snapshot`."""
     snapshot, current = ranking_snapshot(tournament)
     return score_cards_from_snapshot(
         tournament,
@@ -737,17 +638,60 @@ def score_cards_from_snapshot(
     if audience is None:
         audience = ranking_audience(tournament, can_manage=can_manage)
     rows: dict[str, Any] = snapshot_rows(data, audience)
-    room = audience == ROOM
-    counted_donnes, _donnes = snapshot_complete(data)
-    field_size = int(data.get("players") or 0)
-    method = snapshot.method if snapshot else tournament.method
-    is_mp = method == "matchpoints"
     few = players is not None and len(players) <= _FEW_CARDS
     cards = _snapshot_cards(snapshot, [f"p{p.pk}" for p in players or ()] if few else None)
+    set_rounds, seated = _card_seats(tournament, players if few else None)
+    if players is None:
+        ids = set(set_rounds) | {int(key[1:]) for key in rows}
+        players = list(
+            Player.objects.select_related("club")
+            .filter(pk__in=ids)
+            .order_by("last_name", "first_name", "pk")
+        )
+    players = [p for p in players if p.pk in set_rounds or f"p{p.pk}" in rows]
+    if not players:
+        return {}
+    donnes_of, results = _card_donnes_and_results(tournament, players, set_rounds, few=few)
+    counted_donnes, _donnes = snapshot_complete(data)
+    # Stored numbers decoded once each (a thousand cards repeat the same few thousand).
+    fracs: dict[Any, Fraction | None] = {None: None}
 
+    def exact(value: Any) -> Fraction | None:
+        known = fracs.get(value, _MISSING)
+        if known is _MISSING:
+            known = fracs[value] = frac(value)
+        return known  # type: ignore[return-value]
+
+    read = _CardRead(
+        tournament=tournament,
+        snapshot=snapshot,
+        current=current,
+        can_manage=can_manage,
+        viewer_player_id=viewer_player_id,
+        audience=audience,
+        rows=rows,
+        cards=cards,
+        counted_donnes=counted_donnes,
+        field_size=int(data.get("players") or 0),
+        method=snapshot.method if snapshot else tournament.method,
+        set_rounds=set_rounds,
+        seated=seated,
+        donnes_of=donnes_of,
+        results=results,
+        visible=set() if can_manage else complete_donnes(tournament),
+        exact=exact,
+    )
+    return {player.pk: _score_card(read, player) for player in players}
+
+
+def _card_seats(
+    tournament: Tournament, players: list[Player] | None
+) -> tuple[dict[int, dict[int, tuple[int, int, int]]], dict[tuple[int, int], tuple[str, str]]]:
+    """The seats of the given players (None: everyone's), in one query: per player, per étui
+    set, (round number, table id, table number); per (player, étui set), (seat, sit-outs)."""
     seats = Seat.objects.filter(round__tournament=tournament)
-    if few:
-        seats = seats.filter(player_id__in=[p.pk for p in players or ()])
+    if players is not None:
+        seats = seats.filter(player_id__in=[p.pk for p in players])
     set_rounds: dict[int, dict[int, tuple[int, int, int]]] = defaultdict(dict)
     seated: dict[tuple[int, int], tuple[str, str]] = {}  # (player, étui set): seat, sit-outs
     for player_id, round_number, table_id, table_number, etui_set, seat, sit_outs in seats.order_by(
@@ -763,17 +707,19 @@ def score_cards_from_snapshot(
     ):
         set_rounds[player_id][etui_set] = (round_number, table_id, table_number)
         seated[(player_id, etui_set)] = (seat, sit_outs)
-    if players is None:
-        ids = set(set_rounds) | {int(key[1:]) for key in rows}
-        players = list(
-            Player.objects.select_related("club")
-            .filter(pk__in=ids)
-            .order_by("last_name", "first_name", "pk")
-        )
-    players = [p for p in players if p.pk in set_rounds or f"p{p.pk}" in rows]
-    if not players:
-        return {}
+    return set_rounds, seated
 
+
+def _card_donnes_and_results(
+    tournament: Tournament,
+    players: list[Player],
+    set_rounds: dict[int, dict[int, tuple[int, int, int]]],
+    *,
+    few: bool,
+) -> tuple[dict[int, list[tuple[int, int, int]]], dict[tuple[int, int], _CardResult]]:
+    """The donnes by étui set ((id, number, étui set), by number) and the counted results
+    by (table, donne), as plain values, in two queries: only those of the players' sets and
+    tables when `few`, else the tournament's (a thousand cards: thousands of results)."""
     donnes = Donne.objects.filter(tournament=tournament)
     if few:
         donnes = donnes.filter(etui_set_id__in={s for p in players for s in set_rounds[p.pk]})
@@ -786,7 +732,6 @@ def score_cards_from_snapshot(
             table_id__in={t for p in players for _r, t, _n in set_rounds[p.pk].values()},
             donne_id__in=[d[0] for ds in donnes_of.values() for d in ds],
         )
-    # The fields a card reads, as plain values (a thousand cards: thousands of results).
     results = {
         (table_id, donne_id): _CardResult(status, taker, contract, scores or {}, holders or {})
         for table_id, donne_id, status, taker, contract, scores, holders in (
@@ -795,144 +740,154 @@ def score_cards_from_snapshot(
             )
         )
     }
-    # Stored numbers decoded once each (a thousand cards repeat the same few thousand).
-    fracs: dict[Any, Fraction | None] = {None: None}
+    return donnes_of, results
 
-    def exact(value: Any) -> Fraction | None:
-        known = fracs.get(value, _MISSING)
-        if known is _MISSING:
-            known = fracs[value] = frac(value)
-        return known  # type: ignore[return-value]
 
-    visible = set() if can_manage else complete_donnes(tournament)
+@dataclass(eq=False)
+class _CardRead:
+    """What every score card of one `score_cards_from_snapshot` read shares: the snapshot's
+    rows and cards, the seats, donnes and results read once, and the values decoded once."""
 
-    out: dict[int, ScoreCard] = {}
+    tournament: Tournament
+    snapshot: RankingSnapshot | None
+    current: bool
+    can_manage: bool
+    viewer_player_id: int | None
+    audience: str
+    rows: dict[str, Any]
+    cards: dict[str, list[list[Any]]]
+    counted_donnes: frozenset[int]
+    field_size: int
+    method: str
+    set_rounds: dict[int, dict[int, tuple[int, int, int]]]
+    seated: dict[tuple[int, int], tuple[str, str]]
+    donnes_of: dict[int, list[tuple[int, int, int]]]
+    results: dict[tuple[int, int], _CardResult]
+    visible: set[int]
+    exact: Callable[[Any], Fraction | None]  # `frac`, decoded once per distinct value
+    # Frozen, so shared: a few hundred distinct scores on 24,000 lines.
+    card_scores: dict[tuple[str, Any, bool], CardScore] = field(default_factory=dict)
+
+
+def _score_card(read: _CardRead, player: Player) -> ScoreCard:
+    """One player's card from the shared read (see `score_cards_from_snapshot`)."""
+    key = f"p{player.pk}"
+    row_values = read.rows.get(key)
+    lines, chart = _card_lines(read, player, read.cards.get(key) or [])
+    snapshot = read.snapshot
+    return ScoreCard(
+        tournament=read.tournament,
+        player=player,
+        lines=lines,
+        row=ranking_line(player, row_values, tied=False) if row_values is not None else None,
+        field_size=read.field_size,
+        method=read.method,
+        is_current=read.current,
+        computed_at=snapshot.computed_at if snapshot else None,
+        chart=chart,
+        audience=read.audience,
+    )
+
+
+def _card_lines(
+    read: _CardRead, player: Player, snapshot_lines: list[list[Any]]
+) -> tuple[list[ScoreCardLine], list[tuple[str, Fraction]]]:
+    """A player's card lines, in the order he plays the donnes, and the points of his chart,
+    from his lines of the snapshot and the shared read."""
+    can_manage, visible, results = read.can_manage, read.visible, read.results
+    room, counted_donnes = read.audience == ROOM, read.counted_donnes
+    is_mp = read.method == "matchpoints"
+    exact, card_scores = read.exact, read.card_scores
     annulled, all_passed = Result.Status.ANNULLED.value, Result.Status.ALL_PASSED.value
-    card_scores: dict[tuple[str, Any, bool], CardScore] = {}
-    for player in players:
-        key = f"p{player.pk}"
-        set_round = set_rounds.get(player.pk, {})
-        row_values = rows.get(key)
-        owner = viewer_player_id is not None and viewer_player_id == player.pk
-        by_donne = {line[0]: line for line in cards.get(key) or []}
-        ordered = sorted(
-            (d for etui_set in set_round for d in donnes_of.get(etui_set, [])),
-            key=lambda d: (set_round[d[2]][0], d[1]),
-        )
-        lines: list[ScoreCardLine] = []
-        chart: list[tuple[str, Fraction]] = []
-        running = Fraction(0)
-        pct_sum, pct_count = Fraction(0), 0
-        for donne_id, number, etui_set in ordered:
-            round_number, table_id, table_number = set_round[etui_set]
-            line = by_donne.get(donne_id)
-            result = results.get((table_id, donne_id))
-            status = "pending"
-            position = None
-            score = differential = percentage = None
-            group_size = 0
-            waiting = False
-            if line is not None:
-                _d, position, _t, score_v, diff_v, pct_v, status, group_size = line
-                score, differential, percentage = exact(score_v), exact(diff_v), exact(pct_v)
-                if room and donne_id not in counted_donnes and status != "sat_out":
-                    # Not in the room's ranking until every table has played it.
-                    waiting, status, group_size = True, "pending", 0
-                    differential = percentage = None
-            if line is None and result is not None:  # entered, not in the snapshot yet
-                position = next(
-                    (p for p, pid in result.holders.items() if int(pid) == player.pk), None
-                )
-            elif line is None:  # to come: the hand the seating gives him
-                position = _hand_to_come(*seated[(player.pk, etui_set)], number)
-            sits_out = line is None and result is None and position is None
-            traveller_visible = can_manage or donne_id in visible
-            hidden = result is not None and not traveller_visible and not owner
-            scores: list[CardScore] = []
-            if result is not None and result.status != annulled and not hidden:
-                held, passed = result.scores, result.status == all_passed
-                scores = []
-                for p in POSITIONS:
-                    if p in held or passed:
-                        # Frozen, so shared: a few hundred distinct scores on 24,000 lines.
-                        score_key = (p, held.get(p, 0), p == position)
-                        known = card_scores.get(score_key)
-                        if known is None:
-                            known = CardScore(p, int(score_key[1]), score_key[2])
-                            card_scores[score_key] = known
-                        scores.append(known)
-            running_total: Fraction | None = None
-            if status in ("played", "annulled", "sat_out"):
-                if is_mp:
-                    if percentage is not None:
-                        pct_sum += percentage
-                        pct_count += 1
-                    running_total = pct_sum / pct_count if pct_count else Fraction(0)
-                else:
-                    running += differential or 0
-                    running_total = running
-                if not hidden:
-                    chart.append((str(number), running_total))
-            shown = result if not hidden else None
-            lines.append(
-                _frozen(
-                    ScoreCardLine,
-                    round_number=round_number,
-                    donne_id=donne_id,
-                    donne_number=number,
-                    table_number=table_number,
-                    position=position,
-                    status=status,
-                    taker=shown.taker if shown else "",
-                    contract=shown.contract if shown else "",
-                    all_passed=bool(shown and shown.status == all_passed),
-                    scores=scores,
-                    score=None if hidden else score,
-                    differential=None if hidden else differential,
-                    percentage=None if hidden else percentage,
-                    group_size=group_size,
-                    running_total=None if hidden else running_total,
-                    traveller_visible=traveller_visible,
-                    entered=result is not None,
-                    hidden=hidden,
-                    sits_out=sits_out,
-                    waiting=waiting,
-                )
+    set_round = read.set_rounds.get(player.pk, {})
+    owner = read.viewer_player_id is not None and read.viewer_player_id == player.pk
+    by_donne = {line[0]: line for line in snapshot_lines}
+    donnes_of = read.donnes_of
+    ordered = sorted(
+        (d for etui_set in set_round for d in donnes_of.get(etui_set, [])),
+        key=lambda d: (set_round[d[2]][0], d[1]),
+    )
+    lines: list[ScoreCardLine] = []
+    chart: list[tuple[str, Fraction]] = []
+    running = Fraction(0)
+    pct_sum, pct_count = Fraction(0), 0
+    for donne_id, number, etui_set in ordered:
+        round_number, table_id, table_number = set_round[etui_set]
+        line = by_donne.get(donne_id)
+        result = results.get((table_id, donne_id))
+        status = "pending"
+        position = None
+        score = differential = percentage = None
+        group_size = 0
+        waiting = False
+        if line is not None:
+            _d, position, _t, score_v, diff_v, pct_v, status, group_size = line
+            score, differential, percentage = exact(score_v), exact(diff_v), exact(pct_v)
+            if room and donne_id not in counted_donnes and status != "sat_out":
+                # Not in the room's ranking until every table has played it.
+                waiting, status, group_size = True, "pending", 0
+                differential = percentage = None
+        if line is None and result is not None:  # entered, not in the snapshot yet
+            position = next((p for p, pid in result.holders.items() if int(pid) == player.pk), None)
+        elif line is None:  # to come: the hand the seating gives him
+            position = _hand_to_come(*read.seated[(player.pk, etui_set)], number)
+        sits_out = line is None and result is None and position is None
+        traveller_visible = can_manage or donne_id in visible
+        hidden = result is not None and not traveller_visible and not owner
+        scores: list[CardScore] = []
+        if result is not None and result.status != annulled and not hidden:
+            held, passed = result.scores, result.status == all_passed
+            scores = []
+            for p in POSITIONS:
+                if p in held or passed:
+                    score_key = (p, held.get(p, 0), p == position)
+                    known = card_scores.get(score_key)
+                    if known is None:
+                        known = CardScore(p, int(score_key[1]), score_key[2])
+                        card_scores[score_key] = known
+                    scores.append(known)
+        running_total: Fraction | None = None
+        if status in ("played", "annulled", "sat_out"):
+            if is_mp:
+                if percentage is not None:
+                    pct_sum += percentage
+                    pct_count += 1
+                running_total = pct_sum / pct_count if pct_count else Fraction(0)
+            else:
+                running += differential or 0
+                running_total = running
+            if not hidden:
+                chart.append((str(number), running_total))
+        shown = result if not hidden else None
+        lines.append(
+            _frozen(
+                ScoreCardLine,
+                round_number=round_number,
+                donne_id=donne_id,
+                donne_number=number,
+                table_number=table_number,
+                position=position,
+                status=status,
+                taker=shown.taker if shown else "",
+                contract=shown.contract if shown else "",
+                all_passed=bool(shown and shown.status == all_passed),
+                scores=scores,
+                score=None if hidden else score,
+                differential=None if hidden else differential,
+                percentage=None if hidden else percentage,
+                group_size=group_size,
+                running_total=None if hidden else running_total,
+                traveller_visible=traveller_visible,
+                entered=result is not None,
+                hidden=hidden,
+                sits_out=sits_out,
+                waiting=waiting,
             )
-        row = ranking_line(player, row_values, tied=False) if row_values is not None else None
-        out[player.pk] = ScoreCard(
-            tournament=tournament,
-            player=player,
-            lines=lines,
-            row=row,
-            field_size=field_size,
-            method=method,
-            is_current=current,
-            computed_at=snapshot.computed_at if snapshot else None,
-            chart=chart,
-            audience=audience,
         )
-    return out
+    return lines, chart
 
 
 # --- a donne's traveller ---------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class HandSuit:
-    symbol: str
-    css: str
-    cards: list[str]
-    name: str = ""  # the suit's name, for screen readers ("pique")
-
-
-@dataclass(frozen=True)
-class HandView:
-    position: str
-    label: str
-    suits: list[HandSuit]
-    trumps: list[str]
-    raw: str
 
 
 @dataclass(frozen=True)
@@ -995,36 +950,10 @@ class Traveller:
 
 
 def hand_view(position: str, label: str, text: str) -> HandView:
-    """A hand grouped by suit for the diagram (suit symbols, ranks in the page's language:
-    R D C V or K Q C J; trumps high to low)."""
+    """`scoring.rules.display.hand_view` in the page's language."""
     from django.utils.translation import get_language
 
-    from scoring.rules import display
-
-    try:
-        from scoring.rules.cards import parse_hand
-
-        cards = parse_hand(text)
-    except Exception:  # a hand the notation cannot read is shown as stored
-        return HandView(position, label, [], [], text)
-    language = get_language()
-    suits: dict[str, list[str]] = {s: [] for s in display.SUITS}
-    trumps: list[str] = []
-    for card in cards:  # display order: ♠ ♥ ♦ ♣ high to low, then trumps 21..1, Excuse
-        if card.suit is not None:
-            suits[card.suit].append(display.rank_text(card.rank, language))
-        else:
-            trumps.append(card.symbol)
-    return HandView(
-        position,
-        label,
-        [
-            HandSuit(display.SUIT_SYMBOLS[s], f"suit-{s}", suits[s], display.suit_name(s, language))
-            for s in display.SUITS
-        ],
-        trumps,
-        text,
-    )
+    return display.hand_view(position, label, text, get_language())
 
 
 def _outcome_label(result: Result) -> str:
@@ -1213,7 +1142,9 @@ def _current_snapshots(tournaments: Iterable[Tournament]) -> dict[int, RankingSn
 def club_season(*, club: Club, start: date, end: date, method: str) -> Season:
     """Ranking of the players of a club's published tournaments between two dates (those
     compared under one method, so the numbers add up): total of the tournament totals,
-    tournaments played, average differential per donne compared."""
+    tournaments played, average differential per donne compared. Those without a current
+    snapshot are listed in `updating` and left out (`scoring.rankings.catch_up` helps them
+    catch up)."""
     tournaments = list(
         Tournament.objects.filter(
             club=club,
@@ -1225,11 +1156,6 @@ def club_season(*, club: Club, start: date, end: date, method: str) -> Season:
     )
     snapshots = _current_snapshots(tournaments)
     updating = [t for t in tournaments if t.pk not in snapshots]
-    for tournament in updating:  # published, yet not ranked: help it catch up
-        ranking_snapshot(tournament)
-    if updating:
-        snapshots = _current_snapshots(tournaments)
-        updating = [t for t in tournaments if t.pk not in snapshots]
     totals: dict[int, SeasonLine] = {}
     for snapshot in snapshots.values():
         for pid, values in _decode_rows(snapshot.data).items():

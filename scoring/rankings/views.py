@@ -32,22 +32,20 @@ from django.utils.translation import gettext_lazy as _
 from django.views.decorators.gzip import gzip_page
 from django.views.decorators.http import require_GET
 
+from scoring.rankings.catch_up import club_season_caught_up, ranking_snapshot_caught_up
 from scoring.rankings.models import RankingSnapshot
 from scoring.rankings.score_card_chart import score_card_chart
 from scoring.rankings.selectors import (
     FINAL,
     PROVISIONAL,
     ROOM,
-    club_season,
     donne_index,
-    donne_is_complete,
     player_history,
     ranking_audience,
     ranking_poll_tournament,
     ranking_poll_unchanged,
-    ranking_snapshot,
     ranking_view,
-    score_card,
+    score_cards_from_snapshot,
     snapshot_cache_get,
     snapshot_cached,
     snapshot_render_claim,
@@ -62,6 +60,7 @@ from tournaments.permissions import (
     results_are_public,
     with_roles,
 )
+from tournaments.selectors import donne_is_complete
 
 
 def _results_tournament(request: HttpRequest, pk: int) -> tuple[Tournament, HttpResponse | None]:
@@ -117,7 +116,7 @@ def ranking(request: HttpRequest, pk: int) -> HttpResponse:
         return denied
     can_manage = can_manage_tournament(request.user, tournament)
     audience = ranking_audience(tournament, can_manage=can_manage, asked=request.GET.get("view"))
-    snapshot, current = ranking_snapshot(tournament)
+    snapshot, current = ranking_snapshot_caught_up(tournament)
     if fragment:
         since, cur = request.GET.get("since", ""), request.GET.get("cur", "")
         if since == str(snapshot.pk if snapshot else "") and cur == ("1" if current else "0"):
@@ -314,9 +313,15 @@ def player_score_card(request: HttpRequest, pk: int, player_pk: int) -> HttpResp
         return denied
     player = get_object_or_404(Player.objects.select_related("club"), pk=player_pk)
     can_manage = can_manage_tournament(request.user, tournament)
-    card = score_card(
-        tournament, player, can_manage=can_manage, viewer_player_id=_my_player_id(request)
-    )
+    snapshot, current = ranking_snapshot_caught_up(tournament)
+    card = score_cards_from_snapshot(
+        tournament,
+        [player],
+        snapshot=snapshot,
+        current=current,
+        can_manage=can_manage,
+        viewer_player_id=_my_player_id(request),
+    ).get(player.pk)
     if card is None:
         return render(
             request,
@@ -423,11 +428,11 @@ def club_season_ranking(request: HttpRequest, pk: int) -> HttpResponse:
     if form.is_bound:
         if form.is_valid():
             data = form.cleaned_data
-            season = club_season(
+            season = club_season_caught_up(
                 club=club, start=data["start"], end=data["end"], method=data["method"]
             )
     else:
-        season = club_season(club=club, start=start, end=end, method=Method.AVERAGE)
+        season = club_season_caught_up(club=club, start=start, end=end, method=Method.AVERAGE)
         form = SeasonForm(initial=initial)
     return render(
         request,

@@ -9,6 +9,7 @@ Callers pass the language code ("fr", "fr-fr", "en", …); anything not English 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from fractions import Fraction
 from typing import Any
@@ -135,3 +136,48 @@ def camp_amount(value: int) -> tuple[int, str]:
     if value < 0:
         return -value, "defence"
     return 0, "none"
+
+
+# --- hands ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class HandSuit:
+    symbol: str
+    css: str
+    cards: list[str]
+    name: str = ""  # the suit's name, for screen readers ("pique")
+
+
+@dataclass(frozen=True)
+class HandView:
+    position: str
+    label: str
+    suits: list[HandSuit]
+    trumps: list[str]
+    raw: str
+
+
+def hand_view(position: str, label: str, text: str, language: str | None = "fr") -> HandView:
+    """A hand grouped by suit for the diagram (suit symbols, ranks in the language: R D C V
+    or K Q C J; trumps high to low); a hand the notation cannot read is shown as stored."""
+    from scoring.rules.cards import parse_hand
+
+    try:
+        cards = parse_hand(text)
+    except Exception:  # a hand the notation cannot read is shown as stored
+        return HandView(position, label, [], [], text)
+    suits: dict[str, list[str]] = {s: [] for s in SUITS}
+    trumps: list[str] = []
+    for card in cards:  # display order: ♠ ♥ ♦ ♣ high to low, then trumps 21..1, Excuse
+        if card.suit is not None:
+            suits[card.suit].append(rank_text(card.rank, language))
+        else:
+            trumps.append(card.symbol)
+    return HandView(
+        position,
+        label,
+        [HandSuit(SUIT_SYMBOLS[s], f"suit-{s}", suits[s], suit_name(s, language)) for s in SUITS],
+        trumps,
+        text,
+    )

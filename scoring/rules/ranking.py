@@ -162,9 +162,58 @@ def compute_ranking(
     """
     m = parse_method(method)
     rate = _rate(matchpoint_penalty_rate)
-    annulled_set = set(annulled)
-    sat_out = set(sit_outs)
+    lines, groups = _cards_and_groups(plays, set(annulled), set(sit_outs))
+    sums, compared, played = _compare_groups(groups, lines, m)
+    penalty_points = _penalty_points(penalties, lines)
+    is_mp = m is Method.MATCHPOINTS
+    totals: dict[Hashable, tuple[Fraction, Fraction]] = {}
+    for player in lines:
+        bucket = sums.get(player)
+        if bucket is None:
+            summed = _ZERO
+        else:
+            summed = sum(
+                (Fraction(numerator, denominator) for denominator, numerator in bucket.items()),
+                _ZERO,
+            )
+        count = compared.get(player, 0)
+        pen = penalty_points.get(player, 0)
+        if is_mp:
+            base = summed / count if count else _ZERO
+            totals[player] = (base - pen * rate, base)
+        else:
+            totals[player] = (summed - pen, summed)
 
+    ordered = _sort_rows([(total, player) for player, (total, _) in totals.items()])
+    rows: list[RankingRow] = []
+    previous_total: Fraction | None = None
+    rank = 0
+    for position, (total, player) in enumerate(ordered, start=1):
+        if total != previous_total:
+            rank, previous_total = position, total
+        rows.append(
+            RankingRow(
+                player=player,
+                rank=rank,
+                total=Fraction(total),
+                differential_total=Fraction(totals[player][1]),
+                penalty_points=penalty_points.get(player, 0),
+                donnes_played=played.get(player, 0),
+                donnes_compared=compared.get(player, 0),
+                per_donne=lines[player],
+            )
+        )
+    return Ranking(method=m, rows=rows, matchpoint_penalty_rate=rate)
+
+
+def _cards_and_groups(
+    plays: Iterable[Play],
+    annulled_set: set[tuple[Hashable, Hashable]],
+    sat_out: set[tuple[Hashable, Hashable]],
+) -> tuple[dict[Hashable, dict[Hashable, DonneLine]], dict[tuple[Hashable, str], list[Play]]]:
+    """Each player's card (annulled and sat-out lines filled, played donnes marked None until
+    compared) and the plays grouped by (donne, position); raises InvalidPlays on a
+    contradiction (see `compute_ranking`)."""
     lines: dict[Hashable, dict[Hashable, DonneLine]] = {}
     groups: dict[tuple[Hashable, str], list[Play]] = {}
     seat_player: dict[tuple[Hashable, str, Hashable], Hashable] = {}
@@ -212,8 +261,17 @@ def compute_ranking(
         if card is None:
             card = lines[player] = {}
         card[donne] = DonneLine(None, None, None, _ZERO, None, DonneStatus.SAT_OUT, 0)
+    return lines, groups
 
-    # player -> {denominator: sum of numerators}: exact, and whole-number additions only.
+
+def _compare_groups(
+    groups: dict[tuple[Hashable, str], list[Play]],
+    lines: dict[Hashable, dict[Hashable, DonneLine]],
+    m: Method,
+) -> tuple[dict[Hashable, dict[int, Any]], dict[Hashable, int], dict[Hashable, int]]:
+    """Compare each group under the method: fills the players' lines of every play and
+    returns, per player, his sums (denominator -> sum of numerators: exact, and whole-number
+    additions only), his donnes compared and his donnes played."""
     sums: dict[Hashable, dict[int, Any]] = {}
     compared: dict[Hashable, int] = {}
     played: dict[Hashable, int] = {}
@@ -274,7 +332,14 @@ def compute_ranking(
                 sums[player] = {denominator: numerator}
             else:
                 bucket[denominator] = bucket.get(denominator, 0) + numerator
+    return sums, compared, played
 
+
+def _penalty_points(
+    penalties: Iterable[Penalty], lines: dict[Hashable, dict[Hashable, DonneLine]]
+) -> dict[Hashable, int]:
+    """Each penalised player's penalty points (a penalised player without a play gets an
+    empty card); raises InvalidPenalty for points that are not a whole number >= 0."""
     penalty_points: dict[Hashable, int] = {}
     for penalty in penalties:
         points = penalty.points
@@ -284,45 +349,7 @@ def compute_ranking(
             )
         penalty_points[penalty.player] = penalty_points.get(penalty.player, 0) + points
         lines.setdefault(penalty.player, {})
-
-    totals: dict[Hashable, tuple[Fraction, Fraction]] = {}
-    for player in lines:
-        bucket = sums.get(player)
-        if bucket is None:
-            summed = _ZERO
-        else:
-            summed = sum(
-                (Fraction(numerator, denominator) for denominator, numerator in bucket.items()),
-                _ZERO,
-            )
-        count = compared.get(player, 0)
-        pen = penalty_points.get(player, 0)
-        if is_mp:
-            base = summed / count if count else _ZERO
-            totals[player] = (base - pen * rate, base)
-        else:
-            totals[player] = (summed - pen, summed)
-
-    ordered = _sort_rows([(total, player) for player, (total, _) in totals.items()])
-    rows: list[RankingRow] = []
-    previous_total: Fraction | None = None
-    rank = 0
-    for position, (total, player) in enumerate(ordered, start=1):
-        if total != previous_total:
-            rank, previous_total = position, total
-        rows.append(
-            RankingRow(
-                player=player,
-                rank=rank,
-                total=Fraction(total),
-                differential_total=Fraction(totals[player][1]),
-                penalty_points=penalty_points.get(player, 0),
-                donnes_played=played.get(player, 0),
-                donnes_compared=compared.get(player, 0),
-                per_donne=lines[player],
-            )
-        )
-    return Ranking(method=m, rows=rows, matchpoint_penalty_rate=rate)
+    return penalty_points
 
 
 # --- the same ranking as plain, exact, JSON-ready values ---------------------------------------
@@ -438,19 +465,67 @@ def _ranking_table(
     matchpoint_penalty_rate: Any,
     complete: Collection[Hashable] | None = None,
 ) -> RankingTable:
+    """`compute_ranking_table`'s work; raises _Contradiction where `compute_ranking` would
+    raise (it is then asked to say how)."""
     rate = _rate(matchpoint_penalty_rate)
-    annulled_set = set(annulled)
-    sat_out = set(sit_outs)
+    cards, groups, unplayed = _table_cards(plays, set(annulled), set(sit_outs))
+    if complete is not None and not isinstance(complete, (set, frozenset)):
+        complete = set(complete)
+    is_mp = m is Method.MATCHPOINTS
+    group_sums = _table_compare(groups, is_mp, 1 if m is Method.PAIRWISE else 0, complete)
+    penalty_points = _table_penalties(penalties, cards)
 
+    # Every player's summed values as one numerator over the common denominator.
+    common = 1
+    for denominator in group_sums.by_denominator:
+        common = common * denominator // gcd(common, denominator)
+    sums = _common_sums(group_sums.by_denominator, common)
+    played = {player: len(card) - unplayed[player] for player, card in cards.items()}
+    alone = group_sums.alone
+    compared = {player: count - alone[player] for player, count in played.items()}
+    rows = _table_rows(cards, sums, common, penalty_points, played, compared, is_mp, rate)
+
+    room_rows: list[tuple[Hashable, list[Any]]] | None = None
+    if complete is not None:
+        pending_played, pending_compared = group_sums.pending_played, group_sums.pending_compared
+        if pending_played:
+            taken = _common_sums(group_sums.pending, common)
+            room_sums = {player: summed - taken.get(player, 0) for player, summed in sums.items()}
+            room_played = {p: count - pending_played[p] for p, count in played.items()}
+            room_compared = {p: count - pending_compared[p] for p, count in compared.items()}
+            room_rows = _table_rows(
+                cards, room_sums, common, penalty_points, room_played, room_compared, is_mp, rate
+            )
+        else:
+            room_rows = rows
+    return RankingTable(
+        method=m,
+        matchpoint_penalty_rate=rate,
+        rows=rows,
+        lines={player: list(card.values()) for player, card in cards.items()},
+        room_rows=room_rows,
+    )
+
+
+_TableGroups = dict[tuple[Hashable, str], tuple[list[Hashable], dict[Hashable, list[Any]]]]
+
+
+def _table_cards(
+    plays: list[tuple[Hashable, Hashable, str, Hashable, Any]],
+    annulled_set: set[tuple[Hashable, Hashable]],
+    sat_out: set[tuple[Hashable, Hashable]],
+) -> tuple[dict[Hashable, dict[Hashable, list[Any]]], _TableGroups, Counter[Hashable]]:
+    """Each player's card (a line per play and sit-out, annulled and sat-out lines final),
+    the plays grouped by (donne, position) as (players, lines by table), and per player his
+    lines that are no play (annulled, sat out); raises _Contradiction on a duplicate play,
+    a seat annulled twice or a play on a donne sat out."""
     cards: dict[Hashable, dict[Hashable, list[Any]]] = {}
-    groups: dict[tuple[Hashable, str], tuple[list[Hashable], dict[Hashable, list[Any]]]] = {}
+    groups: _TableGroups = {}
     annulled_seats: set[tuple[Hashable, str, Hashable]] = set()
     annulled_plays = 0
-    # Per player, the lines that are no play (annulled, sat out) and the plays alone in their
-    # group: rare, so counted one by one; the donnes played and compared follow from them
-    # and the card's length.
+    # Per player, the lines that are no play (annulled, sat out): rare, so counted one by
+    # one; the donnes played follow from them and the card's length.
     unplayed: Counter[Hashable] = Counter()
-    alone: Counter[Hashable] = Counter()
     played_text = DonneStatus.PLAYED.value
     annulled_text = DonneStatus.ANNULLED.value
     cards_get, groups_get = cards.get, groups.get
@@ -487,19 +562,38 @@ def _ranking_table(
             raise _Contradiction
         card[donne] = [donne, None, None, None, 0, None, sat_out_text, 0]
         unplayed[player] += 1
+    return cards, groups, unplayed
 
-    is_mp = m is Method.MATCHPOINTS
-    offset = 1 if m is Method.PAIRWISE else 0
-    # Per denominator of the compared groups: player -> sum of his numerators, added while
-    # the group is at hand (a second pass over every play costs cache misses on big fields).
+
+class _GroupSums(NamedTuple):
+    """What comparing the groups gives `_ranking_table`.
+
+    ``by_denominator``: per denominator of the compared groups, player -> sum of his
+    numerators. ``pending`` (only with `complete`): the same for the groups of donnes not
+    complete, taken off for the room's rows with the plays (``pending_played``) and
+    comparisons (``pending_compared``) they count. ``alone``: per player, his plays alone in
+    their group (played, not compared)."""
+
+    by_denominator: dict[int, dict[Hashable, Any]]
+    pending: dict[int, dict[Hashable, Any]]
+    pending_played: Counter[Hashable]
+    pending_compared: Counter[Hashable]
+    alone: Counter[Hashable]
+
+
+def _table_compare(
+    groups: _TableGroups, is_mp: bool, offset: int, complete: set[Hashable] | frozenset | None
+) -> _GroupSums:
+    """Compare each group: writes the exact scores, differentials, percentages and group
+    sizes into its lines and sums every player's numerators while the group is at hand (a
+    second pass over every play costs cache misses on big fields). `offset`: 1 for
+    pairwise (n - 1 comparisons), else 0. Raises _Contradiction on two plays in one seat
+    or a score that is not a number."""
     by_denominator: dict[int, dict[Hashable, Any]] = {}
-    # The same for the groups of donnes not complete (only with `complete`): taken off for
-    # the room's rows, with the plays and comparisons they count.
     pending: dict[int, dict[Hashable, Any]] = {}
     pending_played: Counter[Hashable] = Counter()
     pending_compared: Counter[Hashable] = Counter()
-    if complete is not None and not isinstance(complete, (set, frozenset)):
-        complete = set(complete)
+    alone: Counter[Hashable] = Counter()
 
     for (donne, _position), (members, by_table) in groups.items():
         lines = list(by_table.values())
@@ -562,7 +656,14 @@ def _ranking_table(
                 taken[player] = taken.get(player, 0) + numerator
             pending_played.update(members)
             pending_compared.update(members)
+    return _GroupSums(by_denominator, pending, pending_played, pending_compared, alone)
 
+
+def _table_penalties(
+    penalties: list[Penalty], cards: dict[Hashable, dict[Hashable, list[Any]]]
+) -> dict[Hashable, int]:
+    """Each penalised player's penalty points (a penalised player without a play gets an
+    empty card); raises _Contradiction for points that are not a whole number >= 0."""
     penalty_points: dict[Hashable, int] = {}
     for penalty in penalties:
         points = penalty.points
@@ -570,35 +671,7 @@ def _ranking_table(
             raise _Contradiction
         penalty_points[penalty.player] = penalty_points.get(penalty.player, 0) + points
         cards.setdefault(penalty.player, {})
-
-    # Every player's summed values as one numerator over the common denominator.
-    common = 1
-    for denominator in by_denominator:
-        common = common * denominator // gcd(common, denominator)
-    sums = _common_sums(by_denominator, common)
-    played = {player: len(card) - unplayed[player] for player, card in cards.items()}
-    compared = {player: count - alone[player] for player, count in played.items()}
-    rows = _table_rows(cards, sums, common, penalty_points, played, compared, is_mp, rate)
-
-    room_rows: list[tuple[Hashable, list[Any]]] | None = None
-    if complete is not None:
-        if pending_played:
-            taken = _common_sums(pending, common)
-            room_sums = {player: summed - taken.get(player, 0) for player, summed in sums.items()}
-            room_played = {p: count - pending_played[p] for p, count in played.items()}
-            room_compared = {p: count - pending_compared[p] for p, count in compared.items()}
-            room_rows = _table_rows(
-                cards, room_sums, common, penalty_points, room_played, room_compared, is_mp, rate
-            )
-        else:
-            room_rows = rows
-    return RankingTable(
-        method=m,
-        matchpoint_penalty_rate=rate,
-        rows=rows,
-        lines={player: list(card.values()) for player, card in cards.items()},
-        room_rows=room_rows,
-    )
+    return penalty_points
 
 
 def _common_sums(

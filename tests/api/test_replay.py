@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from scoring.rankings.selectors import ranking_current
 from scoring.rankings.services import ranking_recompute
 from tests.api.conftest import client_for
 from tests.fixtures.tournaments import stage_tournament
+from tests.rankings.helpers import ranking_read
 from tournaments.models import POSITIONS, Donne, Player, Seat, TableRound, Tournament
 from tournaments.services.checks import WARNING_CODES
 from tournaments.services.results import ResultInput, result_preview
@@ -108,10 +108,11 @@ def slot_map(a: Tournament, b: Tournament) -> dict[int, int]:
     return mapping
 
 
-def test_the_api_and_the_screens_give_the_same_ranking(personas) -> None:
-    a = stage_tournament(personas=personas, name="Par les écrans")
-    b = stage_tournament(name="Par l'API")
-    b.arbiters.add(personas.arbiter)
+FIXED = {**ENTRIES[0], "points": "56"}  # the correction of table 1's donne 2
+
+
+def same_cards(a: Tournament, b: Tournament) -> None:
+    """Give B's donnes A's hands, chien and dealer."""
     for donne in Donne.objects.filter(tournament=b):  # the same cards in both
         twin = Donne.objects.get(tournament=a, number=donne.number)
         Donne.objects.filter(pk=donne.pk).update(
@@ -122,22 +123,23 @@ def test_the_api_and_the_screens_give_the_same_ranking(personas) -> None:
             chien=twin.chien,
             dealer=twin.dealer,
         )
-    mapping = slot_map(a, b)
-    schedule = cells(a)
-    assert schedule == cells(b) and len(schedule) == 16  # 2 tables × 2 rounds × 4 donnes
 
-    # --- A: the arbiter's screens ----------------------------------------------------------
+
+def enter_through_the_screens(
+    a: Tournament, schedule: list[tuple[int, int]], arbiter: Any
+) -> Player:
+    """A: the arbiter types every score sheet into his screens, then a correction, an
+    annulment and a penalty (to the player returned: North of table 1 in round 1)."""
     screen = Client(HTTP_ACCEPT_LANGUAGE="en")
-    screen.force_login(personas.arbiter)
+    screen.force_login(arbiter)
     base = f"/t/{a.pk}/arbiter"
     for table, donne in schedule:
         response = screen.post(
             f"{base}/table/{table}/donne/{donne}/", form_data(entry_for(a, table, donne))
         )
         assert response.status_code == 302, response.content.decode()[:2000]
-    fixed = {**ENTRIES[0], "points": "56"}
     response = screen.post(
-        f"{base}/table/1/donne/2/", form_data(fixed, version=1, reason="Score sheet misread")
+        f"{base}/table/1/donne/2/", form_data(FIXED, version=1, reason="Score sheet misread")
     )
     assert response.status_code == 302
     response = screen.post(
@@ -156,10 +158,14 @@ def test_the_api_and_the_screens_give_the_same_ranking(personas) -> None:
         },
     )
     assert response.status_code == 302
+    return sitter_a
 
-    # --- B: the API --------------------------------------------------------------------------
-    api = client_for(personas.arbiter)
-    root = f"/api/v1/tournaments/{b.pk}/"
+
+def enter_through_the_api(
+    api: Any, root: str, b: Tournament, schedule: list[tuple[int, int]], sitter: int
+) -> None:
+    """B: the same score sheets, correction, annulment and penalty (to `sitter`, A's
+    penalised player's place in B) through the API."""
     for table, donne in schedule:
         entry = entry_for(b, table, donne)
         body = {"table": table, "donne": donne, **entry, "confirm": list(WARNING_CODES)}
@@ -170,7 +176,7 @@ def test_the_api_and_the_screens_give_the_same_ranking(personas) -> None:
         assert response.json()["scores"], response.json()
     response = api.put(
         root + "results/1/2/",
-        {**fixed, "confirm": list(WARNING_CODES), "reason": "Score sheet misread"},
+        {**FIXED, "confirm": list(WARNING_CODES), "reason": "Score sheet misread"},
         format="json",
         HTTP_IF_MATCH='"1"',
     )
@@ -181,10 +187,24 @@ def test_the_api_and_the_screens_give_the_same_ranking(personas) -> None:
     assert response.status_code == 200
     response = api.post(
         root + "penalties/",
-        {"player": mapping[sitter_a.pk], "kind": "early_pickup", "donne": 2},
+        {"player": sitter, "kind": "early_pickup", "donne": 2},
         format="json",
     )
     assert response.status_code == 201
+
+
+def test_the_api_and_the_screens_give_the_same_ranking(personas) -> None:
+    a = stage_tournament(personas=personas, name="Par les écrans")
+    b = stage_tournament(name="Par l'API")
+    b.arbiters.add(personas.arbiter)
+    same_cards(a, b)
+    mapping = slot_map(a, b)
+    schedule = cells(a)
+    assert schedule == cells(b) and len(schedule) == 16  # 2 tables × 2 rounds × 4 donnes
+    sitter_a = enter_through_the_screens(a, schedule, personas.arbiter)
+    api = client_for(personas.arbiter)
+    root = f"/api/v1/tournaments/{b.pk}/"
+    enter_through_the_api(api, root, b, schedule, mapping[sitter_a.pk])
 
     # --- the same ranking ----------------------------------------------------------------
     for t in (a, b):
@@ -192,7 +212,7 @@ def test_the_api_and_the_screens_give_the_same_ranking(personas) -> None:
     a.refresh_from_db()
     b.refresh_from_db()
     assert a.results_version == b.results_version == 16 + 3
-    screens = ranking_current(a)
+    screens = ranking_read(a)
     assert screens.is_current
     ranking = api.get(root + "ranking/").json()
     assert ranking["is_current"] is True

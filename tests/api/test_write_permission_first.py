@@ -48,17 +48,26 @@ def test_the_organiser_still_gets_the_validation_error(running_tournament, perso
 
 
 def _write_routes():
-    """(path template, view class, methods) of every API v1 route that accepts a write."""
-    from tournaments.api.urls import v1
+    """(path template, view class, methods) of every API v1 route that accepts a write: those
+    of tournaments.api.urls and of the rankings' and documents' api modules, as the site's
+    URL configuration serves them under /api/v1/."""
+    from django.urls import URLResolver, get_resolver
+
+    def walk(patterns, prefix):
+        for pattern in patterns:
+            if isinstance(pattern, URLResolver):
+                yield from walk(pattern.url_patterns, prefix + str(pattern.pattern))
+            else:
+                yield prefix + str(pattern.pattern), pattern
 
     routes = []
-    for pattern in v1:
+    for route, pattern in walk(get_resolver().url_patterns, ""):
         view = getattr(pattern.callback, "view_class", None)
-        if view is None:
+        if view is None or not route.startswith("api/v1/"):
             continue
         methods = [m for m in ("post", "put", "patch", "delete") if hasattr(view, m)]
         if methods:
-            routes.append((str(pattern.pattern), view, methods))
+            routes.append((route.removeprefix("api/v1/"), view, methods))
     return routes
 
 

@@ -13,9 +13,9 @@ from django.urls import reverse
 
 from scoring.documents.models import Document
 from scoring.documents.services import document_render
-from scoring.rankings.selectors import score_card
 from scoring.rules.cards import DECK, format_hand, parse_hand
 from tests.fixtures.tournaments import stage_tournament
+from tests.rankings.helpers import score_card_read
 from tournaments.models import Donne, Player, Result, Table, TableRound, Tournament
 from tournaments.services.penalties import penalty_give
 from tournaments.services.preparation import donne_index, seats_for_donne
@@ -212,7 +212,7 @@ def test_a_donne_to_come_shows_the_position_the_seating_gives(personas, client):
     client.force_login(personas.arbiter)
     labels = {"N": "North", "E": "East", "S": "South", "W": "West"}
     for player in Player.objects.filter(registrations__tournament=tournament):
-        card = score_card(tournament, player, can_manage=True)
+        card = score_card_read(tournament, player, can_manage=True)
         to_come = [line for line in card.lines if line.round_number == 2]
         assert to_come and all(line.status == "pending" for line in to_come)
         for line in to_come:

@@ -12,8 +12,8 @@ from pypdf import PdfReader
 from scoring.documents.base import FOOTER_H, MARGIN
 from scoring.documents.models import Document
 from scoring.documents.ranking import rounds_complete
-from scoring.rankings.selectors import ranking_current
 from tests.fixtures.tournaments import stage_tournament
+from tests.rankings.helpers import ranking_read
 from tournaments.models import Tournament
 
 from .pdf import pdf_text
@@ -77,7 +77,7 @@ def test_everything_on_the_ranking_is_at_least_10_points(played_tournament):
 def test_the_ranking_shows_the_donnes_played_and_french_numbers(played_tournament):
     text = pdf_text(render(played_tournament, Document.Kind.RANKING, language="fr"))
     assert "Donnes jouées" in text
-    view = ranking_current(played_tournament)
+    view = ranking_read(played_tournament)
     for line in view.rows:
         # Rank, name, club, licence, then the donnes he played.
         assert re.search(rf"{re.escape(line.player.licence)} {line.donnes_played} ", text), (

@@ -14,10 +14,10 @@ from django.utils import translation
 from scoring.documents.fonts import register_fonts
 from scoring.documents.models import Document
 from scoring.documents.services import document_render
-from scoring.rankings.selectors import ranking_current
 from scoring.rules.cards import parse_hand
 from tests.fixtures.services import require
 from tests.fixtures.tournaments import stage_tournament
+from tests.rankings.helpers import ranking_read
 from tournaments.models import Donne, Player, Result, Seat, TableAccess, TableRound, Tournament
 from tournaments.services.table_entry import table_page_url
 
@@ -209,7 +209,7 @@ def test_score_card_of_a_player_has_his_scores_rank_and_chart(played_tournament)
     content = render(played_tournament, Document.Kind.SCORE_CARDS, part=player.pk)
     text = pdf_text(content)
     assert f"Score card of {player.full_name}" in text
-    view = ranking_current(played_tournament)
+    view = ranking_read(played_tournament)
     row = next(r for r in view.rows if r.player == player)
     assert f"{row.rank} of 9" in text
     assert row.penalty_points == 100 and "\u2212100" in text
@@ -241,7 +241,7 @@ def test_ranking_lists_everyone_in_order_with_penalties_and_the_method(played_to
     content = render(played_tournament, Document.Kind.RANKING)
     text = pdf_text(content)
     assert "Comparison method: Difference from the average" in text
-    view = ranking_current(played_tournament)
+    view = ranking_read(played_tournament)
     assert len(view.rows) == 9
     positions = [text.index(line.player.full_name) for line in view.rows]
     assert positions == sorted(positions)

@@ -137,6 +137,28 @@ def build_tournament(
     sets = EtuiSet.objects.bulk_create(
         EtuiSet(tournament=tournament, number=s + 1) for s in range(rounds)
     )
+    donnes = _deal_donnes(tournament, sets, per_relais, rng)
+    by_key, seats = _seat_players(round_rows, tables, sets, roster, per_relais)
+    set_donnes: dict[int, list[Donne]] = {}
+    for donne in donnes:
+        set_donnes.setdefault(donne.etui_set_id, []).append(donne)
+    return Built(
+        tournament=tournament,
+        user=user,
+        players=roster,
+        tables=tables,
+        rounds=round_rows,
+        donnes={d.number: d for d in donnes},
+        table_rounds=by_key,
+        seats=seats,
+        set_donnes=set_donnes,
+    )
+
+
+def _deal_donnes(
+    tournament: Tournament, sets: list[EtuiSet], per_relais: int, rng: random.Random
+) -> list[Donne]:
+    """`per_relais` donnes per étui set, dealt at random from `rng` (one bulk query)."""
     donne_rows = []
     for s, etui_set in enumerate(sets):
         for i in range(per_relais):
@@ -155,7 +177,21 @@ def build_tournament(
                     chien=format_hand(deck[72:78]),
                 )
             )
-    donnes = Donne.objects.bulk_create(donne_rows)
+    return Donne.objects.bulk_create(donne_rows)
+
+
+def _seat_players(
+    round_rows: list[Round],
+    tables: list[Table],
+    sets: list[EtuiSet],
+    roster: list[Player],
+    per_relais: int,
+) -> tuple[dict[tuple[int, int], TableRound], dict[tuple[int, int], dict[str, int]]]:
+    """The table rounds (each table plays set (round + table) in turn; a table of five
+    passes its sit-outs around) and the seats (the same players at a table every round), in
+    two bulk queries: the table rounds by (round, table) number and the seats' player ids by
+    (round, table) number and position."""
+    rounds = len(round_rows)
     table_round_rows = []
     for r, round_row in enumerate(round_rows):
         for t, table in enumerate(tables):
@@ -174,9 +210,9 @@ def build_tournament(
     seats: dict[tuple[int, int], dict[str, int]] = {}
     start = 0
     seat_of_table = []
-    for size in sizes:
-        seat_of_table.append(roster[start : start + size])
-        start += size
+    for table in tables:
+        seat_of_table.append(roster[start : start + table.size])
+        start += table.size
     for (round_no, table_no), table_round in by_key.items():
         occupants = seat_of_table[table_no - 1]
         positions = [*POSITIONS, "F"][: len(occupants)]
@@ -186,20 +222,7 @@ def build_tournament(
             for p, pl in zip(positions, occupants, strict=True)
         )
     Seat.objects.bulk_create(seat_rows)
-    set_donnes: dict[int, list[Donne]] = {}
-    for donne in donnes:
-        set_donnes.setdefault(donne.etui_set_id, []).append(donne)
-    return Built(
-        tournament=tournament,
-        user=user,
-        players=roster,
-        tables=tables,
-        rounds=round_rows,
-        donnes={d.number: d for d in donnes},
-        table_rounds=by_key,
-        seats=seats,
-        set_donnes=set_donnes,
-    )
+    return by_key, seats
 
 
 def random_deal(rng: random.Random) -> dict[str, Any]:

@@ -5,6 +5,14 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
+from scoring.rankings.catch_up import ranking_snapshot_caught_up
+from scoring.rankings.selectors import (
+    FINAL,
+    RankingView,
+    ScoreCard,
+    ranking_view,
+    score_cards_from_snapshot,
+)
 from tournaments.models import Donne, Player, Result, Table, TableRound, Tournament
 from tournaments.services.results import (
     ResultInput,
@@ -84,3 +92,29 @@ def player_at(
         round__tournament=tournament, round__number=round_number, table__number=table_number
     )
     return tr.seats.get(position=position).player
+
+
+def ranking_read(tournament: Tournament, *, audience: str = FINAL) -> RankingView:
+    """The ranking as a page reads it: `scoring.rankings.catch_up` first (a stale ranking is
+    helped to catch up: in-process without a broker), then the selectors' view."""
+    snapshot, current = ranking_snapshot_caught_up(tournament)
+    return ranking_view(tournament, snapshot, current, audience=audience)
+
+
+def score_card_read(
+    tournament: Tournament,
+    player: Player,
+    *,
+    can_manage: bool,
+    viewer_player_id: int | None = None,
+) -> ScoreCard | None:
+    """A player's score card as its page reads it (see `ranking_read`)."""
+    snapshot, current = ranking_snapshot_caught_up(tournament)
+    return score_cards_from_snapshot(
+        tournament,
+        [player],
+        snapshot=snapshot,
+        current=current,
+        can_manage=can_manage,
+        viewer_player_id=viewer_player_id,
+    ).get(player.pk)

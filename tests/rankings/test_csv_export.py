@@ -47,7 +47,7 @@ def published(players: int = 8, method: str = "average", seed: int = 3) -> Tourn
 
 def expected(tournament: Tournament) -> dict[str, tuple]:
     """Licence -> (rank text, differential total, total) from the stored snapshot."""
-    snapshot, current = ranking_snapshot(tournament, refresh=False)
+    snapshot, current = ranking_snapshot(tournament)
     assert current
     view = ranking_view(tournament, snapshot, current)
     return {

@@ -20,6 +20,7 @@ from scoring.rankings.services import (
 )
 from scoring.rules.ranking import compute_ranking_table
 from tests.rankings.builders import build_tournament, fill_results, save_result
+from tests.rankings.helpers import ranking_read
 from tournaments.models import Penalty, Result, Tournament
 
 pytestmark = pytest.mark.django_db
@@ -204,7 +205,7 @@ def test_snapshot_never_claims_a_version_it_did_not_read():
     ranking_recompute(tournament_id=built.tournament.pk)
     save_result(built, 2, 2, 0, deal=GARDE_LOST)  # version 2, not ranked yet
     built.tournament.refresh_from_db()
-    view = ranking_current(built.tournament, refresh=False)
+    view = ranking_current(built.tournament)
     assert view.version == 1 and view.results_version == 2
     assert not view.is_current
 
@@ -216,14 +217,14 @@ def test_matchpoints_and_changing_the_method_recomputes(django_capture_on_commit
     ranking_recompute(tournament_id=built.tournament.pk)
     tournament = built.tournament
     tournament.refresh_from_db()
-    assert ranking_current(tournament, refresh=False).is_current
+    assert ranking_current(tournament).is_current
 
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
         Tournament.objects.filter(pk=tournament.pk).update(method="matchpoints")
         ranking_method_changed(tournament_id=tournament.pk)
     assert len(callbacks) == 1
     tournament.refresh_from_db()
-    view = ranking_current(tournament, refresh=False)
+    view = ranking_current(tournament)
     assert view.is_current and view.method == "matchpoints"
     north = built.seats[(1, 1)]["N"]
     top = view.rows[0]
@@ -238,8 +239,8 @@ def test_method_change_without_the_hook_is_noticed_by_the_pages():
     ranking_recompute(tournament_id=built.tournament.pk)
     Tournament.objects.filter(pk=built.tournament.pk).update(method="pairwise")
     built.tournament.refresh_from_db()
-    assert not ranking_current(built.tournament, refresh=False).is_current
-    view = ranking_current(built.tournament)  # in-process without a broker: catches up
+    assert not ranking_current(built.tournament).is_current
+    view = ranking_read(built.tournament)  # in-process without a broker: catches up
     assert view.is_current and view.method == "pairwise"
 
 

@@ -14,11 +14,15 @@ from scoring.rankings.selectors import (
     PROVISIONAL,
     ROOM,
     player_history,
-    ranking_current,
-    score_card,
 )
 from tests.fixtures.tournaments import stage_tournament
-from tests.rankings.helpers import enter, schedule, tables_playing
+from tests.rankings.helpers import (
+    enter,
+    ranking_read,
+    schedule,
+    score_card_read,
+    tables_playing,
+)
 from tournaments.models import Donne, Player, Seat, Tournament
 
 pytestmark = pytest.mark.django_db
@@ -155,17 +159,17 @@ def test_a_score_card_agrees_with_the_room_ranking_while_donnes_are_incomplete(
     ).first()
     player = Player.objects.get(pk=seat.player_id)
 
-    room = {line.player.pk: line for line in ranking_current(t, audience=ROOM).rows}
-    provisional = {line.player.pk: line for line in ranking_current(t, audience=PROVISIONAL).rows}
+    room = {line.player.pk: line for line in ranking_read(t, audience=ROOM).rows}
+    provisional = {line.player.pk: line for line in ranking_read(t, audience=PROVISIONAL).rows}
     assert room[player.pk].total != provisional[player.pk].total  # donne 1 matters to him
 
-    card = score_card(t, player, can_manage=False, viewer_player_id=player.pk)
+    card = score_card_read(t, player, can_manage=False, viewer_player_id=player.pk)
     assert card.is_room and card.row.total == room[player.pk].total
     counted = [line.running_total for line in card.lines if line.running_total is not None]
     assert counted[-1] == room[player.pk].differential_total
     donne_1 = next(line for line in card.lines if line.donne_number == 1)
     assert donne_1.waiting and donne_1.differential is None and donne_1.scores  # his own
-    arbiters = score_card(t, player, can_manage=True)
+    arbiters = score_card_read(t, player, can_manage=True)
     assert arbiters.row.total == provisional[player.pk].total
     assert next(line for line in arbiters.lines if line.donne_number == 1).differential
 

@@ -13,10 +13,10 @@ from django.utils import timezone
 from scoring.models import RankingSnapshot, RankingState
 from scoring.rankings import services as ranking_service
 from scoring.rankings import tasks
-from scoring.rankings.selectors import ranking_current
 from scoring.rankings.services import RankingDataError
 from tests.fixtures.services import reset_connections
 from tests.rankings.builders import build_tournament, save_result
+from tests.rankings.helpers import ranking_read, score_card_read
 from tournaments.models import Result
 
 pytestmark = pytest.mark.django_db
@@ -65,7 +65,7 @@ def test_a_burst_of_twenty_results_is_one_computation_then_one_on_the_next_read(
     assert RankingSnapshot.objects.get(tournament=built.tournament).results_version == 1
 
     settings.RANKING_MIN_INTERVAL = 0  # later: the page's next read computes the rest
-    view = ranking_current(built.tournament)
+    view = ranking_read(built.tournament)
     assert view.is_current and view.version == 20
     state.refresh_from_db()
     assert state.computations == 2
@@ -130,7 +130,7 @@ def test_a_result_with_a_missing_score_is_reported_not_ranked_wrongly():
     with pytest.raises(RankingDataError, match="no valid score for position"):
         ranking_service.ranking_recompute(tournament_id=built.tournament.pk)
     built.tournament.refresh_from_db()
-    assert not ranking_current(built.tournament).is_current  # never shown as current
+    assert not ranking_read(built.tournament).is_current  # never shown as current
 
 
 @pytest.mark.skipif(connection.vendor != "sqlite", reason="SQLite keeps the JSON text as given")
@@ -166,7 +166,7 @@ def test_a_hand_edited_score_beyond_any_deal_is_reported_not_ranked():
     with pytest.raises(RankingDataError, match="out of range: position 'N'"):
         ranking_service.ranking_recompute(tournament_id=built.tournament.pk)
     built.tournament.refresh_from_db()
-    assert not ranking_current(built.tournament).is_current
+    assert not ranking_read(built.tournament).is_current
 
 
 def test_broker_down_the_result_is_saved_and_the_page_says_being_updated(
@@ -183,7 +183,7 @@ def test_broker_down_the_result_is_saved_and_the_page_says_being_updated(
     assert state.queued_at is None  # the claim was given back: the next change retries
 
     built.tournament.refresh_from_db()
-    view = ranking_current(built.tournament)
+    view = ranking_read(built.tournament)
     assert not view.is_current and view.updating
     assert not RankingSnapshot.objects.filter(tournament=built.tournament).exists()
 
@@ -195,12 +195,12 @@ def test_pages_compute_in_process_when_the_workers_do_not_catch_up(
     built = build_tournament(players=8, rounds=2)
     save_committed(built, django_capture_on_commit_callbacks, 1, 1, 0)
     built.tournament.refresh_from_db()
-    assert not ranking_current(built.tournament).is_current
+    assert not ranking_read(built.tournament).is_current
     # ten seconds later, still no worker: the page computes it itself
     RankingState.objects.filter(pk=built.tournament.pk).update(
         stale_since=timezone.now() - timedelta(seconds=11)
     )
-    view = ranking_current(built.tournament)
+    view = ranking_read(built.tournament)
     assert view.is_current and view.version == 1
     snapshot = RankingSnapshot.objects.get(tournament=built.tournament)
     assert snapshot.computed_in == "in-process"
@@ -230,15 +230,13 @@ def test_a_queued_task_holds_the_claim_so_no_second_one_is_sent(
 def test_score_card_while_updating_shows_the_entry_without_a_differential(
     broker_down, settings, django_capture_on_commit_callbacks
 ):
-    from scoring.rankings.selectors import score_card
-
     settings.RANKING_STALE_AFTER = 3600
     built = build_tournament(players=8, rounds=2)
     result = save_committed(built, django_capture_on_commit_callbacks, 1, 1, 0)
     built.tournament.refresh_from_db()
     north = built.players[0]
     assert result.holders["N"] == north.pk
-    card = score_card(built.tournament, north, can_manage=False, viewer_player_id=north.pk)
+    card = score_card_read(built.tournament, north, can_manage=False, viewer_player_id=north.pk)
     assert card is not None and card.updating
     line = next(line for line in card.lines if line.donne_id == result.donne_id)
     assert line.status == "pending" and line.unranked and line.differential is None
@@ -277,7 +275,7 @@ def test_page_reads_do_not_queue_a_task_while_one_is_pending(
     def page_read_sends() -> bool:
         caplog.clear()
         with caplog.at_level(logging.WARNING, logger="scoring.rankings.tasks"):
-            assert not ranking_current(built.tournament).is_current
+            assert not ranking_read(built.tournament).is_current
         return "could not schedule" in caplog.text
 
     # a task is queued: the read asks for nothing

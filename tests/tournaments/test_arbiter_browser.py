@@ -31,14 +31,10 @@ def expect_cell(page, table: int, donne: int) -> None:
     page.wait_for_function("document.activeElement && document.activeElement.name === 'taker'")
 
 
-def test_arbiter_enters_a_relais_corrects_penalises_and_reads_the_ledger(
-    page, running_tournament, personas
-):
-    from playwright.sync_api import expect
-
-    t = running_tournament
-    # Known hands (the dealt ones depend on the tournament's id): North holds the 21 and the
-    # Excuse, East 9 trumps (no poignée possible), West the other 11 trumps.
+def known_hands(t) -> None:
+    """Known hands on every donne (the dealt ones depend on the tournament's id): North
+    holds the 21 and the Excuse, East 9 trumps (no poignée possible), West the other 11
+    trumps."""
     for donne in Donne.objects.filter(tournament=t):
         hands, chien = deal(N=["T21", "EX"], E=trumps(*range(2, 11)))
         Donne.objects.filter(pk=donne.pk).update(
@@ -50,14 +46,22 @@ def test_arbiter_enters_a_relais_corrects_penalises_and_reads_the_ledger(
         )
     ) == {(1, 1), (2, 2)}
 
+
+def log_in_and_open_the_first_missing_result(page, t, arbiter) -> None:
+    """Through the login page (French), then the dashboard's "next missing result"."""
     page.goto(f"/login/?next={reverse('arbiter_dashboard', args=[t.pk])}")
-    page.fill("#id_username", personas.arbiter.username)
+    page.fill("#id_username", arbiter.username)
     page.fill("#id_password", PASSWORD)
     page.locator("form.card button[type=submit]").click()
     page.wait_for_url(re.compile(r"/arbiter/$"))
     assert page.locator("html").get_attribute("lang") == "fr"
     page.locator("a.button.primary").first.click()  # the next missing result
     expect_cell(page, 1, 1)
+
+
+def enter_table_1_round_1(page) -> None:
+    """Donnes 1 to 4 at table 1 from the keyboard, a refused poignée on the way."""
+    from playwright.sync_api import expect
 
     # Table 1, donne 1, from the keyboard: North, garde, 2 bouts, 50 points; live scores.
     assert page.evaluate("document.activeElement.id") == "id_taker_N"
@@ -102,6 +106,11 @@ def test_arbiter_enters_a_relais_corrects_penalises_and_reads_the_ledger(
     expect(score(page, "S")).to_have_text("+348")
     page.keyboard.press("Enter")
 
+
+def enter_table_2_round_1(page) -> None:
+    """Donnes 5 to 8 at table 2, each score checked live."""
+    from playwright.sync_api import expect
+
     # Table 2 plays donnes 5 to 8: saving moved on to it.
     expect_cell(page, 2, 5)
     for donne, (taker, contract, bouts, points, expected) in zip(
@@ -120,12 +129,11 @@ def test_arbiter_enters_a_relais_corrects_penalises_and_reads_the_ledger(
         expect(score(page, taker.upper())).to_have_text(expected)
         page.keyboard.press("Enter")
     expect_cell(page, 1, 5)  # round 1 is done: table 1 plays donnes 5 to 8 in round 2
-    assert Result.objects.filter(tournament=t).count() == 8
 
-    # The dashboard: round 1 complete, 8 entered.
-    page.goto(reverse("arbiter_dashboard", args=[t.pk]))
-    expect(page.locator("#round-1")).to_have_attribute("data-state", "complete")
-    assert page.locator('#round-1 a.cell[data-state="entered"]').count() == 8
+
+def correct_table_1_donne_1(page) -> None:
+    """Through the dashboard's "go to" box; refused without a reason, saved with one."""
+    from playwright.sync_api import expect
 
     # A correction: table 1, donne 1 through the "go to" box; points 35, a reason needed.
     page.fill("#jump-table", "1")
@@ -143,6 +151,11 @@ def test_arbiter_enters_a_relais_corrects_penalises_and_reads_the_ledger(
     corrected = Result.objects.get(table__number=1, donne__number=1)
     assert corrected.version == 2 and corrected.scores["N"] == -186
 
+
+def give_the_early_pickup_penalty(page, t) -> Player:
+    """The 100-point penalty to the first player by name, who is returned."""
+    from playwright.sync_api import expect
+
     # The 100-point penalty for picking up the cards early.
     player = Player.objects.filter(registrations__tournament=t).order_by("last_name").first()
     page.goto(reverse("arbiter_penalties", args=[t.pk]))
@@ -151,6 +164,29 @@ def test_arbiter_enters_a_relais_corrects_penalises_and_reads_the_ledger(
     page.locator("#penalty-form button[type=submit]").click()
     expect(page.locator('#penalties tr[data-penalty] td.num:has-text("100")')).to_be_visible()
     assert Penalty.objects.get().points == 100
+
+    return player
+
+
+def test_arbiter_enters_a_relais_corrects_penalises_and_reads_the_ledger(
+    page, running_tournament, personas
+):
+    from playwright.sync_api import expect
+
+    t = running_tournament
+    known_hands(t)
+    log_in_and_open_the_first_missing_result(page, t, personas.arbiter)
+    enter_table_1_round_1(page)
+    enter_table_2_round_1(page)
+    assert Result.objects.filter(tournament=t).count() == 8
+
+    # The dashboard: round 1 complete, 8 entered.
+    page.goto(reverse("arbiter_dashboard", args=[t.pk]))
+    expect(page.locator("#round-1")).to_have_attribute("data-state", "complete")
+    assert page.locator('#round-1 a.cell[data-state="entered"]').count() == 8
+
+    correct_table_1_donne_1(page)
+    player = give_the_early_pickup_penalty(page, t)
 
     # The ledger has all of it.
     page.goto(reverse("arbiter_ledger", args=[t.pk]))

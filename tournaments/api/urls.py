@@ -1,10 +1,14 @@
 """/api/: the versioned API (v1), its OpenAPI schema, Swagger UI and Redoc (served by the app:
-drf-spectacular-sidecar, no CDN). Unknown /api/ paths answer a JSON 404."""
+drf-spectacular-sidecar, no CDN). Unknown /api/ paths answer a JSON 404.
+
+The rankings' and documents' routes under /api/v1/ live with those parts
+(`scoring.rankings.api`, `scoring.documents.api`): tarot_club/urls.py includes them before
+this module, so that tournaments imports nothing of theirs but their services."""
 
 from __future__ import annotations
 
 from django.http import HttpRequest, JsonResponse
-from django.urls import URLPattern, URLResolver, include, path, re_path, register_converter
+from django.urls import URLPattern, URLResolver, include, path, re_path
 from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.views import (
@@ -13,24 +17,10 @@ from drf_spectacular.views import (
     SpectacularSwaggerSplitView,
 )
 
-from .views import auth, clubs, documents, exports, outputs, results, tournaments
+from .converters import TOURNAMENT
+from .views import auth, clubs, results, tournaments
 
-
-class IdConverter:
-    """A database id or a number: 1 to 9 digits, so nothing overflows a column."""
-
-    regex = "[0-9]{1,9}"
-
-    def to_python(self, value: str) -> int:
-        return int(value)
-
-    def to_url(self, value: int) -> str:
-        return str(value)
-
-
-register_converter(IdConverter, "id")
-
-T = "tournaments/<id:tournament>/"
+T = TOURNAMENT
 R = T + "results/<id:table>/<id:donne>/"
 
 v1: list[URLPattern | URLResolver] = [
@@ -116,23 +106,6 @@ v1: list[URLPattern | URLResolver] = [
         name="api_penalty_withdraw",
     ),
     path(T + "ledger/", results.LedgerView.as_view(), name="api_ledger"),
-    path(T + "ranking/", outputs.RankingView.as_view(), name="api_ranking"),
-    path(T + "ranking/csv/", exports.RankingCsvView.as_view(), name="api_ranking_csv"),
-    path(T + "score-cards/csv/", exports.ScoreCardsCsvView.as_view(), name="api_score_cards_csv"),
-    path(T + "score-cards/<id:player>/", outputs.ScoreCardView.as_view(), name="api_score_card"),
-    path(T + "travellers/<id:number>/", outputs.TravellerView.as_view(), name="api_traveller"),
-    path(T + "documents/", documents.DocumentListView.as_view(), name="api_documents"),
-    path(T + "documents/all/", documents.DocumentSetView.as_view(), name="api_documents_all"),
-    path(
-        T + "documents/<id:document>/",
-        documents.DocumentDetailView.as_view(),
-        name="api_document",
-    ),
-    path(
-        T + "documents/<id:document>/download/",
-        documents.DocumentDownloadView.as_view(),
-        name="api_document_download",
-    ),
 ]
 
 

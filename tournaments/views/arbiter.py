@@ -330,10 +330,13 @@ def _preview_for(
 
 def _hands(donne: Donne) -> list[Any]:
     """The donne's hands and chien with suit symbols and the ranks of the page's language."""
-    from scoring.rankings.selectors import hand_view
+    from django.utils.translation import get_language
 
-    hands = [hand_view(p, str(Position(p).label), donne.hand(p)) for p in POSITIONS]
-    return [*hands, hand_view("", str(_("Chien")), donne.chien)]
+    from scoring.rules.display import hand_view
+
+    language = get_language()
+    hands = [hand_view(p, str(Position(p).label), donne.hand(p), language) for p in POSITIONS]
+    return [*hands, hand_view("", str(_("Chien")), donne.chien, language)]
 
 
 def _seat_rows(ctx: ResultContext, preview: ResultPreview | None) -> list[dict[str, Any]]:

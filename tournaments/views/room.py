@@ -68,11 +68,11 @@ def _clock_context(tournament: Tournament) -> dict:
 def _ranking_context(request: HttpRequest, tournament: Tournament) -> dict:
     """The page of the ranking the screen shows now: the room's (complete donnes only during
     play, RULES §6.1) whoever's browser shows it."""
-    from scoring.rankings.selectors import ranking_audience, ranking_current
+    from scoring.rankings.catch_up import ranking_caught_up
 
     rows = _int_param(request, "rows", ROWS_PER_PAGE, 3, 40)
     every = _int_param(request, "every", SECONDS_PER_PAGE, 2, 120)
-    view = ranking_current(tournament, audience=ranking_audience(tournament, can_manage=False))
+    view = ranking_caught_up(tournament, can_manage=False)
     pages = max(1, -(-len(view.rows) // rows))
     page = int(time.time() // every) % pages  # the same page on every screen of the room
     return {

@@ -12,8 +12,8 @@ from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schem
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from scoring.rankings.selectors import complete_donnes
 from tournaments.models import Donne, LedgerEntry, Penalty, Player, Result, Table, TableRound
+from tournaments.selectors import complete_donnes
 from tournaments.services.penalties import penalty_record, penalty_withdraw
 from tournaments.services.results import (
     ResultContext,

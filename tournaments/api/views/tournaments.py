@@ -18,7 +18,6 @@ from drf_spectacular.utils import (
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from scoring.rankings.selectors import complete_donnes
 from tournaments.models import (
     Donne,
     EtuiSet,
@@ -29,7 +28,7 @@ from tournaments.models import (
     Table,
     TableRound,
 )
-from tournaments.selectors import visible_tournaments
+from tournaments.selectors import complete_donnes, visible_tournaments
 from tournaments.services.preparation import tournament_reveal_seed
 from tournaments.services.registration import (
     registration_add,

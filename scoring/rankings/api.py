@@ -1,5 +1,14 @@
-"""What the computations produce: the ranking (with its snapshot's version and whether it is
-current), score cards and travellers — read through scoring.rankings.selectors, as the pages do."""
+"""The API's reads of the rankings (/api/v1/tournaments/<id>/…): the ranking (with its
+snapshot's version and whether it is current), score cards and travellers, read through
+`scoring.rankings.selectors` as the pages are (after `scoring.rankings.catch_up`), and the
+ranking and the results donne by donne as CSV files for a spreadsheet: the same bytes as the
+ranking page's downloads (`scoring.rankings.exports`), under the same rule as the ranking
+(SEE_RESULTS).
+
+They live with the rankings, on the API's shared parts (`tournaments.api`: base view,
+permissions, errors, schema, serializers); `urlpatterns` is included under /api/v1/ by
+tarot_club/urls.py, beside `tournaments.api.urls`.
+"""
 
 from __future__ import annotations
 
@@ -7,36 +16,42 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
+from django.urls import URLPattern, path
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from scoring.rankings.catch_up import ranking_snapshot_caught_up
+from scoring.rankings.export_views import csv_response, viewer_player_id
+from scoring.rankings.exports import ranking_csv, score_cards_csv
 from scoring.rankings.selectors import (
-    donne_is_complete,
     ranking_audience,
-    ranking_snapshot,
     ranking_view,
-    score_card,
+    score_cards_from_snapshot,
     snapshot_cached,
     snapshot_complete,
     traveller,
 )
-from tournaments.models import POSITIONS, Donne, Player
-
-from .. import permissions as rules
-from ..exceptions import ApiError
-from ..schema import READ, errors
-from ..serializers import (
+from tournaments.api import permissions as rules
+from tournaments.api.converters import TOURNAMENT
+from tournaments.api.exceptions import ApiError
+from tournaments.api.schema import READ, errors
+from tournaments.api.serializers import (
     RankingSerializer,
     ScoreCardSerializer,
     TravellerSerializer,
     fraction_float,
     fraction_text,
 )
-from .base import TournamentView
+from tournaments.api.views.base import TournamentView
+from tournaments.models import POSITIONS, Donne, Player
+from tournaments.selectors import donne_is_complete
 
 
 def person(player: Player | None) -> dict[str, Any] | None:
@@ -135,7 +150,7 @@ class RankingView(TournamentView):
         audience = ranking_audience(
             self.tournament, can_manage=self.can_manage, asked=request.query_params.get("view")
         )
-        snapshot, current = ranking_snapshot(self.tournament)
+        snapshot, current = ranking_snapshot_caught_up(self.tournament)
         source = snapshot if snapshot is not None else self.tournament
         # The rows are the same for every reader of the audience: built once per snapshot,
         # audience and language.
@@ -220,12 +235,15 @@ class ScoreCardView(TournamentView):
     def get(self, request: Request, tournament: int, player: int) -> Response:
         player_obj = get_object_or_404(Player.objects.select_related("club"), pk=player)
         me = getattr(request.user, "player", None) if request.user.is_authenticated else None
-        card = score_card(
+        snapshot, current = ranking_snapshot_caught_up(self.tournament)
+        card = score_cards_from_snapshot(
             self.tournament,
-            player_obj,
+            [player_obj],
+            snapshot=snapshot,
+            current=current,
             can_manage=self.can_manage,
             viewer_player_id=me.pk if me is not None else None,
-        )
+        ).get(player_obj.pk)
         if card is None:
             raise ApiError(
                 status_code=404,
@@ -366,3 +384,140 @@ class TravellerView(TournamentView):
                 ],
             }
         )
+
+
+LANGUAGES = ("fr", "en")
+
+FRENCH_EXAMPLE = (
+    "\ufeffRang;Nom;Prénom;Licence;Club;Écarts;Points de pénalité;Total;Donnes jouées;"
+    "Donnes comparées\r\n"
+    "1;Arnaud;Camille;0100012;Club de Lyon;136,5;0;136,5;8;8\r\n"
+    "2=;Bernard;Louis;0100013;Club de Lyon;-12,25;0;-12,25;8;8\r\n"
+    "2=;Chevalier;Chloé;0100014;Club de Lyon;-12,25;0;-12,25;8;8\r\n"
+)
+
+
+class CSVRenderer(BaseRenderer):
+    """Lets a client ask for ``Accept: text/csv``; the file is sent as built."""
+
+    media_type = "text/csv"
+    format = "csv"
+    charset = "utf-8"
+    render_style = "binary"
+
+    def render(self, data: Any, accepted_media_type: Any = None, renderer_context: Any = None):
+        return data
+
+
+LANGUAGE = OpenApiParameter(
+    "language",
+    OpenApiTypes.STR,
+    enum=list(LANGUAGES),
+    description="fr or en; by default the request's language (Accept-Language).",
+)
+
+SCORE_CARDS_EXAMPLE = (
+    "\ufeffNom;Prénom;Licence;Tour;Donne;Table;Position;Statut;Contrat;Preneur;Marque;Écarts;"
+    "Cumul\r\n"
+    "Arnaud;Camille;0100012;1;1;1;O;Jouée;Garde;N;-68;-12,5;-12,5\r\n"
+    "Arnaud;Camille;0100012;1;2;1;O;Masquée tant que toutes les tables ne l'ont pas jouée;;;;;\r\n"
+)
+
+
+class CsvView(TournamentView):
+    read_rule = rules.SEE_RESULTS
+    renderer_classes = [JSONRenderer, CSVRenderer]
+
+    def finalize_response(self, request: Request, response: Any, *args: Any, **kwargs: Any):
+        if isinstance(response, Response):  # errors stay JSON whatever was accepted
+            request.accepted_renderer = JSONRenderer()
+            request.accepted_media_type = "application/json"
+        return super().finalize_response(request, response, *args, **kwargs)
+
+    def language(self) -> str:
+        """?language=, else the request's language; 400 for anything but fr or en."""
+        asked = self.request.query_params.get("language")
+        if asked is None or asked == "":
+            return get_language() or "fr"
+        if asked.lower() not in LANGUAGES:
+            raise ApiError(
+                status_code=400,
+                code="invalid",
+                message=_("Choose the language of the file: fr or en."),
+                details={"language": [_("Not a language: %(value)s") % {"value": asked[:20]}]},
+            )
+        return asked.lower()
+
+
+class RankingCsvView(CsvView):
+    @extend_schema(
+        operation_id="ranking_csv",
+        summary="The tournament's ranking as CSV (spreadsheet)",
+        description="The ranking of the latest snapshot as a CSV file, as the ranking page "
+        "downloads it. `language=fr`: `;` between cells, decimal comma; "
+        "`language=en`: `,` and a decimal point. UTF-8 with a byte-order mark (spreadsheets "
+        "then read the accents), CRLF line ends. Tied players read `1=`; a name or club "
+        "starting with = + - @ is prefixed with an apostrophe (never run as a formula). The "
+        "header `X-Ranking-Current: 0` says a saved change is not in the file yet; "
+        "`X-Ranking-Version` is the results version it was computed from. During play the "
+        "file counts complete donnes only (`X-Ranking-Audience: room`), except for arbiters "
+        "and organisers, who get the provisional ranking (`provisional`) unless they ask "
+        "`view=room`; `final` once the tournament is finished.",
+        parameters=[LANGUAGE, VIEW],
+        responses={
+            (200, "text/csv"): OpenApiResponse(
+                OpenApiTypes.STR,
+                description="The CSV file.",
+                examples=[OpenApiExample("French", value=FRENCH_EXAMPLE)],
+            ),
+            **errors(400, *READ),
+        },
+        tags=["rankings"],
+    )
+    def get(self, request: Request, tournament: int) -> HttpResponse:
+        audience = ranking_audience(
+            self.tournament, can_manage=self.can_manage, asked=request.query_params.get("view")
+        )
+        return csv_response(ranking_csv(self.tournament, self.language(), audience))
+
+
+class ScoreCardsCsvView(CsvView):
+    @extend_schema(
+        operation_id="score_cards_csv",
+        summary="Every player's results donne by donne as CSV (spreadsheet)",
+        description="One line per player and donne, in the order they are played: round, donne, "
+        "table, position (N E S O in French, N E S W in English), what happened (played, sat "
+        "out, annulled, all passed, not played yet), contract, taker, the player's score and "
+        "differential (match points % by that method) and the running total (average). As "
+        "on the score cards, another player's line on a donne some tables have still to play "
+        "says it is hidden and gives nothing else; the player's own lines, and everything for the "
+        "arbiters and organisers, are complete. Same dialects, byte-order mark, formula guard "
+        "and `X-Ranking-Current` header as the ranking's CSV.",
+        parameters=[LANGUAGE],
+        responses={
+            (200, "text/csv"): OpenApiResponse(
+                OpenApiTypes.STR,
+                description="The CSV file.",
+                examples=[OpenApiExample("French", value=SCORE_CARDS_EXAMPLE)],
+            ),
+            **errors(400, *READ),
+        },
+        tags=["rankings"],
+    )
+    def get(self, request: Request, tournament: int) -> HttpResponse:
+        export = score_cards_csv(
+            self.tournament,
+            self.language(),
+            can_manage=self.can_manage,
+            viewer_player_id=viewer_player_id(request.user),
+        )
+        return csv_response(export)
+
+
+urlpatterns: list[URLPattern] = [
+    path(TOURNAMENT + "ranking/", RankingView.as_view(), name="api_ranking"),
+    path(TOURNAMENT + "ranking/csv/", RankingCsvView.as_view(), name="api_ranking_csv"),
+    path(TOURNAMENT + "score-cards/csv/", ScoreCardsCsvView.as_view(), name="api_score_cards_csv"),
+    path(TOURNAMENT + "score-cards/<id:player>/", ScoreCardView.as_view(), name="api_score_card"),
+    path(TOURNAMENT + "travellers/<id:number>/", TravellerView.as_view(), name="api_traveller"),
+]

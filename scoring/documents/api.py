@@ -1,17 +1,25 @@
-"""Printed documents: ask for a build, follow its progress, download the PDF. The rules of
-who may ask for and read which document are scoring.documents.services' (the documents page
-uses the same); builds run in Celery (in-process without a broker)."""
+"""The API's documents (/api/v1/tournaments/<id>/documents/…): ask for a build, follow its
+progress, download the PDF. The rules of who may ask for and read which document are
+scoring.documents.services' (the documents page uses the same); builds run in Celery
+(in-process without a broker).
+
+They live with the documents, on the API's shared parts (`tournaments.api`: base view,
+permissions, errors, schema); `urlpatterns` is included under /api/v1/ by tarot_club/urls.py,
+beside `tournaments.api.urls`.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.http import FileResponse
 from django.shortcuts import get_object_or_404
-from django.urls import reverse
+from django.urls import URLPattern, path, reverse
 from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
+from rest_framework import serializers
 from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -26,16 +34,68 @@ from scoring.documents.services import (
     document_request,
     document_request_all,
 )
+from tournaments.api import permissions as rules
+from tournaments.api.converters import TOURNAMENT
+from tournaments.api.exceptions import ApiError, refused
+from tournaments.api.schema import IDEMPOTENCY_KEY, READ, WRITE, errors
+from tournaments.api.serializers import MAX_INT
+from tournaments.api.views.base import TournamentView
 
-from .. import permissions as rules
-from ..exceptions import ApiError, refused
-from ..schema import IDEMPOTENCY_KEY, READ, WRITE, errors
-from ..serializers import (
-    DocumentRequestSerializer,
-    DocumentSerializer,
-    DocumentSetRequestSerializer,
-)
-from .base import TournamentView
+# --- serializers -------------------------------------------------------------------------------
+
+
+def _languages() -> list[tuple[str, Any]]:
+    return list(settings.LANGUAGES)
+
+
+# Choice sets named in SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"] (one schema enum each).
+DOCUMENT_KINDS = list(Document.Kind.choices)
+DOCUMENT_STATUSES = list(Document.Status.choices)
+
+
+class DocumentSerializer(serializers.Serializer):
+    """A document's build: follow `status` and `progress`; download once `done`."""
+
+    id = serializers.IntegerField()
+    kind = serializers.ChoiceField(choices=DOCUMENT_KINDS)
+    part = serializers.IntegerField(
+        help_text="0: the whole tournament; hand records and étui sets: the set's number; "
+        "score cards: the player's id."
+    )
+    language = serializers.CharField()
+    status = serializers.ChoiceField(choices=DOCUMENT_STATUSES)
+    progress = serializers.IntegerField(help_text="Percent, while it is built.")
+    pages = serializers.IntegerField()
+    results_version = serializers.IntegerField(help_text="The results version the document shows.")
+    out_of_date = serializers.BooleanField(
+        help_text="Something it prints changed since it was built (a name, the venue, the "
+        "seating, a result…): ask for it again."
+    )
+    error = serializers.CharField(allow_blank=True)
+    created_at = serializers.DateTimeField()
+    finished_at = serializers.DateTimeField(allow_null=True)
+    download = serializers.CharField(
+        allow_null=True, help_text="Where to download it, once done and if you may."
+    )
+
+
+class DocumentRequestSerializer(serializers.Serializer):
+    kind = serializers.ChoiceField(choices=DOCUMENT_KINDS)
+    language = serializers.ChoiceField(choices=_languages(), default="fr")
+    part = serializers.IntegerField(min_value=0, max_value=MAX_INT, default=0)
+    force = serializers.BooleanField(
+        default=False, help_text="Build it again even if it is up to date."
+    )
+
+
+class DocumentSetRequestSerializer(serializers.Serializer):
+    language = serializers.ChoiceField(choices=_languages(), default="fr")
+    force = serializers.BooleanField(
+        default=False, help_text="Build every document again, even those up to date."
+    )
+
+
+# --- views ---------------------------------------------------------------------------------------
 
 TAG = "documents"
 IN_PROGRESS = (Document.Status.PENDING, Document.Status.RUNNING)
@@ -296,3 +356,19 @@ class DocumentDownloadView(DocumentsView):
                 message=_("The file of this document is missing; ask for it again."),
             ) from None
         return FileResponse(handle, content_type="application/pdf", filename=document_filename(doc))
+
+
+urlpatterns: list[URLPattern] = [
+    path(TOURNAMENT + "documents/", DocumentListView.as_view(), name="api_documents"),
+    path(TOURNAMENT + "documents/all/", DocumentSetView.as_view(), name="api_documents_all"),
+    path(
+        TOURNAMENT + "documents/<id:document>/",
+        DocumentDetailView.as_view(),
+        name="api_document",
+    ),
+    path(
+        TOURNAMENT + "documents/<id:document>/download/",
+        DocumentDownloadView.as_view(),
+        name="api_document_download",
+    ),
+]
