@@ -11,6 +11,7 @@ import threading
 from decimal import Decimal
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
+from types import SimpleNamespace
 
 import jsonschema
 import pytest
@@ -133,12 +134,12 @@ def save(tournament, table_no, donne_no, user, **fields):
 
 
 @pytest.mark.django_db
-def test_the_upload_holds_what_counts_with_licences_sitters_and_withdrawn_penalties(personas):
-    tournament = seated(players=9, rounds=3, sets=5)
-    tournament.arbiters.add(personas.arbiter)
+def _session(tournament: Tournament, arbiter) -> SimpleNamespace:
+    """A played, an all-passed, an annulled and a pending result, a penalty kept and one
+    withdrawn, at a table of five and a table of four of round 1."""
     from tournaments.services.results import round_open
 
-    round_open(round_=tournament.round_set.get(number=1), user=personas.arbiter)
+    round_open(round_=tournament.round_set.get(number=1), user=arbiter)
     five = Table.objects.get(tournament=tournament, size=5)
     four = Table.objects.exclude(pk=five.pk).get(tournament=tournament)
     first = TableRound.objects.get(table=five, round__number=1).etui_set.donnes.order_by("number")[
@@ -148,7 +149,7 @@ def test_the_upload_holds_what_counts_with_licences_sitters_and_withdrawn_penalt
         tournament,
         five.number,
         first.number,
-        personas.arbiter,
+        arbiter,
         taker="N",
         contract="garde",
         bouts=2,
@@ -159,7 +160,7 @@ def test_the_upload_holds_what_counts_with_licences_sitters_and_withdrawn_penalt
         table=five,
         donne=Donne.objects.get(tournament=tournament, number=first.number + 1),
         data=ResultInput(status="all_passed"),
-        user=personas.arbiter,
+        user=arbiter,
         expected_version=None,
     )
     tr = TableRound.objects.get(table=four, round__number=1)
@@ -168,7 +169,7 @@ def test_the_upload_holds_what_counts_with_licences_sitters_and_withdrawn_penalt
         tournament=tournament,
         table=four,
         donne=other,
-        user=personas.arbiter,
+        user=arbiter,
         reason="étui mélangé",
         expected_version=None,
     )
@@ -177,7 +178,7 @@ def test_the_upload_holds_what_counts_with_licences_sitters_and_withdrawn_penalt
         tournament,
         four.number,
         other.number + 1,
-        personas.arbiter,
+        arbiter,
         taker="E",
         contract="prise",
         bouts=1,
@@ -190,13 +191,25 @@ def test_the_upload_holds_what_counts_with_licences_sitters_and_withdrawn_penalt
         player=player,
         kind="other",
         points=10,
-        user=personas.arbiter,
+        user=arbiter,
         reason="retard",
     )
-    gone = penalty_give(
-        tournament=tournament, player=player, kind="early_pickup", user=personas.arbiter
-    )
-    penalty_withdraw(penalty=gone, user=personas.arbiter, reason="erreur")
+    gone = penalty_give(tournament=tournament, player=player, kind="early_pickup", user=arbiter)
+    penalty_withdraw(penalty=gone, user=arbiter, reason="erreur")
+
+    return SimpleNamespace(
+        five=five, four=four, first=first, other=other, played=played, passed=passed,
+        annulled=annulled, kept=kept, gone=gone, player=player,
+    )  # fmt: skip
+
+
+def test_the_upload_holds_what_counts_with_licences_sitters_and_withdrawn_penalties(personas):
+    tournament = seated(players=9, rounds=3, sets=5)
+    tournament.arbiters.add(personas.arbiter)
+    session = _session(tournament, personas.arbiter)
+    five, four, first, other = session.five, session.four, session.first, session.other
+    played, passed, annulled = session.played, session.passed, session.annulled
+    kept, gone, player = session.kept, session.gone, session.player
 
     the_link = SimultaneousLink.objects.get(tournament=tournament)
     upload = build_upload(link=the_link, sequence=3)

@@ -315,11 +315,8 @@ def test_three_clubs_and_a_hub(sites):
         raise
 
 
-def the_story(sites: dict[str, Site]) -> None:
-    """The event told in order (see the module's docstring)."""
-    hub = sites["hub"]
-    clubs = {name: sites[name] for name in CLUBS}
-
+def _event_with_invitations(hub: Site) -> tuple[dict, str, dict[str, str]]:
+    """The event created on the hub and the three clubs invited: (event, its id, tokens)."""
     # The organiser creates the event on the hub and invites the three clubs.
     event = hub.api(
         "POST",
@@ -341,6 +338,11 @@ def the_story(sites: dict[str, Site]) -> None:
             {"club_name": f"Club {name}", "federation_number": fed},
         )
         tokens[name] = invited["token"]
+    return event, event_id, tokens
+
+
+def _join(hub: Site, clubs: dict[str, Site], tokens: dict[str, str]) -> Proxy:
+    """Each club joins; club C through a relay (returned) that the test cuts later."""
     # Club C reaches the hub through a relay that the test cuts at the end of its session.
     relay = Proxy(hub.port)
     relay.start()
@@ -359,7 +361,12 @@ def the_story(sites: dict[str, Site]) -> None:
             _status, page = club.request("GET", path, token="")
         status, page = club.submit(path, page, {"hub_url": hub_urls[name], "token": tokens[name]})
         assert status == 200 and 'id="simultaneous-link"' in page, page[-2000:]
+    return relay
 
+
+def _play(clubs: dict[str, Site], event: dict) -> list:
+    """Both rounds played at every club, each club's state acknowledged by the hub; the
+    cells of round 2 per club."""
     # Seating with the event's donnes, the tournament starts, round 1 opens.
     for club in clubs.values():
         t = club.tournament
@@ -381,29 +388,30 @@ def the_story(sites: dict[str, Site]) -> None:
         club.api("POST", f"tournaments/{club.tournament}/rounds/2/open/", {})
         for table, donne in todo:
             enter_by_arbiter(club, name, table, donne)
-
     # Every club's state reaches the hub (A and B in-process, C through its worker).
     for name, club in clubs.items():
         wait_for(f"club {name} acknowledged", lambda c=club: link_state(c) == "acknowledged")
+    return cells
 
-    # Nothing leaks before the embargo ends: the field is the organisers'.
-    def embargoed() -> None:
-        for path in (
-            f"simultaneous/events/{event_id}/ranking/",
-            f"simultaneous/events/{event_id}/",
-        ):
-            status, _body = hub.request("GET", "/api/v1/" + path, token="")
-            assert status in (401, 403, 404), (path, status)
-        status, body = hub.request(
-            "GET",
-            "/api/v1/simultaneous/club/event/",
-            token="",
-            headers={"Authorization": f"Bearer {tokens['A']}"},
-        )
-        assert status == 200 and body["seed"] is None
 
-    embargoed()
+def _embargoed(hub: Site, event_id: str, tokens: dict[str, str]) -> None:
+    """Nothing leaks before the embargo ends: the field is the organisers'."""
+    for path in (
+        f"simultaneous/events/{event_id}/ranking/",
+        f"simultaneous/events/{event_id}/",
+    ):
+        status, _body = hub.request("GET", "/api/v1/" + path, token="")
+        assert status in (401, 403, 404), (path, status)
+    status, body = hub.request(
+        "GET",
+        "/api/v1/simultaneous/club/event/",
+        token="",
+        headers={"Authorization": f"Bearer {tokens['A']}"},
+    )
+    assert status == 200 and body["seed"] is None
 
+
+def _correct_and_penalise(clubs: dict[str, Site], cells: list) -> None:
     # A correction after the upload: version 2 replaces the hub's copy.
     a = clubs["A"]
     table, donne = cells[0][0]  # a result of round 2, still open
@@ -427,6 +435,8 @@ def the_story(sites: dict[str, Site]) -> None:
     wait_for("club A acknowledged again", lambda: link_state(a) == "acknowledged")
     wait_for("club B acknowledged again", lambda: link_state(b) == "acknowledged")
 
+
+def _tamper_and_restore(b: Site) -> None:
     # Tampered hands at club B: the hub refuses, the club shows why and does not retry.
     run_scripts([(SWAP_HANDS, b.env, {"tournament": b.tournament, "donne": 2})])
     path = f"/t/{b.tournament}/simultaneous/"
@@ -440,16 +450,26 @@ def the_story(sites: dict[str, Site]) -> None:
     b.submit(path + "send/", page, {})
     wait_for("club B accepted again", lambda: link_state(b) == "acknowledged")
 
+
+def _finish(
+    hub: Site, clubs: dict[str, Site], relay: Proxy, event_id: str, tokens: dict[str, str]
+) -> None:
     # End of the sessions: C loses the hub, A and B finish, then C.
     relay.stop()
     for club in clubs.values():
         club.api("POST", f"tournaments/{club.tournament}/status/", {"status": "finished", "confirm_missing": True})  # fmt: skip
     c = clubs["C"]
     wait_for("club C failing", lambda: link_state(c) == "failing")
-    embargoed()  # C's session has not ended for the hub: still under embargo
+    _embargoed(hub, event_id, tokens)  # C's session has not ended for the hub: still under embargo
     relay.start()
     wait_for("club C's final upload", lambda: link_state(c) == "acknowledged", timeout=60)
 
+
+def _overall_is_pooled(
+    hub: Site, clubs: dict[str, Site], event_id: str, tokens: dict[str, str]
+) -> dict:
+    """The overall ranking, public now, is the pure pooled ranking; the seed is revealed and
+    club A's check of its donnes passes. The clubs' dumps."""
     # The embargo is over: the overall ranking is public and is the pure pooled ranking.
     dumps = dict(
         zip(
@@ -473,7 +493,7 @@ def the_story(sites: dict[str, Site]) -> None:
         return got if got == expected else None
 
     wait_for("the hub's overall ranking", overall, timeout=40)
-    status, body = hub.request(
+    _status, body = hub.request(
         "GET",
         "/api/v1/simultaneous/club/event/",
         token="",
@@ -481,12 +501,16 @@ def the_story(sites: dict[str, Site]) -> None:
     )
     assert body["seed"], body
     # Club A asks the hub again: the revealed seed deals the donnes it played.
+    a = clubs["A"]
     path = f"/t/{a.tournament}/simultaneous/"
     _status, page = a.request("GET", path, token="")
     a.submit(path + "refresh/", page, {})
     _status, page = a.request("GET", path, token="")
     assert 'id="verification" data-ok="true"' in page, page[-3000:]
+    return dumps
 
+
+def _own_rankings(clubs: dict[str, Site], dumps: dict) -> None:
     # Each club's own ranking is its own results' alone, whatever the others played.
     for name, club in clubs.items():
         own = pure_ranking({name: dumps[name]}, METHOD)
@@ -500,3 +524,18 @@ def the_story(sites: dict[str, Site]) -> None:
             return True
 
         wait_for(f"club {name}'s ranking", club_ranking)
+
+
+def the_story(sites: dict[str, Site]) -> None:
+    """The event told in order (see the module's docstring)."""
+    hub = sites["hub"]
+    clubs = {name: sites[name] for name in CLUBS}
+    event, event_id, tokens = _event_with_invitations(hub)
+    relay = _join(hub, clubs, tokens)
+    cells = _play(clubs, event)
+    _embargoed(hub, event_id, tokens)
+    _correct_and_penalise(clubs, cells)
+    _tamper_and_restore(clubs["B"])
+    _finish(hub, clubs, relay, event_id, tokens)
+    dumps = _overall_is_pooled(hub, clubs, event_id, tokens)
+    _own_rankings(clubs, dumps)
