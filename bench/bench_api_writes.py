@@ -56,7 +56,7 @@ from django.test.utils import setup_test_environment  # noqa: E402
 SECTION = "## API result writes"
 PLAYERS = 400  # 100 tables × 24 donnes: 2,400 cells, each written once
 WEB_WORKERS = 2
-TARGET_RATIO = 0.25
+QUERY_BUDGET = 10  # statements that read or write data (tests/api/test_write_queries.py)
 CONTROL = ("BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE SAVEPOINT")
 # Points that make each count of bouts a plausible, valid entry (won or lost).
 POINTS = {0: (40, 70), 1: (35, 65), 2: (30, 60), 3: (25, 55)}
@@ -306,9 +306,7 @@ def report(args: argparse.Namespace, rates: dict[str, dict[int, list[float]]], e
         api = statistics.median(rates["api"][clients])
         bare = statistics.median(rates["bare"][clients])
         lines.append(f"| {clients} | **{api / bare:.2f}** | {api:.0f} | {bare:.0f} |")
-    api8 = statistics.median(rates["api"][8])
-    bare8 = statistics.median(rates["bare"][8])
-    met = api8 / bare8 >= TARGET_RATIO
+    met = extra["data"] <= QUERY_BUDGET
     lines += [
         "",
         f"Queries of one API write: **{extra['data']}** statements that read or write data, "
@@ -321,9 +319,9 @@ def report(args: argparse.Namespace, rates: dict[str, dict[int, list[float]]], e
         f"API result write {extra['cpu']['api']:.1f} ms, bare endpoint "
         f"{extra['cpu']['bare']:.1f} ms: ratio **{extra['cpu']['bare'] / extra['cpu']['api']:.2f}** "
         "(the machine's load stretches wall times, not this).",
-        f"Target (8 clients): {TARGET_RATIO} of the baseline: **{'met' if met else 'not met'}**. "
-        "(A rate in writes per second is no target: a 1,000-player event writes under one "
-        "result a second.)",
+        f"Target: a write within its query budget ({QUERY_BUDGET} statements): "
+        f"**{'met' if met else 'not met'}**. No throughput target: a 1,000-player event writes "
+        "under one result a second; the ratios above are watched, not targeted.",
     ]
     return "\n".join(lines) + "\n"
 
