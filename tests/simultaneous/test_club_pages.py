@@ -136,3 +136,27 @@ def test_an_unlinked_tournament_still_says_no_donnes(db):
     Tournament.objects.filter(pk=tournament.pk).update(status="finished", seed="")
     with translation.override("en"), pytest.raises(PreparationError, match="No donnes"):
         tournament_reveal_seed(tournament=tournament)
+
+
+@pytest.mark.django_db
+def test_the_edit_page_refuses_to_change_a_linked_tournaments_rounds(personas):
+    tournament = seated(players=8, rounds=2, sets=4)
+    Tournament.objects.filter(pk=tournament.pk).update(status="registration")
+    tournament.club.organisers.add(personas.organiser)
+    client = login(personas.organiser)
+    form = {
+        "club": tournament.club_id,
+        "name": tournament.name,
+        "date": tournament.date.isoformat(),
+        "venue": "",
+        "rounds": 3,
+        "donnes_per_relais": 4,
+        "method": tournament.method,
+        "matchpoint_penalty_rate": "0.1",
+        "round_minutes": tournament.round_minutes or "",
+        "announcement": "",
+    }
+    page = client.post(f"/t/{tournament.pk}/edit/", form)
+    assert "are the event&#x27;s and cannot change" in page.content.decode()
+    tournament.refresh_from_db()
+    assert tournament.rounds == 2
