@@ -276,6 +276,8 @@ def tournament_reveal_seed(*, tournament: Tournament, user: Any = None) -> None:
         raise PreparationError(
             _("The seed is revealed only once the tournament is finished, never before play.")
         )
+    if not locked.seed and given_donnes(locked) is not None:
+        raise PreparationError(_given_seed_message(locked))
     if not locked.seed:
         raise PreparationError(_("No donnes have been generated for this tournament."))
     if locked.seed_revealed_at is None:
@@ -289,6 +291,26 @@ def tournament_reveal_seed(*, tournament: Tournament, user: Any = None) -> None:
             after={"seed": locked.seed},
         )
     tournament.refresh_from_db()
+
+
+def _given_seed_message(tournament: Tournament) -> str:
+    """Why a tournament playing donnes dealt elsewhere (a simultaneous event) has no seed to
+    reveal, and where its donnes are checked."""
+    from django.urls import NoReverseMatch, reverse
+
+    try:
+        where = reverse("simultaneous_club", args=[tournament.pk])
+    except NoReverseMatch:
+        where = ""
+    message = _(
+        "This tournament plays the donnes of a simultaneous event: their seed is the event's, "
+        "revealed by the event's hub once every club's session has ended, not by this site."
+    )
+    if where:
+        message += " " + _(
+            "The donnes are checked against it on the tournament's simultaneous event page: %(url)s"
+        ) % {"url": where}
+    return message
 
 
 def tournament_verify(

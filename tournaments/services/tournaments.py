@@ -217,6 +217,24 @@ def tournament_create(
     return tournament
 
 
+EVENT_FIELDS = ("rounds", "donnes_per_relais", "method")
+
+
+def _check_given_donnes(tournament: Tournament, changed: dict[str, Any]) -> None:
+    """A tournament playing donnes dealt elsewhere (a simultaneous event) keeps the event's
+    rounds, relais and comparison method: TournamentError when one of them would change."""
+    from .preparation import given_donnes
+
+    if not any(name in changed for name in EVENT_FIELDS) or given_donnes(tournament) is None:
+        return
+    raise TournamentError(
+        _(
+            "This tournament plays the donnes of a simultaneous event: its number of rounds, "
+            "its relais and its comparison method are the event's and cannot change."
+        )
+    )
+
+
 def tournament_update(
     *,
     tournament: Tournament,
@@ -248,6 +266,7 @@ def tournament_update(
                     "result has been entered)."
                 )
             )
+        _check_given_donnes(locked, changed)
         for name, value in changed.items():
             setattr(locked, name, value.strip() if isinstance(value, str) else value)
         locked.full_clean()

@@ -10,6 +10,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import TestCase
 from rest_framework.test import APIClient
 
+from scoring.rules import dealing
 from tests.api.conftest import client_for
 from tournaments.models import Club
 from tournaments.simultaneous.hub import services
@@ -65,7 +66,11 @@ def club_upload(token: str, licences: list[str], results: list[dict], **kw) -> d
         club=described["club"]["invitation"],
         identity=described["identity"],
         commitment=described["commitment"],
-        donnes=[d for d in described["donnes"] if d["number"] in numbers],
+        donnes=[  # an upload's donnes have no redraws (RULES §6.3: dealer, hands, chien)
+            {k: v for k, v in d.items() if k != "redraws"}
+            for d in described["donnes"]
+            if d["number"] in numbers
+        ],
         players=[player(x) for x in licences],
         results=results,
         **kw,
@@ -105,6 +110,9 @@ def test_the_club_reads_its_event_with_its_token(organiser, event_id):
     )
     event = SimultaneousEvent.objects.get(public_id=event_id)
     assert body["commitment"] == event.commitment and body["identity"] == event.identity
+    # Each donne carries the generator's redraws, which the club's check compares too.
+    dealt = dealing.generate_donnes(event.seed, event.identity, 12)
+    assert [d["redraws"] for d in body["donnes"]] == [d.redraws for d in dealt]
     response = club_client("wrong").get(BASE + "club/event/")
     assert response.status_code == 401 and response.json()["code"] == "not_invited"
     assert APIClient().get(BASE + "club/event/").status_code == 401

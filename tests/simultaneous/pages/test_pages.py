@@ -30,7 +30,7 @@ def field_urls(field) -> list[str]:
     event = field.event
     return [
         reverse("simultaneous_ranking", args=[event.public_id]),
-        reverse("simultaneous_club", args=[event.public_id, field.clubs[0].public_id]),
+        reverse("simultaneous_field_club", args=[event.public_id, field.clubs[0].public_id]),
         reverse("simultaneous_player", args=[event.public_id, field.licences[0]]),
         reverse("simultaneous_donnes", args=[event.public_id]),
         reverse("simultaneous_traveller", args=[event.public_id, 1]),
@@ -79,7 +79,7 @@ def test_unknown_event_donne_or_player_is_not_found(client, field, people):
         reverse("simultaneous_ranking", args=["nope"]),
         reverse("simultaneous_traveller", args=[public_id, field.event.donne_count + 1]),
         reverse("simultaneous_player", args=[public_id, "9999999"]),
-        reverse("simultaneous_club", args=[public_id, "nope"]),
+        reverse("simultaneous_field_club", args=[public_id, "nope"]),
     ):
         assert get(client, url).status_code == 404, url
 
@@ -167,7 +167,7 @@ def test_a_club_page_lists_its_players_with_their_overall_rank(client, field):
     lift_embargo(field)
     club = field.clubs[0]
     html = get(
-        client, reverse("simultaneous_club", args=[field.event.public_id, club.public_id])
+        client, reverse("simultaneous_field_club", args=[field.event.public_id, club.public_id])
     ).content.decode()
     listed = re.findall(r'<tr id="p(\d+)"', html)
     rows = OverallRankingRow.objects.filter(event=field.event, invitation=club).order_by("place")

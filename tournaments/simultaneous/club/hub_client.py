@@ -15,7 +15,7 @@ import json
 import urllib.error
 import urllib.request
 from typing import Any
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import quote, urljoin, urlsplit
 
 from django.utils.translation import gettext as _
 
@@ -52,6 +52,17 @@ def api_url(hub_url: str, path: str) -> str:
     if not base.endswith("/"):
         base += "/"
     return urljoin(base, API_PREFIX + path)
+
+
+RANKING_PATH = "simultanes/{event}/classement/"
+
+
+def ranking_url(hub_url: str, event: str) -> str:
+    """The hub's public page of the event's overall ranking (published after the embargo)."""
+    base = hub_url.strip()
+    if not base.endswith("/"):
+        base += "/"
+    return urljoin(base, RANKING_PATH.format(event=quote(event, safe="")))
 
 
 def check_hub_url(hub_url: str) -> str:

@@ -40,6 +40,9 @@ class SimultaneousLink(models.Model):
     seed = models.CharField(_("revealed seed"), max_length=128, blank=True)
     verified = models.BooleanField(null=True)
     verification = models.TextField(blank=True)
+    # The hub's overall ranking page, stored once the hub says the embargo ended (it revealed
+    # the seed): the club's pages then point the players to it.
+    ranking_url = models.URLField(_("overall ranking"), max_length=400, blank=True)
     state = models.CharField(max_length=12, choices=State.choices, default=State.JOINED)
     sequence = models.PositiveIntegerField(default=0)
     acked_sequence = models.PositiveIntegerField(default=0)

@@ -183,6 +183,9 @@ def join(
             invitation=str(event["club"]["invitation"]),
             club_name=str(event["club"].get("name", ""))[:200],
             sets=int(event["sets"]),
+            ranking_url=(
+                hub_client.ranking_url(hub_url, str(event["event"])) if event.get("seed") else ""
+            ),
             donnes=[_donne_json(d, row) for d, row in zip(donnes, event["donnes"], strict=True)],
         )
         locked.identity = str(event["identity"])
@@ -391,10 +394,15 @@ def uploads_sweep() -> list[int]:
 
 
 def link_refresh(*, link: SimultaneousLink) -> SimultaneousLink:
-    """Ask the hub for the event again; once it reveals the seed, check the donnes played
-    against the commitment (dealing.verify) and keep the verdict on the link. Raises HubError."""
+    """Ask the hub for the event again; once it reveals the seed (the embargo ended), store
+    the address of the overall ranking, check the donnes played against the commitment
+    (dealing.verify) and keep the verdict on the link. Raises HubError."""
     event = hub_client.fetch_event(link.hub_url, link.token)
     seed = event.get("seed")
+    if seed and not link.ranking_url:
+        SimultaneousLink.objects.filter(pk=link.pk).update(
+            ranking_url=hub_client.ranking_url(link.hub_url, link.event)
+        )
     if seed and link.verified is None:
         verified, summary = verify_donnes(link=link, seed=str(seed))
         SimultaneousLink.objects.filter(pk=link.pk).update(

@@ -7,6 +7,7 @@ from django.urls import path
 from . import views
 
 urlpatterns = [
+    path("simultaneous/join/", views.simultaneous_join, name="simultaneous_join"),
     path("t/<int:pk>/simultaneous/", views.simultaneous_page, name="simultaneous_club"),
     path("t/<int:pk>/simultaneous/send/", views.simultaneous_send, name="simultaneous_club_send"),
     path(

@@ -4,6 +4,8 @@ why), send again, ask the hub again (the revealed seed), download the upload fil
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
@@ -12,7 +14,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from tournaments.models import Tournament
+from tournaments.models import Club, Tournament
 from tournaments.once import once_per_form
 from tournaments.permissions import can_manage_tournament
 
@@ -65,6 +67,51 @@ def simultaneous_page(request: HttpRequest, pk: int) -> HttpResponse:
         "behind": link is not None and tournament.pk in services.links_behind(),
     }
     return render(request, "simultaneous/club/link.html", context, status=status)
+
+
+def _organised_clubs(user: Any) -> Any:
+    clubs = Club.objects.order_by("name", "pk")
+    return clubs if user.is_superuser else clubs.filter(organisers=user)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+@once_per_form
+def simultaneous_join(request: HttpRequest) -> HttpResponse:
+    """Join a simultaneous event with a new tournament: the organiser picks one of his clubs and
+    types the hub's address and the token; the tournament takes the event's name, date,
+    rounds and comparison method (services.join). A refusal is a 400 with its reason."""
+    clubs = list(_organised_clubs(request.user))
+    if not clubs:
+        raise PermissionDenied(_("Only the organisers of a club may join an event."))
+    status = 200
+    chosen = request.POST.get("club", "") if request.method == "POST" else ""
+    if request.method == "POST":
+        club = next((c for c in clubs if str(c.pk) == chosen), None)
+        try:
+            if club is None:
+                raise services.JoinError(_("Choose the club whose tournament joins the event."))
+            link = services.join(
+                hub_url=request.POST.get("hub_url", ""),
+                token=request.POST.get("token", ""),
+                user=request.user,
+                club=club,
+            )
+        except services.JoinError as err:
+            messages.error(request, str(err))
+            status = 400
+        else:
+            messages.success(
+                request,
+                _("The tournament plays the donnes of “%(event)s”.") % {"event": link.event_name},
+            )
+            return redirect("simultaneous_club", pk=link.tournament_id)
+    context = {
+        "clubs": clubs,
+        "chosen": chosen or (str(clubs[0].pk) if len(clubs) == 1 else ""),
+        "hub_url": request.POST.get("hub_url", "") if status == 400 else "",
+    }
+    return render(request, "simultaneous/club/join.html", context, status=status)
 
 
 @login_required

@@ -185,6 +185,10 @@ class SimultaneousClubDonneSerializer(serializers.Serializer):
     dealer = serializers.CharField()
     hands = serializers.DictField(child=serializers.CharField())
     chien = serializers.CharField()
+    redraws = serializers.IntegerField(
+        help_text="How many times the generator dealt this donne again (RULES §2); checked "
+        "with the revealed seed."
+    )
 
 
 class SimultaneousClubEventSerializer(serializers.Serializer):
@@ -507,7 +511,7 @@ class ClubEventView(ClubView):
                 "seed": event.seed if event.embargo_over else None,
                 "state": event.state,
                 "club": {"invitation": invitation.public_id, "name": invitation.club_name},
-                "donnes": services.event_donnes(event),
+                "donnes": services.event_donnes(event, redraws=True),
             }
         )
 

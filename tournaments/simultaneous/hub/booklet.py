@@ -5,8 +5,10 @@ and the overall ranking with licences and clubs.
 Drawn like the tournaments' documents (`scoring.documents`): the same page, header, footer,
 fonts and styles (`Renderer`), the hand diagram of the hand records (`donne_diagram`) and the
 fast table of the ranking (`FastTable`). Read from the stored overall ranking and the field's
-results; built once per stored version and language, then served from the cache. The
-organisers may fetch it at any time (marked "confidential" while the embargo lasts).
+results; built by the worker after the final recompute once the embargo ends
+(`booklet_build`) and kept on the storage per language, or on the first request when none is
+stored for the current ranking. The organisers may fetch it at any time (marked
+"confidential" while the embargo lasts).
 """
 
 from __future__ import annotations
@@ -16,6 +18,9 @@ from datetime import date
 from fractions import Fraction
 from typing import Any
 
+from django.conf import settings
+from django.core.files.base import ContentFile
+from django.db import IntegrityError, transaction
 from django.http import HttpRequest, HttpResponse
 from django.utils import translation
 from django.utils.cache import patch_vary_headers
@@ -42,7 +47,7 @@ from tournaments.models import Contract
 from . import reads
 from .access import readable_event
 from .frequencies import FrequencySheet, frequency_sheet
-from .models import OverallRankingRow, SimultaneousEvent
+from .models import EventBooklet, OverallRankingRow, SimultaneousEvent
 
 CONTRACT_LABELS = dict(Contract.choices)
 STRIPE = "#f7f8fb"
@@ -300,21 +305,76 @@ class BookletRenderer(Renderer):
         return story
 
 
+def booklet_key(event: SimultaneousEvent) -> str:
+    """What the booklet is built from: the stored ranking (version and time) and the embargo
+    state; any change makes a new key."""
+    return f"{reads.stored_key(reads.freshness(event))}:{int(event.embargo_over)}"
+
+
+def _stored(event: SimultaneousEvent, language: str, key: str) -> tuple[str, bytes] | None:
+    """The booklet kept on the storage for this key, or None (none, older, file lost)."""
+    kept = EventBooklet.objects.filter(event=event, language=language, key=key).first()
+    if kept is None:
+        return None
+    try:
+        with kept.file.open("rb") as f:
+            return kept.name, f.read()
+    except (OSError, ValueError):
+        return None
+
+
+def _keep(event: SimultaneousEvent, language: str, key: str, name: str, content: bytes) -> None:
+    """Store the booklet for this key, replacing (and deleting the file of) an older one."""
+    old = EventBooklet.objects.filter(event=event, language=language).first()
+    booklet = old or EventBooklet(event=event, language=language)
+    old_file = old.file.name if old and old.file else ""
+    booklet.key, booklet.name = key, name
+    booklet.file.save(f"booklet-{event.public_id}-{language}.pdf", ContentFile(content), save=False)
+    try:
+        with transaction.atomic():
+            booklet.save()
+    except IntegrityError:  # another worker stored it at the same time: theirs stays
+        booklet.file.delete(save=False)
+        return
+    if old_file and old_file != booklet.file.name:
+        booklet.file.storage.delete(old_file)
+
+
 def booklet_pdf(event: SimultaneousEvent, language: str) -> tuple[str, bytes]:
-    """The booklet in `language` and its file name: built once per stored ranking version,
-    embargo state and language, then served from the cache."""
-    fresh = reads.freshness(event)
-    key = (
-        f"simultaneous:booklet:{event.pk}:{reads.stored_key(fresh)}:"
-        f"{int(event.embargo_over)}:{language}"
-    )
+    """The booklet in `language` and its file name: the one the worker stored for the current
+    ranking and embargo state, else built now (once for all the web processes, then kept)."""
+    key = booklet_key(event)
+    stored = _stored(event, language, key)
+    if stored is not None:
+        return stored
 
     def build() -> tuple[str, bytes]:
         name, _mime, content = BookletRenderer(event).render()
+        _keep(event, language, key, name, content)
         return name, content
 
     with translation.override(language):
-        return reads.built_once(key, build)
+        return reads.built_once(f"simultaneous:booklet:{event.pk}:{key}:{language}", build)
+
+
+def booklet_build(*, event_id: int) -> list[str]:
+    """The worker's build, after a recompute: once the embargo ended and the stored ranking is
+    the field's current one, build and store the booklet in every language whose stored one is
+    out of date. Returns the languages built (none while the embargo lasts or the ranking is
+    being updated: the next recompute calls again). Idempotent."""
+    event = SimultaneousEvent.objects.filter(pk=event_id).first()
+    if event is None or not event.embargo_over or reads.freshness(event).updating:
+        return []
+    key = booklet_key(event)
+    built = []
+    for language, _label in settings.LANGUAGES:
+        if EventBooklet.objects.filter(event=event, language=language, key=key).exists():
+            continue
+        with translation.override(language):
+            name, _mime, content = BookletRenderer(event).render()
+        _keep(event, language, key, name, content)
+        built.append(language)
+    return built
 
 
 @require_GET

@@ -383,3 +383,27 @@ class OverallRankingState(models.Model):
 
     def __str__(self) -> str:
         return f"{self.event_id}: v{self.results_version}"
+
+
+class EventBooklet(models.Model):
+    """The event's PDF booklet in one language, kept on the storage. ``key`` says what it was
+    built from (the stored ranking's version and time, and the embargo state): a booklet whose
+    key is not the current one is out of date and is built again. The worker builds it after
+    the final recompute once the embargo ends, so the first reader gets it at once."""
+
+    event = models.ForeignKey(SimultaneousEvent, on_delete=models.CASCADE, related_name="booklets")
+    language = models.CharField(max_length=8)
+    key = models.CharField(max_length=200)
+    name = models.CharField(max_length=200)
+    file = models.FileField(upload_to="simultaneous/booklets/%Y/%m/")
+    built_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["event", "language"], name="one_booklet_per_language")
+        ]
+        verbose_name = _("booklet")
+        verbose_name_plural = _("booklets")
+
+    def __str__(self) -> str:
+        return f"{self.event_id} {self.language} {self.key}"

@@ -11,7 +11,7 @@ E = "<str:public_id>/"
 
 urlpatterns: list[URLPattern] = [
     path(E + "classement/", pages.overall_ranking, name="simultaneous_ranking"),
-    path(E + "clubs/<str:invitation_id>/", pages.club_ranking, name="simultaneous_club"),
+    path(E + "clubs/<str:invitation_id>/", pages.club_ranking, name="simultaneous_field_club"),
     path(E + "joueurs/<str:licence>/", pages.player_card, name="simultaneous_player"),
     path(E + "donnes/", pages.donne_list, name="simultaneous_donnes"),
     path(E + "donnes/<int:number>/", pages.donne_traveller, name="simultaneous_traveller"),

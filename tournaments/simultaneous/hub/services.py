@@ -128,22 +128,32 @@ def _dealt(seed: str, identity: str, count: int) -> tuple[dealing.Donne, ...]:
     return tuple(dealing.generate_donnes(seed, identity, count))
 
 
-def event_donnes(event: SimultaneousEvent) -> list[dict[str, Any]]:
-    """The event's donnes 1 … 4·sets as the club API and the upload give them."""
-    return [
-        {
+def event_donnes(event: SimultaneousEvent, *, redraws: bool = False) -> list[dict[str, Any]]:
+    """The event's donnes 1 … 4·sets in the upload's shape; with ``redraws`` (the club API)
+    each also carries the generator's redraws, which a club's check of the revealed seed
+    compares too (an upload's donnes have no such key)."""
+    donnes = []
+    for d in _dealt(event.seed, event.identity, event.donne_count):
+        row: dict[str, Any] = {
             "number": d.number,
             "dealer": d.dealer,
             "hands": {p: format_hand(d.hand(p)) for p in POSITIONS},
             "chien": format_hand(d.chien),
         }
-        for d in _dealt(event.seed, event.identity, event.donne_count)
-    ]
+        if redraws:
+            row["redraws"] = d.redraws
+        donnes.append(row)
+    return donnes
 
 
 def event_close(*, event: SimultaneousEvent, user: Any) -> SimultaneousEvent:
-    """Close the event: no upload is accepted any more, and the embargo ends."""
+    """Close the event: no upload is accepted any more, and the embargo ends. The final
+    recompute is asked for on commit (a no-op when the stored ranking is current); after it
+    the worker builds the published booklet."""
+    from .tasks import schedule_overall_ranking
+
     now = timezone.now()
+    transaction.on_commit(lambda: schedule_overall_ranking(event.pk))
     SimultaneousEvent.objects.filter(pk=event.pk, closed_at__isnull=True).update(
         state=SimultaneousEvent.State.CLOSED, closed_at=now
     )
@@ -155,12 +165,17 @@ def event_close(*, event: SimultaneousEvent, user: Any) -> SimultaneousEvent:
 
 
 def _embargo_check(event_id: int) -> None:
-    """Lift the embargo once every active invitation has sent its final upload."""
+    """Lift the embargo once every active invitation has sent its final upload; then ask on
+    commit for the final recompute (after which the worker builds the published booklet)."""
     invitations = Invitation.objects.filter(event_id=event_id, revoked_at__isnull=True)
     if invitations.exists() and not invitations.filter(final_received_at__isnull=True).exists():
-        SimultaneousEvent.objects.filter(pk=event_id, embargo_lifted_at__isnull=True).update(
-            embargo_lifted_at=timezone.now()
-        )
+        lifted = SimultaneousEvent.objects.filter(
+            pk=event_id, embargo_lifted_at__isnull=True
+        ).update(embargo_lifted_at=timezone.now())
+        if lifted:
+            from .tasks import schedule_overall_ranking
+
+            transaction.on_commit(lambda: schedule_overall_ranking(event_id))
 
 
 # --- invitations ------------------------------------------------------------------------------

@@ -58,13 +58,50 @@ def recompute_overall_ranking(self, event_id: int) -> int | None:  # type: ignor
     where = IN_PROCESS if self.request.is_eager else (self.request.hostname or socket.gethostname())
     OverallRankingState.objects.filter(pk=event_id).update(queued_at=None, started_at=Now())
     try:
-        return overall_recompute(event_id=event_id, where=where)
+        version = overall_recompute(event_id=event_id, where=where)
     except TRANSIENT_ERRORS:
         raise
     except Exception as exc:
         logger.exception("overall ranking of event %s failed", event_id)
         OverallRankingState.objects.filter(pk=event_id).update(last_error=str(exc)[:300])
         raise
+    schedule_booklet(event_id)
+    return version
+
+
+@shared_task(
+    name="simultaneous_hub.build_booklet",
+    autoretry_for=TRANSIENT_ERRORS,
+    retry_backoff=2,
+    retry_backoff_max=60,
+    retry_jitter=True,
+    max_retries=5,
+    ignore_result=True,
+)
+def build_booklet(event_id: int) -> list[str]:
+    """Build and store the event's booklet once the embargo ended (booklet.booklet_build)."""
+    from .booklet import booklet_build
+
+    return booklet_build(event_id=event_id)
+
+
+def schedule_booklet(event_id: int) -> None:
+    """After a recompute: queue the booklet's build when the embargo is over (the build itself
+    skips a booklet already stored for the current ranking). Without a broker it runs
+    in-process unless SIMULTANEOUS_BOOKLET_INLINE is False. Never raises: the page builds the
+    booklet on demand when this did not."""
+    from .models import SimultaneousEvent
+
+    if not SimultaneousEvent.objects.filter(pk=event_id, embargo_lifted_at__isnull=False).exists():
+        return
+    try:
+        if not broker_in_use():
+            if getattr(settings, "SIMULTANEOUS_BOOKLET_INLINE", True):
+                build_booklet.apply(args=(event_id,), throw=False)
+            return
+        build_booklet.apply_async((event_id,), retry=True, retry_policy=PUBLISH_RETRY_POLICY)
+    except Exception:
+        logger.warning("could not build the booklet of event %s", event_id, exc_info=True)
 
 
 def broker_in_use() -> bool:
