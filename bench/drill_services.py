@@ -162,6 +162,33 @@ class PrivateRedis:
             self.process.wait()
 
 
+def drill_environment(
+    work: Path, pg: PrivatePostgres, redis: PrivateRedis, **overrides: str
+) -> dict[str, str]:
+    """The environment of a drill's web and worker processes (and of the orchestrator, which
+    sets it on itself before django.setup()): production settings on the drill's own
+    PostgreSQL and Redis, a broker in use, the sweep on, files under `work`."""
+    env = dict(os.environ)
+    env.update(
+        {
+            "DJANGO_SETTINGS_MODULE": "tarot_club.settings",
+            "DEBUG": "0",
+            "SECRET_KEY": "drill-only-secret-key-" + "x" * 40,
+            "DATABASE_URL": pg.url(),
+            "REDIS_URL": redis.url(),
+            "CELERY_EAGER": "0",
+            "CELERY_QUEUE": "drill",
+            "MEDIA_ROOT": str(work / "media"),
+            "TAROT_VAR_DIR": str(work / "var"),
+            "ALLOWED_HOSTS": "127.0.0.1",
+            "LOG_LEVEL": "WARNING",
+            "TAROT_SWEEP": "1",
+        }
+    )
+    env.update(overrides)
+    return env
+
+
 @dataclass
 class Process:
     """A worker or web process started from a checkout, in its own process group so that
@@ -228,10 +255,18 @@ def worker_process(
 
 
 def web_process(
-    name: str, *, cwd: Path, env: dict[str, str], log_dir: Path, host: str, port: int
+    name: str,
+    *,
+    cwd: Path,
+    env: dict[str, str],
+    log_dir: Path,
+    host: str,
+    port: int,
+    workers: int = 2,
 ) -> Process:
+    """gunicorn serving tarot_club on host:port with `workers` processes."""
     gunicorn = str(Path(sys.executable).with_name("gunicorn"))
-    cmd = [gunicorn, "tarot_club.wsgi", "--bind", f"{host}:{port}", "--workers", "2"]
+    cmd = [gunicorn, "tarot_club.wsgi", "--bind", f"{host}:{port}", "--workers", str(workers)]
     cmd += ["--timeout", "60", "--graceful-timeout", "5"]
     return Process(name, cmd, cwd, env, log_dir, ready_port=(host, port))
 
