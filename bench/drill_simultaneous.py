@@ -58,13 +58,15 @@ from bench.drill_services import (
     Process,
     drill_environment,
     free_port,
+    overall_equal,
+    post_upload,
+    wait_overall_current,
     web_process,
     worker_process,
 )
 
 SECTION = "## Simultaneous events: uploads and polls at once (drill)"
 PHONES, PHONE_EVERY = 5000, 12.5  # the issue's phones, one poll every 10–15 s
-UPLOAD_PATH = "/api/v1/simultaneous/club/uploads/"
 
 
 @dataclass
@@ -87,38 +89,20 @@ class Tally:
 
 
 def send_upload(client: Client, name: str, body: bytes, token: str, tally: Tally) -> None:
-    """POST one club's upload until it is acknowledged (200), sending the same body again
-    after no answer, a timeout or a 5xx; a 4xx is a failure (named in the tally)."""
-    from tournaments.simultaneous.hub.services import signature_of
-
-    headers = {
-        "Authorization": f"Bearer {token}",
-        "X-Simultaneous-Signature": signature_of(token, body),
-        "Content-Type": "application/json",
-    }
-    deadline = time.monotonic() + 300
-    while time.monotonic() < deadline:
-        asked = time.monotonic()
-        try:
-            answer = client.request("POST", UPLOAD_PATH, raw=body, headers=headers, timeout=60)
-        except NoAnswer:
-            answer = None
-        if answer is not None and answer.status == 200:
-            new = (answer.json() or {}).get("results", {}).get("new")  # type: ignore[union-attr]
-            with tally.lock:
-                tally.upload_ms.append((time.monotonic() - asked) * 1000)
-                if new != 240:
-                    tally.not_new.append(f"{name}: {new}")
-            return
-        if answer is not None and answer.status < 500 and answer.status != 429:
-            with tally.lock:
-                tally.failed.append(f"{name}: {answer.status} {answer.body[:120]!r}")
-            return
-        with tally.lock:
-            tally.resent += 1
-        time.sleep(1)
+    """POST one club's upload until it is acknowledged (`post_upload`: the same body again
+    after no answer, a timeout or a 5xx); anything but a 200 is a failure, named."""
+    asked = time.monotonic()
+    answer, resent = post_upload([client], body=body, token=token)
     with tally.lock:
-        tally.failed.append(f"{name}: no acknowledgement in 300 s")
+        tally.resent += resent
+        if answer is None or answer.status != 200:
+            status = "no answer in 300 s" if answer is None else answer.status
+            tally.failed.append(f"{name}: {status} {answer.body[:120] if answer else ''!r}")
+            return
+        tally.upload_ms.append((time.monotonic() - asked) * 1000)
+        new = (answer.json() or {}).get("results", {}).get("new")  # type: ignore[union-attr]
+        if new != 240:
+            tally.not_new.append(f"{name}: {new}")
 
 
 def run_senders(
@@ -214,24 +198,6 @@ def stage(clubs: int) -> dict[str, Any]:
     }
 
 
-def wait_current(event_id: int, timeout: float) -> float | None:
-    """Seconds until the stored overall ranking reflects the event's results version (None
-    when it did not within `timeout`)."""
-    from django.db import connections
-
-    from tournaments.simultaneous.hub.models import OverallRankingState, SimultaneousEvent
-
-    start = time.monotonic()
-    while time.monotonic() < start + timeout:
-        version = SimultaneousEvent.objects.get(pk=event_id).results_version
-        stored = OverallRankingState.objects.filter(pk=event_id).first()
-        if stored is not None and stored.results_version == version:
-            connections.close_all()
-            return time.monotonic() - start
-        time.sleep(0.2)
-    return None
-
-
 def final_checks(event_id: int, clubs: int) -> dict[str, Any]:
     """The field's results count, the stored ranking against a recomputation from the
     database, the computations' count, and the database baselines of the same run."""
@@ -242,25 +208,14 @@ def final_checks(event_id: int, clubs: int) -> dict[str, Any]:
         OverallRankingRow,
         OverallRankingState,
     )
-    from tournaments.simultaneous.hub.ranking import (
-        ROW_FIELDS,
-        overall_compute,
-        overall_inputs,
-        overall_rows,
-    )
+    from tournaments.simultaneous.hub.ranking import overall_compute, overall_inputs
 
+    started = time.perf_counter()
     inputs = overall_inputs(event_id=event_id)
     assert inputs is not None
-    started = time.perf_counter()
-    expected = overall_rows(inputs, overall_compute(inputs))
+    overall_compute(inputs)
     recompute = time.perf_counter() - started
-    keys = ("place", "rank", "licence", "total", "penalty_points", "donnes_played")
-    index = [ROW_FIELDS.index(key) for key in keys]
-    expected_rows = sorted(tuple(str(row[i]) for i in index) for row in expected)
-    stored_rows = sorted(
-        tuple(str(value) for value in row)
-        for row in OverallRankingRow.objects.filter(event_id=event_id).values_list(*keys)
-    )
+    equal, _computed_in = overall_equal(event_id)
     state = OverallRankingState.objects.get(pk=event_id)
     started = time.perf_counter()
     floor_select(event_id)
@@ -268,8 +223,8 @@ def final_checks(event_id: int, clubs: int) -> dict[str, Any]:
     return {
         "field_results": FieldResult.objects.filter(event_id=event_id).count(),
         "expected_results": clubs * PLAYERS * 24 // 4,
-        "ranking_equal": expected_rows == stored_rows,
-        "players": len(stored_rows),
+        "ranking_equal": equal,
+        "players": OverallRankingRow.objects.filter(event_id=event_id).count(),
         "expected_players": clubs * PLAYERS,
         "computations": state.computations,
         "computed_in": state.computed_in,
@@ -323,7 +278,7 @@ def drive(args: argparse.Namespace, staged: dict[str, Any]) -> dict[str, Any]:
     threads = run_pollers(client, targets, args.pollers, args.poll_every, poll_tally, stop)
     tally = run_senders(client, staged["uploads"], args.window, args.senders)
     last_ack = time.monotonic()
-    lag = wait_current(event.pk, timeout=300)
+    lag = wait_overall_current(event.pk, timeout=300)
     polled_for = time.monotonic() - started
     stop.set()
     for thread in threads:
@@ -479,7 +434,17 @@ def report(args: argparse.Namespace, r: dict[str, Any], load: str) -> tuple[str,
     ):
         values = tally.polls.get(kind, [])
         lines.append(f"| {label} | {len(values)} | {percentiles(values)} |")
+    page = statistics.median(tally.polls.get("page") or [0])
+    floor = statistics.median(tally.polls.get("baseline") or [1])
     lines += [
+        "",
+        f"Uploads applied at {args.clubs / r['uploads_took']:.1f} per second over the run "
+        f"(asked: {args.clubs / args.window:.1f}/s; the issue's 300 in ten minutes is 0.5/s). "
+        f"The ranking's page answered at the median in {page / floor:.1f}× the time of the "
+        "smallest read of the same moment (the baseline row): what a phone waits for is the "
+        "queue of a machine whose two cores also check and write the uploads, compute the "
+        "overall ranking (one worker, one computation at most every 2 s) and run the drill's "
+        "own threads, not the ranking's read (a stored page of rows).",
         "",
         f"Database baselines of the same run: the recomputation's floor SELECT of every field "
         f"result {ms(r['select'])} ms (the recomputation from the database for the check: "
