@@ -235,6 +235,30 @@ def final_checks(event_id: int, clubs: int) -> dict[str, Any]:
     }
 
 
+def cpu_per_request(staged: dict[str, Any], count: int = 40) -> dict[str, float]:
+    """CPU seconds of the site's Python per request, in this process (Django's test client,
+    no network, no queue): the ranking's page, its API and the baseline, `count` of each."""
+    from django.test import Client as DjangoClient
+
+    event = staged["event"]
+    browser = DjangoClient(HTTP_HOST="127.0.0.1")
+    browser.cookies["sessionid"] = staged["session"]
+    token = {"HTTP_AUTHORIZATION": f"Token {staged['api_token']}"}
+    asks = {
+        "page": (f"/simultanes/{event.public_id}/classement/", {}),
+        "api": (f"/api/v1/simultaneous/events/{event.public_id}/ranking/", token),
+        "baseline": ("/api/v1/me/", token),
+    }
+    out = {}
+    for kind, (path, extra) in asks.items():
+        assert browser.get(path, **extra).status_code == 200, kind
+        started = time.process_time()
+        for _ in range(count):
+            browser.get(path, **extra)
+        out[kind] = (time.process_time() - started) / count
+    return out
+
+
 def start_hub(work: Path, env: dict[str, str], args: argparse.Namespace) -> list[Process]:
     """gunicorn (`--web-workers` processes) and one Celery worker, from this checkout."""
     web = web_process(
@@ -339,6 +363,7 @@ def main() -> int:
         processes = start_hub(work, env, args)
         outcome = drive(args, staged)
         outcome.update(final_checks(staged["event"].pk, args.clubs))
+        outcome["cpu"] = cpu_per_request(staged)
         load = ", ".join(f"{value:.1f}" for value in os.getloadavg())
         text, failures = report(args, outcome, load)
         print(text)
@@ -411,7 +436,9 @@ def report(args: argparse.Namespace, r: dict[str, Any], load: str) -> tuple[str,
         f"by {args.senders} concurrent senders (the issue: 300 clubs within 600 s); the last "
         f"acknowledged {r['uploads_took']:.0f} s after the first was sent.",
         f"Polls: {args.pollers} phones each every {args.poll_every:g} s, the ranking's first "
-        f"page and its API in turn, as the organiser: {rate:.1f} requests/s reached, "
+        f"page and its API in turn, as the organiser: {args.pollers / args.poll_every:.1f} "
+        f"requests/s asked, {rate:.1f} reached (a phone asks every `--poll-every` seconds, or "
+        "as soon as its answer comes when that took longer, so slow answers slow it down), "
         f"{rate / target:.1%} of the {target:.0f}/s that {PHONES:,} phones polling every "
         f"{PHONE_EVERY:g} s would send (two cores cannot both generate and serve that; the "
         "figures below say what one such machine serves while it also applies the uploads).",
@@ -434,6 +461,7 @@ def report(args: argparse.Namespace, r: dict[str, Any], load: str) -> tuple[str,
     ):
         values = tally.polls.get(kind, [])
         lines.append(f"| {label} | {len(values)} | {percentiles(values)} |")
+    cpu = r["cpu"]
     page = statistics.median(tally.polls.get("page") or [0])
     floor = statistics.median(tally.polls.get("baseline") or [1])
     lines += [
@@ -441,10 +469,18 @@ def report(args: argparse.Namespace, r: dict[str, Any], load: str) -> tuple[str,
         f"Uploads applied at {args.clubs / r['uploads_took']:.1f} per second over the run "
         f"(asked: {args.clubs / args.window:.1f}/s; the issue's 300 in ten minutes is 0.5/s). "
         f"The ranking's page answered at the median in {page / floor:.1f}× the time of the "
-        "smallest read of the same moment (the baseline row): what a phone waits for is the "
-        "queue of a machine whose two cores also check and write the uploads, compute the "
+        "smallest read of the same moment (the baseline row): what a phone waits for is mostly "
+        "the queue of a machine whose two cores also check and write the uploads, compute the "
         "overall ranking (one worker, one computation at most every 2 s) and run the drill's "
-        "own threads, not the ranking's read (a stored page of rows).",
+        "own threads; the CPU each request costs is below.",
+        "",
+        "CPU of the site's Python per request, measured in the drill's own process after the "
+        "run (Django's test client: no network, no queue), 40 of each: the ranking page "
+        f"{ms(cpu['page'])} ms, the API {ms(cpu['api'])} ms, the baseline "
+        f"{ms(cpu['baseline'])} ms (ratios {cpu['page'] / cpu['baseline']:.1f}× and "
+        f"{cpu['api'] / cpu['baseline']:.1f}×). {PHONES:,} phones every {PHONE_EVERY:g} s "
+        f"alternating the two: about {target * (cpu['page'] + cpu['api']) / 2:.0f} cores of "
+        "web hosts' Python alone at this machine's speed (PostgreSQL's share comes on top).",
         "",
         f"Database baselines of the same run: the recomputation's floor SELECT of every field "
         f"result {ms(r['select'])} ms (the recomputation from the database for the check: "
