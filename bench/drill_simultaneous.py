@@ -23,10 +23,14 @@ uploads' results (none lost, none doubled) and each acknowledgement said 240 new
 overall ranking is current and equals a recomputation from the database
 (`overall_compute` on `overall_inputs`); the lag from the last acknowledgement to the stored
 ranking being current. Baselines of the database in the same run, as bench_simultaneous.py:
-the recomputation's floor SELECT and a bare INSERT of 960 rows.
+the recomputation's floor SELECT and a bare INSERT of 960 rows. Then the CPU of the site's
+Python per request (ranking page, API, baseline), in the drill's own process with Django's
+test client, turned into the cores 5,000 phones would need.
 
     .venv/bin/python bench/drill_simultaneous.py [--clubs 300] [--window 60 | --full] \\
-        [--senders 8] [--pollers 24] [--poll-every 2] [--web-workers 3] [--keep] [--write]
+        [--senders 8] [--pollers 24] [--poll-every 2] [--web-workers 3] \\
+        [--worker-concurrency 1] [--folder /tmp/simdrill] [--keep] [--write]
+About 6 minutes with --window 300 on 2 cores (the run in docs/BENCHMARKS.md).
 """
 
 from __future__ import annotations
@@ -376,7 +380,7 @@ def main() -> int:
             process.stop()
         redis.kill()
         pg.stop()
-        if args.keep or failures:
+        if args.keep or failures or args.folder:
             print(f"logs in {work}")
         else:
             shutil.rmtree(work, ignore_errors=True)
