@@ -53,6 +53,7 @@ from bench.drill_services import (
     PrivatePostgres,
     PrivateRedis,
     Process,
+    drill_environment,
     free_port,
     post_result,
     web_process,
@@ -183,24 +184,7 @@ def main() -> int:
     pg = PrivatePostgres(work / "pg", port=args.pg_port)
     redis = PrivateRedis(port=args.redis_port)
     web_port = args.web_port or free_port()
-    env = dict(os.environ)
-    env.update(
-        {
-            "DJANGO_SETTINGS_MODULE": "tarot_club.settings",
-            "DEBUG": "0",
-            "SECRET_KEY": "drill-only-secret-key-" + "x" * 40,
-            "DATABASE_URL": pg.url(),
-            "REDIS_URL": redis.url(),
-            "CELERY_EAGER": "0",
-            "CELERY_QUEUE": "drill",
-            "RANKING_STALE_AFTER": str(STALE_AFTER),
-            "MEDIA_ROOT": str(work / "media"),
-            "TAROT_VAR_DIR": str(work / "var"),
-            "ALLOWED_HOSTS": "127.0.0.1",
-            "LOG_LEVEL": "WARNING",
-            "TAROT_SWEEP": "1",
-        }
-    )
+    env = drill_environment(work, pg, redis, RANKING_STALE_AFTER=str(STALE_AFTER))
     os.environ.update(env)
     processes: list[Process] = []
     failures = 0

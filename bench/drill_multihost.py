@@ -24,8 +24,11 @@ and the load balancer: it stages the tournament and reads the database. It check
 each: /healthz by IP on each web host; Host + X-Forwarded-Proto give the login page and their
 absence a redirect; a session opened on web1 is valid on web2; results entered on web1 make
 the ranking current on web2; a PDF asked on web1, built by a worker, downloaded from web2,
-carries SITE_URL; web1 and worker1 killed while results keep coming lose nothing and the
-ranking is current within RANKING_STALE_AFTER; both workers stopped, /healthz answers 503.
+carries SITE_URL; a simultaneous event's hub takes four clubs' signed uploads on web1 and
+web2 in turn (one sent again to the other host: unchanged), a worker computes the overall
+ranking (equal to a recomputation from the database), web2's API lists it to the organiser
+(docs/deploy/simultaneous-hub.md); web1 and worker1 killed while results keep coming lose
+nothing and the ranking is current within RANKING_STALE_AFTER; both workers stopped, /healthz answers 503.
 It ends with the README's steps it ran. Run it as root (tarot-manage starts manage.py with
 runuser). About three minutes, more when the virtual environment is made.
 
@@ -48,6 +51,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from datetime import date
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -61,7 +65,10 @@ from bench.drill_services import (
     Process,
     _pg_bin,
     free_port,
+    overall_equal,
     post_result,
+    post_upload,
+    wait_overall_current,
     wait_port,
 )
 
@@ -396,6 +403,61 @@ def check_documents(d: SimpleNamespace) -> None:
     )
 
 
+def check_simultaneous(d: SimpleNamespace, clubs: int = 4) -> None:
+    """A simultaneous event's hub across the hosts: clubs' signed uploads sent to web1 and
+    web2 in turn (each acknowledged, one sent again to the other host: all unchanged), the
+    overall ranking computed by a worker through the hub's queue, read from web2's API as the
+    event's organiser, and stored equal to a recomputation from the database."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    from bench_simultaneous import DONNES, PLAYERS, club_upload, contract_pool
+    from django.contrib.auth import get_user_model
+    from django.db import connections
+
+    from tournaments.simultaneous.hub import services
+    from tournaments.simultaneous.hub.models import FieldResult
+
+    organiser = get_user_model().objects.get(username="arbitre-drill")
+    event = services.event_create(
+        user=organiser, name="Drill", date=date(2027, 1, 16), rounds=6, sets=DONNES // 4
+    )
+    donnes, pool = services.event_donnes(event), contract_pool()
+    uploads = []
+    for index in range(clubs):
+        invitation, token = services.invitation_create(
+            event=event, user=organiser, club_name=f"Club {index}"
+        )
+        uploads.append((club_upload(event, invitation, index, donnes, pool), token))
+    connections.close_all()
+    hosts = [d.lb["web1"], d.lb["web2"]]
+    statuses = []
+    for index, (body, token) in enumerate(uploads):
+        answer, _resent = post_upload([hosts[index % 2]], body=body, token=token)
+        statuses.append(answer.status if answer else None)
+    again, _resent = post_upload([hosts[1]], body=uploads[0][0], token=uploads[0][1])
+    unchanged = (again.json() or {}).get("results", {}) if again else {}  # type: ignore[union-attr]
+    d.report.check(
+        statuses == [200] * clubs and unchanged.get("unchanged") == PLAYERS * DONNES // 4,
+        f"{clubs} clubs' uploads of {PLAYERS * DONNES} results on web1 and web2 in turn: "
+        f"{statuses}; club 0's sent again to web2: {unchanged}",
+    )
+    started = time.monotonic()
+    lag = wait_overall_current(event.pk, timeout=STALE_AFTER + 30)
+    auth = {"Authorization": f"Token {d.token}"}
+    path = f"/api/v1/simultaneous/events/{event.public_id}/ranking/"
+    read = d.lb["web2"].request("GET", path, headers=auth)
+    count = (read.json() or {}).get("count") if read.status == 200 else None  # type: ignore[union-attr]
+    equal, computed_in = overall_equal(event.pk)
+    results = FieldResult.objects.filter(event=event).count()
+    connections.close_all()
+    d.report.check(
+        lag is not None and count == clubs * PLAYERS and equal and results == clubs * 240,
+        f"hub: {results} field results; overall ranking stored by {computed_in} "
+        + (f"{lag:.1f} s" if lag is not None else f"never ({time.monotonic() - started:.0f} s)")
+        + f" after the last upload, {'equal' if equal else 'NOT EQUAL'} to a recomputation; "
+        f"web2's API lists {count} players to the organiser ({read.status})",
+    )
+
+
 def check_failover(d: SimpleNamespace) -> None:
     """web1 and worker1 killed while results keep coming."""
 
@@ -640,6 +702,7 @@ def main() -> int:
             check_session,
             check_ranking,
             check_documents,
+            check_simultaneous,
             check_failover,
             check_degraded,
             check_backup,

@@ -162,6 +162,33 @@ class PrivateRedis:
             self.process.wait()
 
 
+def drill_environment(
+    work: Path, pg: PrivatePostgres, redis: PrivateRedis, **overrides: str
+) -> dict[str, str]:
+    """The environment of a drill's web and worker processes (and of the orchestrator, which
+    sets it on itself before django.setup()): production settings on the drill's own
+    PostgreSQL and Redis, a broker in use, the sweep on, files under `work`."""
+    env = dict(os.environ)
+    env.update(
+        {
+            "DJANGO_SETTINGS_MODULE": "tarot_club.settings",
+            "DEBUG": "0",
+            "SECRET_KEY": "drill-only-secret-key-" + "x" * 40,
+            "DATABASE_URL": pg.url(),
+            "REDIS_URL": redis.url(),
+            "CELERY_EAGER": "0",
+            "CELERY_QUEUE": "drill",
+            "MEDIA_ROOT": str(work / "media"),
+            "TAROT_VAR_DIR": str(work / "var"),
+            "ALLOWED_HOSTS": "127.0.0.1",
+            "LOG_LEVEL": "WARNING",
+            "TAROT_SWEEP": "1",
+        }
+    )
+    env.update(overrides)
+    return env
+
+
 @dataclass
 class Process:
     """A worker or web process started from a checkout, in its own process group so that
@@ -228,10 +255,18 @@ def worker_process(
 
 
 def web_process(
-    name: str, *, cwd: Path, env: dict[str, str], log_dir: Path, host: str, port: int
+    name: str,
+    *,
+    cwd: Path,
+    env: dict[str, str],
+    log_dir: Path,
+    host: str,
+    port: int,
+    workers: int = 2,
 ) -> Process:
+    """gunicorn serving tarot_club on host:port with `workers` processes."""
     gunicorn = str(Path(sys.executable).with_name("gunicorn"))
-    cmd = [gunicorn, "tarot_club.wsgi", "--bind", f"{host}:{port}", "--workers", "2"]
+    cmd = [gunicorn, "tarot_club.wsgi", "--bind", f"{host}:{port}", "--workers", str(workers)]
     cmd += ["--timeout", "60", "--graceful-timeout", "5"]
     return Process(name, cmd, cwd, env, log_dir, ready_port=(host, port))
 
@@ -354,3 +389,81 @@ def post_result(
         resent += 1
         time.sleep(0.3)  # 503 (database down), 502, 500…: try again
     return False, resent
+
+
+SIMULTANEOUS_UPLOAD = "/api/v1/simultaneous/club/uploads/"
+
+
+def post_upload(
+    clients: list[Client], *, body: bytes, token: str, give_up_after: float = 300
+) -> tuple[Answer | None, int]:
+    """Send a simultaneous event's club upload to the hub until it answers something other
+    than a 5xx or a 429 (no answer, a timeout: the same body again, trying the hosts in turn,
+    as the club's Celery task does); returns (the last answer, None when none came in
+    `give_up_after` seconds; the number of times it was sent again). The body is signed with
+    the club's token (`X-Simultaneous-Signature`, HMAC-SHA256)."""
+    import hashlib
+    import hmac
+
+    signature = hmac.new(token.encode(), body, hashlib.sha256).hexdigest()
+    headers = {
+        "Authorization": f"Bearer {token}",
+        "X-Simultaneous-Signature": f"sha256={signature}",
+        "Content-Type": "application/json",
+    }
+    tries = resent = 0
+    deadline = time.monotonic() + give_up_after
+    while time.monotonic() < deadline:
+        client = clients[tries % len(clients)]
+        tries += 1
+        try:
+            answer = client.request(
+                "POST", SIMULTANEOUS_UPLOAD, raw=body, headers=headers, timeout=60
+            )
+        except NoAnswer:
+            answer = None
+        if answer is not None and answer.status < 500 and answer.status != 429:
+            return answer, resent
+        resent += 1
+        time.sleep(1)
+    return None, resent
+
+
+def wait_overall_current(event_id: int, timeout: float) -> float | None:
+    """Seconds until the event's stored overall ranking is current (None: not in time)."""
+    from tournaments.simultaneous.hub.models import OverallRankingState, SimultaneousEvent
+
+    start = time.monotonic()
+    while time.monotonic() < start + timeout:
+        version = SimultaneousEvent.objects.get(pk=event_id).results_version
+        if OverallRankingState.objects.filter(pk=event_id, results_version=version).exists():
+            return time.monotonic() - start
+        time.sleep(0.2)
+    return None
+
+
+def overall_equal(event_id: int) -> tuple[bool, str]:
+    """(the stored overall ranking's rows equal a recomputation from the database, the
+    process that stored them)."""
+    from tournaments.simultaneous.hub.models import OverallRankingRow, OverallRankingState
+    from tournaments.simultaneous.hub.ranking import (
+        ROW_FIELDS,
+        overall_compute,
+        overall_inputs,
+        overall_rows,
+    )
+
+    inputs = overall_inputs(event_id=event_id)
+    if inputs is None:
+        return False, ""
+    keys = ("place", "rank", "licence", "total", "penalty_points", "donnes_played")
+    index = [ROW_FIELDS.index(key) for key in keys]
+    expected = sorted(
+        tuple(str(row[i]) for i in index) for row in overall_rows(inputs, overall_compute(inputs))
+    )
+    stored = sorted(
+        tuple(str(v) for v in row)
+        for row in OverallRankingRow.objects.filter(event_id=event_id).values_list(*keys)
+    )
+    state = OverallRankingState.objects.filter(pk=event_id).first()
+    return expected == stored, state.computed_in if state else ""

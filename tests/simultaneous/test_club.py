@@ -266,6 +266,8 @@ class _Hub(BaseHTTPRequestHandler):
         status, payload = (401, {"detail": "Jeton inconnu.", "code": "not_invited"})
         if "boom" in self.path or self.headers.get("Authorization") == "Bearer boom":
             status, payload = 503, {"detail": "down"}
+        if self.headers.get("Authorization") == "Bearer busy":
+            status, payload = 429, {"detail": "Trop de requêtes.", "code": "throttled"}
         raw = json.dumps(payload).encode()
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
@@ -310,6 +312,20 @@ def test_the_client_signs_uploads_and_types_the_hubs_answers(hub_url):
         hub_client.fetch_event(hub_url, "boom", timeout=5)
     with pytest.raises(hub_client.HubUnavailable, match=r"127\.0\.0\.1:9"):
         hub_client.fetch_event("http://127.0.0.1:9/", "x", timeout=5)
+
+
+@pytest.mark.django_db
+def test_a_throttled_upload_is_tried_again_later_not_taken_as_acknowledged(hub_url):
+    """The hub's API throttles writes per client address (429): the club's task must retry
+    with backoff; the upload was not applied, so it is not acknowledged."""
+    with pytest.raises(hub_client.HubUnavailable) as busy:
+        hub_client.send_upload(hub_url, "busy", b'{"sequence": 1}', timeout=5)
+    assert busy.value.status == 429
+    tournament = seated(players=8, rounds=2, sets=4)
+    SimultaneousLink.objects.filter(tournament=tournament).update(hub_url=hub_url, token="busy")
+    assert services.upload_run(tournament_id=tournament.pk) == "failing"
+    the_link = SimultaneousLink.objects.get(tournament=tournament)
+    assert (the_link.state, the_link.acked_sequence) == ("failing", 0)
 
 
 @pytest.mark.django_db

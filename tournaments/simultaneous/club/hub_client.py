@@ -3,8 +3,8 @@
 Every request carries ``Authorization: Bearer <token>``; an upload also carries
 ``X-Simultaneous-Signature: sha256=<HMAC-SHA256 of the raw body, keyed by the token>``.
 Failures are typed: `HubRefused` (the hub answered 4xx: its translated ``detail`` and machine
-``code``, not worth retrying as is) and `HubUnavailable` (unreachable, timeout, 5xx, not JSON:
-worth retrying later).
+``code``, not worth retrying as is) and `HubUnavailable` (unreachable, timeout, 5xx, 429 —
+the hub's API throttles writes per client address —, not JSON: worth retrying later).
 """
 
 from __future__ import annotations
@@ -106,7 +106,7 @@ def _request(
         data = json.loads(raw.decode("utf-8")) if raw else {}
     except (UnicodeDecodeError, ValueError):
         data = None
-    if 400 <= status < 500:
+    if 400 <= status < 500 and status != 429:
         detail = data.get("detail") if isinstance(data, dict) else None
         raise HubRefused(
             str(detail)
@@ -115,7 +115,7 @@ def _request(
             code=str(data.get("code", "")) if isinstance(data, dict) else "",
             status=status,
         )
-    if status >= 500 or not isinstance(data, dict):
+    if status >= 500 or status == 429 or not isinstance(data, dict):
         raise HubUnavailable(
             _("The hub at %(where)s answered with an error (HTTP %(status)s); trying again later.")
             % {"where": where, "status": status},
