@@ -405,3 +405,24 @@ def test_the_hand_records_print_the_events_donnes():
             hand = expected_hand(cards.format_hand(donne.hand(position)))
             assert hand in text and label in text, (donne.number, position)
         assert f"Chien {expected_hand(cards.format_hand(donne.chien))}" in text
+
+
+@pytest.mark.django_db
+def test_an_unlinked_tournament_schedules_no_upload_query_once_seen(django_assert_num_queries):
+    """Every committed change schedules an upload: a tournament without a link pays one
+    look the first time this process sees it, nothing after; linking it makes the process
+    ask again at once."""
+    tournament = stage_tournament(players=8, rounds=2, status="registration")
+    services._UNLINKED.pop(tournament.pk, None)
+    with django_assert_num_queries(2):  # the UPDATE that claims nothing, then the look
+        services.schedule_upload(tournament.pk)
+    with django_assert_num_queries(0):
+        services.schedule_upload(tournament.pk)
+    with django_assert_num_queries(2):  # the sweep never trusts the memory
+        services.schedule_upload(tournament.pk, recall=False)
+    link(tournament, sets=2)
+    assert tournament.pk not in services._UNLINKED
+    SimultaneousLink.objects.filter(tournament=tournament).update(queued_at=timezone.now())
+    with django_assert_num_queries(2):  # claims nothing (one is queued), the link is there
+        services.schedule_upload(tournament.pk)
+    assert tournament.pk not in services._UNLINKED

@@ -14,6 +14,7 @@ from __future__ import annotations
 import datetime
 import logging
 import re
+import time
 from typing import Any
 
 from django.db import transaction
@@ -35,6 +36,13 @@ from .upload import UploadRefused, build_upload, is_final
 
 logger = logging.getLogger(__name__)
 
+# Tournaments without a link as last seen by this process, and until when (monotonic clock).
+# Every committed change of every tournament schedules an upload; without this an unlinked
+# tournament's result write would pay an UPDATE that matches nothing, over the write's query
+# budget (tests/api/test_write_queries.py). A tournament linked meanwhile by another process
+# is caught within UNLINKED_SECONDS, or by the sweep (`uploads_sweep` skips this memory).
+_UNLINKED: dict[int, float] = {}
+UNLINKED_SECONDS = 60.0
 QUEUE_CLAIM_SECONDS = 120  # a claim older than this was lost (worker killed): dispatch again
 BACKOFF_SECONDS = (5, 15, 30, 60, 120, 300)  # waits after 1, 2, 3… failures in a row
 HEX64 = re.compile(r"^[0-9a-f]{64}$")
@@ -230,10 +238,13 @@ def event_donnes(tournament: Tournament) -> list[cards.Donne] | None:
 # --- uploads -------------------------------------------------------------------------------
 
 
-def schedule_upload(tournament_id: int) -> None:
+def schedule_upload(tournament_id: int, *, recall: bool = True) -> None:
     """Queue an upload of a linked tournament unless one is queued already (coalesced: the
-    task reads the newest state when it runs). Cheap for tournaments without a link (one
-    indexed UPDATE that matches nothing). Without a broker, sends in-process."""
+    task reads the newest state when it runs). Free for a tournament this process saw
+    without a link in the last UNLINKED_SECONDS (`recall=False`: ask the database anyway).
+    Without a broker, sends in-process."""
+    if recall and _UNLINKED.get(tournament_id, 0.0) > time.monotonic():
+        return
     now = timezone.now()
     claimed = SimultaneousLink.objects.filter(
         Q(queued_at__isnull=True)
@@ -241,6 +252,8 @@ def schedule_upload(tournament_id: int) -> None:
         tournament_id=tournament_id,
     ).update(queued_at=now)
     if not claimed:
+        if not SimultaneousLink.objects.filter(tournament_id=tournament_id).exists():
+            _remember_unlinked(tournament_id)
         return
     from .tasks import upload_to_hub
 
@@ -252,6 +265,19 @@ def schedule_upload(tournament_id: int) -> None:
     except Exception:
         SimultaneousLink.objects.filter(tournament_id=tournament_id).update(queued_at=None)
         logger.warning("could not queue the upload of tournament %s", tournament_id, exc_info=True)
+
+
+def link_created(tournament_id: int) -> None:
+    """Forget that this process saw the tournament without a link (called on a link's save)."""
+    _UNLINKED.pop(tournament_id, None)
+
+
+def _remember_unlinked(tournament_id: int) -> None:
+    now = time.monotonic()
+    if len(_UNLINKED) > 10_000:
+        for key in [k for k, until in _UNLINKED.items() if until <= now]:
+            del _UNLINKED[key]
+    _UNLINKED[tournament_id] = now + UNLINKED_SECONDS
 
 
 def _backoff(attempts: int) -> int:
@@ -353,7 +379,7 @@ def upload_again(*, link: SimultaneousLink) -> None:
     SimultaneousLink.objects.filter(pk=link.pk).update(
         state=SimultaneousLink.State.PENDING, retry_at=None, queued_at=None
     )
-    schedule_upload(link.tournament_id)
+    schedule_upload(link.tournament_id, recall=False)
 
 
 def links_behind() -> list[int]:
@@ -381,7 +407,7 @@ def uploads_sweep() -> list[int]:
     links. Returns the tournaments queued."""
     behind = links_behind()
     for tournament_id in behind:
-        schedule_upload(tournament_id)
+        schedule_upload(tournament_id, recall=False)
     for link in SimultaneousLink.objects.filter(acked_final=True, verified__isnull=True).filter(
         Q(attempted_at__isnull=True)
         | Q(attempted_at__lt=timezone.now() - datetime.timedelta(seconds=60))
