@@ -59,6 +59,13 @@ TOPICS: dict[str, tuple[str, str]] = {
     "simultaneous_events": ("organiser", "simultanes"),
     "simultaneous_event_create": ("organiser", "simultanes"),
     "simultaneous_event": ("organiser", "simultanes"),
+    "simultaneous_ranking": ("organiser", "simultanes"),
+    "simultaneous_field_club": ("organiser", "simultanes"),
+    "simultaneous_player": ("organiser", "simultanes"),
+    "simultaneous_donnes": ("organiser", "simultanes"),
+    "simultaneous_traveller": ("organiser", "simultanes"),
+    "simultaneous_club": ("organiser", "simultanes"),
+    "simultaneous_join": ("organiser", "simultanes"),
 }
 
 NO_HELP = frozenset(
@@ -108,6 +115,12 @@ NO_HELP = frozenset(
         "simultaneous_invite",
         "simultaneous_upload",
         "simultaneous_close",
+        "simultaneous_ranking_csv",
+        "simultaneous_results_csv",
+        "simultaneous_booklet",
+        "simultaneous_club_file",
+        "simultaneous_club_refresh",
+        "simultaneous_club_send",
     }
 )
 

@@ -96,7 +96,7 @@ def stored_key(fresh: Freshness) -> str:
 
 BUILT_SECONDS = 600
 """How long a built file (the ranking's CSV, the booklet) is kept: a new stored ranking is a
-new key, so this only bounds how long a renamed player keeps his old spelling."""
+new key, so this only bounds how long a renamed player keeps the old spelling."""
 
 BUILD_WAIT = 45.0
 """How long a process waits for the file another process is building before it builds its
