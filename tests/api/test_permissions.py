@@ -477,5 +477,9 @@ def test_every_api_operation_is_in_the_matrix() -> None:
         if isinstance(op, dict) and "operationId" in op
     }
     covered = {e.name for e in ENDPOINTS} | {"token_obtain"}
-    missing = operations - covered
+    # The simultaneous hub's callers are its events' organisers and the clubs' tokens: its
+    # own matrix covers its operations (tests/simultaneous/hub/test_api_permissions.py).
+    from tests.simultaneous.hub.test_api_permissions import MATRIX
+
+    missing = operations - covered - set(MATRIX)
     assert not missing, f"endpoints without a row in the permission matrix: {sorted(missing)}"

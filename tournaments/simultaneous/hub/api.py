@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models import Q
-from django.shortcuts import get_object_or_404
+from django.http import Http404
 from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
@@ -240,10 +240,19 @@ class HubView(ApiView):
         return _handler
 
     def event(self, *, organiser: bool = True) -> SimultaneousEvent:
-        """The event of the URL; with `organiser`, only for its organisers."""
-        event = get_object_or_404(SimultaneousEvent, public_id=self.kwargs["event"])
-        if organiser and not services.is_event_organiser(self.request.user, event):
-            raise deny(self.request.user, _("Only the event's organisers may do this."))
+        """The event of the URL; with `organiser`, only for its organisers. Who asks is checked
+        before the event is looked up: anonymous 401, and a caller who could organise no event
+        403 whether the event exists or not (no answer tells which events exist)."""
+        user = self.request.user
+        if organiser and not user.is_authenticated:
+            raise deny(user, "")
+        event = SimultaneousEvent.objects.filter(public_id=self.kwargs["event"]).first()
+        if event is None and organiser and not services.can_create_event(user):
+            raise deny(user, _("Only the event's organisers may do this."))
+        if event is None:
+            raise Http404
+        if organiser and not services.is_event_organiser(user, event):
+            raise deny(user, _("Only the event's organisers may do this."))
         return event
 
 
@@ -278,9 +287,9 @@ class EventListView(HubView):
         ],
     )
     def post(self, request: Request) -> Response:
-        data = self.valid(SimultaneousEventWriteSerializer).validated_data
         if not services.can_create_event(request.user):
             raise deny(request.user, _("Only the organisers of a club may organise an event."))
+        data = self.valid(SimultaneousEventWriteSerializer).validated_data
         event = services.event_create(user=request.user, **data)
         return Response(SimultaneousEventSerializer(event).data, status=201)
 
