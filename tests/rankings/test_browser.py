@@ -72,6 +72,8 @@ def test_live_update_keeps_focus_on_the_row_announces_it_and_can_be_paused(
     """A keyboard user on a ranking row keeps his place when a result arrives: only the
     changed rows are updated, in place; a polite live region says what changed; the pause
     button stops the updates until resumed."""
+    from playwright.sync_api import expect
+
     settings.RANKING_POLL_SECONDS = 1
     tournament = stage_tournament(personas=personas)
     cells = [(t, d) for r, t, d in schedule(tournament) if r == 1]
@@ -100,9 +102,9 @@ def test_live_update_keeps_focus_on_the_row_announces_it_and_can_be_paused(
     assert focus == {"tag": "A", "player": focused_player, "inTable": True}
     news = page.locator("#ranking-news")
     assert news.get_attribute("aria-live") == "polite"
-    page.wait_for_function(
-        "document.getElementById('ranking-news').textContent.includes('Classement mis à jour')"
-    )
+    # A locator's wait, not wait_for_function: the page's CSP forbids the eval that
+    # wait_for_function's polling needs when the text is not there at the first look.
+    expect(news).to_contain_text("Classement mis à jour", timeout=10_000)
 
     pause = page.locator("#ranking-pause")
     pause.click()
