@@ -9,8 +9,11 @@ class ScoringConfig(AppConfig):
 
     def ready(self) -> None:
         """Register the documents' sweep with the workers' sweep (the rankings know nothing of
-        the documents)."""
+        the documents), and the ranking's scheduling as a receiver of `results_changed`."""
         from scoring.documents.sweep import documents_sweep
         from scoring.rankings.sweep import sweep_register
+        from scoring.rankings.tasks import on_results_changed
+        from tournaments.signals import results_changed
 
         sweep_register(documents_sweep)
+        results_changed.connect(on_results_changed, weak=False, dispatch_uid="ranking-schedule")

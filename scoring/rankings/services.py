@@ -535,18 +535,6 @@ def ranking_mark_stale(*, tournament_id: int) -> tuple[datetime | None, bool, da
     return started_at, queued_at is not None and queued_at >= now - QUEUE_CLAIM_TIMEOUT, now
 
 
-def ranking_schedule_on_commit(*, tournament_id: int, queued: bool = False) -> None:
-    """Schedule the tournament's ranking once the current transaction commits (in-process
-    without a broker). Nothing to do when ``queued`` (a task is queued already, as
-    `ranking_queued_clause` answered under its lock) and tasks go to a broker: that task
-    reads the change."""
-    from .tasks import broker_in_use, schedule_ranking
-
-    if queued and broker_in_use():
-        return
-    transaction.on_commit(partial(schedule_ranking, tournament_id))
-
-
 def ranking_queued_clause(*, tournament_id: int) -> tuple[str, list[Any]] | None:
     """For a results write's own statement (PostgreSQL; None elsewhere): a scalar subquery
     and its parameters answering whether a ranking task is queued with the tournament noted
@@ -688,7 +676,6 @@ def ranking_method_changed(*, tournament_id: int) -> None:
     """Call when a tournament's comparison method or match-point rate changes: schedules a new
     ranking once committed. (Snapshots are keyed on method and rate, so the pages also notice
     on their own and say "being updated" until the new one is stored.)"""
-    from functools import partial
 
     from scoring.rankings.tasks import schedule_ranking
 

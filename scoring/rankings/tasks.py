@@ -1,7 +1,7 @@
 """Celery entry points of the computations. Thin: they take ids and call a service.
 
-How a burst of results becomes one or two computations: every saved change calls
-`schedule_ranking` on commit. It notes the tournament as stale, then queues a task only if no
+How a burst of results becomes one or two computations: every saved change sends
+`tournaments.signals.results_changed` on commit, whose receiver here calls `schedule_ranking`. It notes the tournament as stale, then queues a task only if no
 queued task holds the tournament's claim (a database row, so it works across processes and
 without Redis), with a countdown that keeps computations of one tournament at least
 RANKING_MIN_INTERVAL seconds apart. A task releases the claim when it starts and reads the
@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import logging
 import socket
-from collections.abc import Callable
 from typing import Any
 
 import kombu.exceptions
@@ -76,33 +75,27 @@ def broker_in_use() -> bool:
     return not recompute_ranking.app.conf.task_always_eager
 
 
-# What other parts do when a tournament's results changed (a simultaneous club's upload to
-# its hub): f(tournament_id), called on commit with the ranking's scheduling, never raising.
-_ON_SCHEDULE: list[Callable[[int], None]] = []
-
-
-def schedule_register(hook: Callable[[int], None]) -> None:
-    """Add a hook run by every `schedule_ranking` (registered from an app's ready(); the
-    rankings import nothing of it). A hook must be cheap and do its work in a task."""
-    if hook not in _ON_SCHEDULE:
-        _ON_SCHEDULE.append(hook)
+def on_results_changed(
+    sender: object, *, tournament_id: int, ranking_queued: bool = False, **_: Any
+) -> None:
+    """The receiver of `tournaments.signals.results_changed`: schedule the ranking, unless
+    the write saw a task queued under its lock and tasks go to a broker (that task reads
+    the change)."""
+    if ranking_queued and broker_in_use():
+        return
+    schedule_ranking(tournament_id)
 
 
 def schedule_ranking(tournament_id: int) -> None:
     """Ask for a new ranking once a change is committed. Never raises: a saved result must
     stay saved when the broker or the worker is down; the pages then say "being updated" and
-    catch up (see scoring.rankings.selectors). The registered hooks run after."""
+    catch up (see scoring.rankings.selectors)."""
     try:
         _schedule(tournament_id)
     except (kombu.exceptions.OperationalError, *TRANSIENT_ERRORS) as exc:
         logger.warning("could not schedule the ranking of tournament %s: %s", tournament_id, exc)
     except Exception:
         logger.exception("could not schedule the ranking of tournament %s", tournament_id)
-    for hook in _ON_SCHEDULE:
-        try:
-            hook(tournament_id)
-        except Exception:
-            logger.exception("hook %r failed for tournament %s", hook, tournament_id)
 
 
 def _schedule(tournament_id: int) -> None:

@@ -6,21 +6,23 @@ from typing import Any
 
 from django.db.models import F
 
-from scoring.rankings.services import ranking_queued_clause, ranking_schedule_on_commit
+from scoring.rankings.services import ranking_queued_clause
 
 from ..models import Round, Tournament
+from ..signals import results_changed_on_commit
 from ..sql import open_round_bump_statement, run
 
 
 def results_changed(*, tournament_id: int) -> None:
-    """Bump the tournament's results version and schedule its ranking once committed.
+    """Bump the tournament's results version and send `results_changed` once committed.
 
     Call it inside the transaction that changed the result, so the version moves with the
-    change or not at all; the ranking task then runs on commit (or in-process without a
-    broker), and a snapshot older than the version is shown as "being updated".
+    change or not at all; the signal's receivers (the ranking's scheduling, a simultaneous
+    club's upload) run on commit, and a snapshot older than the version is shown as "being
+    updated" meanwhile.
     """
     Tournament.objects.filter(pk=tournament_id).update(results_version=F("results_version") + 1)
-    ranking_schedule_on_commit(tournament_id=tournament_id)
+    results_changed_on_commit(tournament_id)
 
 
 def open_round_bump(*, tournament_id: int, round_id: int) -> tuple[str, list[Any]]:
@@ -38,9 +40,10 @@ def open_round_bump(*, tournament_id: int, round_id: int) -> tuple[str, list[Any
 
 
 def ranking_on_commit(tournament_id: int, *, queued: bool = False) -> None:
-    """Schedule the tournament's ranking once the transaction commits; nothing to do when
-    the bump saw a task queued under its lock (``queued``) and tasks go to a broker."""
-    ranking_schedule_on_commit(tournament_id=tournament_id, queued=queued)
+    """Send `results_changed` once the transaction commits, saying whether the bump saw a
+    ranking task queued under its lock (``queued``): the ranking's receiver then has
+    nothing to do, the others (a club's upload) still run."""
+    results_changed_on_commit(tournament_id, ranking_queued=queued)
 
 
 def results_changed_in_open_round(*, tournament_id: int, round_id: int) -> bool:

@@ -267,6 +267,12 @@ def schedule_upload(tournament_id: int, *, recall: bool = True) -> None:
         logger.warning("could not queue the upload of tournament %s", tournament_id, exc_info=True)
 
 
+def on_results_changed(sender: object, *, tournament_id: int, **_: Any) -> None:
+    """The receiver of `tournaments.signals.results_changed`: queue the tournament's upload
+    (free for a tournament without a link, see `schedule_upload`)."""
+    schedule_upload(tournament_id)
+
+
 def link_created(tournament_id: int) -> None:
     """Forget that this process saw the tournament without a link (called on a link's save)."""
     _UNLINKED.pop(tournament_id, None)
