@@ -213,8 +213,20 @@ class Command(BaseCommand):
         self.stdout.write(f"Demo logins (password {DEMO_PASSWORD}):")
         for login, role in DEMO_LOGINS:
             self.stdout.write(f"  {login:<13} {role}")
+        self._print_way_in(address)
         self.stdout.write("Press Ctrl-C to stop.")
         self._wait(children)
+
+    def _print_way_in(self, address: str) -> None:
+        """How a club's first organiser gets an account (README, "The first account")."""
+        command = ".venv/bin/python manage.py create_organiser NAME"
+        if settings.SIGNUP_OPEN:
+            self.stdout.write(
+                f"A club's first organiser opens an account at {address}/signup/ "
+                f"(SIGNUP_OPEN=0 closes it), or you open one: {command}"
+            )
+        else:
+            self.stdout.write(f"Sign-up is closed: open a first organiser's account with {command}")
 
     def _room_environment(
         self, env: dict[str, str], *, host: str, port: str, for_room: bool
