@@ -170,4 +170,4 @@ def test_the_organiser_home_links_to_the_simultaneous_events(client, personas):
     client.force_login(personas.organiser)
     home = client.get(reverse("organiser_home")).content.decode()
     assert f'href="{reverse("simultaneous_events")}"' in home
-    assert "Épreuves simultanées" in home
+    assert "Simultanés" in home
