@@ -224,6 +224,9 @@ CACHES = {
 
 # After this many failed logins on one user name within an hour, from any address, every
 # attempt for that name waits LOGIN_SLOWDOWN_SECONDS (at most 5) before it is checked.
+# The sign-up page (/signup/): anyone may open an account, then create his club. A site
+# whose owner hands out the accounts himself (manage.py create_organiser) closes it.
+SIGNUP_OPEN = env_bool("SIGNUP_OPEN", True)
 LOGIN_SLOWDOWN_AFTER = int(env_str("LOGIN_SLOWDOWN_AFTER", "10"))
 LOGIN_SLOWDOWN_SECONDS = float(env_str("LOGIN_SLOWDOWN_SECONDS", "2"))
 
@@ -246,6 +249,8 @@ REST_FRAMEWORK = {
         # failed logins per (user name, client address), and per client address
         "login_failures": env_str("LOGIN_FAILURES_RATE", "30/hour"),
         "login_address_failures": env_str("LOGIN_ADDRESS_FAILURES_RATE", "100/hour"),
+        # sign-up attempts (posted forms) per client address
+        "signup": env_str("SIGNUP_RATE", "20/hour"),
     },
     "NUM_PROXIES": TRUSTED_PROXIES,
 }

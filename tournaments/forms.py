@@ -6,6 +6,7 @@ from typing import Any
 
 from django import forms
 from django.contrib.auth import get_user_model
+from django.contrib.auth.forms import UserCreationForm
 from django.contrib.auth.models import AbstractBaseUser
 from django.utils.translation import gettext_lazy as _
 
@@ -197,6 +198,29 @@ class AccountForm(forms.Form):
         self.fields["tournaments"].queryset = club.tournaments.exclude(
             status=Tournament.Status.PUBLISHED
         ).order_by("-date", "name")
+
+
+class SignupForm(UserCreationForm):
+    """The sign-up page's account: a user name, an optional email address and a password
+    (typed twice, held to the site's password rules). Django's form refuses a user name
+    already taken, whatever its case."""
+
+    email = forms.EmailField(
+        label=_("Email address"),
+        required=False,
+        help_text=_("Optional: how the site's owner can reach you."),
+    )
+
+    class Meta(UserCreationForm.Meta):
+        model = get_user_model()
+        fields = ("username", "email")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["username"].label = _("User name")
+        self.fields["username"].help_text = _(
+            "What you type to log in: letters, digits and @ . + - _ only."
+        )
 
 
 class RegisterLinesForm(forms.Form):

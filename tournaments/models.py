@@ -93,6 +93,14 @@ class Club(models.Model):
         related_name="organised_clubs",
         verbose_name=_("organisers"),
     )
+    # Arbiter accounts the club's organisers made: listed with the club's accounts from
+    # their creation on, before any tournament names them.
+    arbiters = models.ManyToManyField(
+        settings.AUTH_USER_MODEL,
+        blank=True,
+        related_name="club_arbiter_of",
+        verbose_name=_("arbiters"),
+    )
 
     class Meta:
         ordering = ["name"]

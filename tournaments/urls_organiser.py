@@ -1,4 +1,4 @@
-"""URLs of the organiser screens: a new club and its accounts, the club's players,
+"""URLs of the organiser screens: the sign-up, a new club and its accounts, the club's players,
 tournaments, registrations and check-in, generation of the seating and donnes, the seating
 plan; the page where a new account sets its password."""
 
@@ -11,6 +11,7 @@ from .views import organiser as views
 
 urlpatterns: list[URLPattern | URLResolver] = [
     path("organiser/", views.organiser_home, name="organiser_home"),
+    path("signup/", clubs.signup_view, name="signup"),
     path("clubs/new/", clubs.club_create_view, name="organiser_club_create"),
     path(
         "organiser/clubs/<int:club_pk>/accounts/",

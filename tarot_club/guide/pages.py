@@ -1,6 +1,8 @@
 """Reading and rendering the guide's Markdown pages.
 
 Headings may carry an id (`## Title {#anchor}`) so that the site's pages can link to a section;
+the words of the screens (buttons, links, statuses) are written `[[Terminer le tournoi]]`,
+shown in bold, and a test holds each to the site's catalogue (`ui_labels`);
 relative links between guide pages (`arbitrer.md#saisie`) and images (`img/fr/x.png`) are
 rewritten to the site's guide URLs.
 """
@@ -30,6 +32,7 @@ _IMAGE_LINK = re.compile(r"^img/(fr|en)/([a-z0-9-]+\.png)$")
 _FRENCH_SPACE_BEFORE = re.compile(r" +([?!:;%»])")
 _FRENCH_SPACE_AFTER = re.compile(r"« +")
 NBSP = "\u00a0"
+UI_LABEL = re.compile(r"\[\[([^\[\]\n]+)\]\]")
 
 
 def french_spacing(text: str) -> str:
@@ -117,6 +120,7 @@ def _render(slug: str, language: str, mtime: float) -> GuidePage:
             token.attrSet("src", _rewrite(src))
             token.attrSet("loading", "lazy")
     html = md.renderer.render(tokens, md.options, {})
+    html = UI_LABEL.sub(r'<strong class="ui-label">\1</strong>', html)
     return GuidePage(slug, language, title, html, tuple(anchors), tuple(images), tuple(links))
 
 
@@ -126,3 +130,9 @@ def guide_page(slug: str, language: str) -> GuidePage:
         raise KeyError(slug)
     lang = guide_language(language)
     return _render(slug, lang, source_path(slug, lang).stat().st_mtime)
+
+
+def ui_labels(slug: str, language: str) -> list[str]:
+    """The words of the screens the guide's page quotes (`[[…]]` in its Markdown), in order."""
+    text = source_path(slug, guide_language(language)).read_text(encoding="utf-8")
+    return [label.strip() for label in UI_LABEL.findall(text)]

@@ -6,7 +6,7 @@ actions and downloads that are not pages); a test keeps it so when pages are add
 
 from __future__ import annotations
 
-from django.urls import reverse
+from django.urls import Resolver404, resolve, reverse
 
 from tarot_club.guide.pages import page_url
 
@@ -14,6 +14,7 @@ from tarot_club.guide.pages import page_url
 TOPICS: dict[str, tuple[str, str]] = {
     "home": ("index", ""),
     "login": ("index", "roles"),
+    "signup": ("organiser", "premier-compte"),
     "account": ("joueurs", "feuille"),
     "club_list": ("joueurs", ""),
     "club_detail": ("joueurs", ""),
@@ -131,10 +132,28 @@ def help_url(url_name: str | None) -> str:
     return page_url(slug) + (f"#{anchor}" if anchor else "")
 
 
+def _asked_page(request) -> str | None:
+    """On the login page, the name of the page that sent the visitor there (``?next=``), when
+    it is one of the site's: its section helps him more than the roles do."""
+    target = request.GET.get("next", "") if hasattr(request, "GET") else ""
+    if not target.startswith("/") or target.startswith("//"):
+        return None
+    try:
+        return resolve(target.split("?", 1)[0]).url_name
+    except Resolver404:
+        return None
+
+
 def help_context(request) -> dict[str, str]:
-    """Context processor: ``help_url`` for the header's Help link."""
+    """Context processor: ``help_url`` for the header's Help link (on the login page, the
+    section of the page the visitor asked for: a player sent to log in from "Où suis-je
+    assis ?" lands on that section, not on the roles)."""
     match = getattr(request, "resolver_match", None)
     try:
-        return {"help_url": help_url(match.url_name if match else None)}
+        name = match.url_name if match else None
+        if name == "login":
+            asked = _asked_page(request)
+            name = asked if asked in TOPICS else name
+        return {"help_url": help_url(name)}
     except Exception:  # no URLconf loaded yet (an error page): the guide's start
         return {"help_url": reverse("guide")}

@@ -53,6 +53,7 @@ def demo_pages() -> dict[str | None, list[str]]:
             f"/t/{past.pk}/donnes/1/",
             f"/t/{past.pk}/verify/",
             "/login/",
+            "/signup/",
             "/players/",
             "/clubs/",
             "/aide/",

@@ -85,13 +85,13 @@ def test_one_flipped_sign_among_identical_results_is_always_caught(taker, score,
 
 
 def test_the_rule_in_the_docs_states_the_thresholds_the_code_uses():
-    """docs/rules.md §6.1 is what arbiters read: its numbers are those of scoring.rules.unusual."""
+    """docs/rules.md §6.4 is what arbiters read: its numbers are those of scoring.rules.unusual."""
     from pathlib import Path
 
     from scoring.rules.unusual import MIN_GAP, MIN_OTHERS, SPREAD
 
     text = (Path(__file__).resolve().parents[2] / "docs" / "rules.md").read_text()
-    section = text.split("### 6.1 Results unlike the others")[1].split("\n## ")[0]
+    section = text.split("### 6.4 Results unlike the others")[1].split("\n## ")[0]
     section = " ".join(section.split())
     assert f"at least {MIN_OTHERS} other results" in section
     assert f"{SPREAD} × their median absolute deviation" in section

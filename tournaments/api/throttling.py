@@ -5,6 +5,7 @@ own classes read them once at import), so the settings (and tests) can change th
 - ``login``: attempts per client address and user name (guessing one account's password);
 - ``login_ip``: attempts per client address, whatever the name (a club's Wi-Fi shares one
   address, hence a higher rate);
+- ``signup``: sign-up attempts per client address (the site's sign-up page);
 - ``write``: writes per user (a runaway client cannot flood the arbiters' tournament);
 - ``login_failures``: failed logins per client address and user name, and
   ``login_address_failures``: failed logins per client address; counted when authentication
@@ -133,6 +134,23 @@ class LoginAddressRateThrottle(_SettingsRateThrottle):
 
     def get_cache_key(self, request: Any, view: Any) -> str | None:
         return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
+
+
+class SignupRateThrottle(_SettingsRateThrottle):
+    """Sign-up attempts (forms posted) per client address: SIGNUP_RATE."""
+
+    scope = "signup"
+
+    def get_cache_key(self, request: Any, view: Any) -> str | None:
+        return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
+
+
+def signup_wait(request: HttpRequest) -> float | None:
+    """Counts this sign-up attempt; seconds to wait when over the rate, else None."""
+    throttle = SignupRateThrottle()
+    if throttle.allow_request(request, None):
+        return None
+    return throttle.wait() or 1
 
 
 class WriteRateThrottle(_SettingsRateThrottle):

@@ -2,9 +2,9 @@
 organisers and arbiters.
 
 Any signed-in user may create a club; he becomes its organiser. Only the club's organisers
-create accounts for it: an organiser account organises the club, an arbiter account may be
-named arbiter of the club's tournaments (at once for the ones chosen, later in a
-tournament's form). A new account has no password: it comes with a one-time link, printed
+create accounts for it: an organiser account organises the club, an arbiter account is one
+of the club's arbiters (listed with its accounts at once) and may be named arbiter of the
+club's tournaments (at once for the ones chosen, later in a tournament's form). A new account has no password: it comes with a one-time link, printed
 or sent by the organiser, where its owner chooses his password. The link stops working once
 used (Django's password-reset token: it depends on the password and the last login) or
 after ``PASSWORD_RESET_TIMEOUT`` seconds; the organiser can then make a new one.
@@ -34,6 +34,7 @@ __all__ = [
     "club_account_create",
     "club_account_link",
     "club_create",
+    "organiser_account_create",
 ]
 
 ORGANISER = "organiser"
@@ -108,6 +109,22 @@ def club_account_create(
         account.save()
         if role == ORGANISER:
             club.organisers.add(account)
+        else:
+            club.arbiters.add(account)  # one of the club's accounts from now on
         for tournament in chosen:
             tournament.arbiters.add(account)
     return NewAccount(account, role, club_account_link(account))
+
+
+def organiser_account_create(*, username: str, email: str = "") -> NewAccount:
+    """An account for a first organiser, made by the site's owner (manage.py
+    create_organiser): no password yet, a one-time link to set it, no club (its owner creates
+    his). ValidationError (by field) for a bad or taken user name or a bad email address."""
+    User = get_user_model()
+    account = User(username=(username or "").strip(), email=(email or "").strip())
+    account.full_clean(exclude=["password"])
+    if User.objects.filter(username__iexact=account.get_username()).exists():
+        raise ValidationError({"username": [_("A user with that user name already exists.")]})
+    account.set_unusable_password()
+    account.save()
+    return NewAccount(account, ORGANISER, club_account_link(account))

@@ -1,5 +1,6 @@
-"""Screens of a club run by its organisers themselves: creating the club (any signed-in user,
-who becomes its organiser), the accounts of its organisers and arbiters, and the page where a
+"""Screens of a club run by its organisers themselves: the sign-up page where a newcomer opens
+his account (unless the site's owner closed it: SIGNUP_OPEN), creating the club (any
+signed-in user, who becomes its organiser), the accounts of its organisers and arbiters, and the page where a
 new account's owner sets his password from the one-time link.
 
 Views stay thin: permissions come from tournaments.permissions, writes from the services.
@@ -9,8 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.contrib import messages
-from django.contrib.auth import get_user_model
+from django.contrib.auth import get_user_model, login
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import PasswordResetConfirmView
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -19,13 +21,53 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse_lazy
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_http_methods
 
-from ..forms import AccountForm, ClubForm
+from ..api.throttling import signup_wait
+from ..forms import AccountForm, ClubForm, SignupForm
 from ..models import Club
 from ..once import once_per_form
 from ..permissions import is_club_organiser
 from ..services.clubs import club_account_create, club_create
+
+
+@require_http_methods(["GET", "POST"])
+def signup_view(request: HttpRequest) -> HttpResponse:
+    """A newcomer opens his account, is logged in and goes on to create his club. 403 with
+    the way to ask for an account when the site's owner closed the sign-up (SIGNUP_OPEN=0);
+    429 past SIGNUP_RATE attempts from one address; 422 with the form's errors, nothing
+    saved, for a taken name or a weak or mistyped password."""
+    template = "registration/signup.html"
+    if not settings.SIGNUP_OPEN:
+        return render(request, template, {"closed": True}, status=403)
+    if request.user.is_authenticated:
+        return redirect("organiser_home")
+    form = SignupForm(request.POST or None)
+    if request.method == "POST":
+        wait = signup_wait(request)
+        if wait is not None:
+            seconds = max(1, int(wait))
+            # Nothing is checked: the form comes back with the name and address typed.
+            form = SignupForm(initial={k: request.POST.get(k, "") for k in ("username", "email")})
+            message = ngettext(
+                "Too many sign-ups from this address. Wait %(seconds)s second, then try again.",
+                "Too many sign-ups from this address. Wait %(seconds)s seconds, then try again.",
+                seconds,
+            ) % {"seconds": seconds}
+            response = render(request, template, {"form": form, "throttled": message}, status=429)
+            response["Retry-After"] = str(seconds)
+            return response
+        if form.is_valid():
+            user = form.save()
+            login(request, user)
+            messages.success(
+                request,
+                _("Your account %(name)s is open. Now create your club: you will be its organiser.")
+                % {"name": user.get_username()},
+            )
+            return redirect("organiser_club_create")
+    return render(request, template, {"form": form}, status=422 if form.errors else 200)
 
 
 @login_required
@@ -58,20 +100,25 @@ def club_create_view(request: HttpRequest) -> HttpResponse:
 
 
 def _club_people(club: Club) -> list[dict[str, Any]]:
-    """The club's organisers and the arbiters of its tournaments, with their roles."""
+    """The club's organisers, its arbiter accounts (named for a tournament or not yet) and the
+    arbiters of its tournaments, with their roles."""
     users = (
         get_user_model()
-        .objects.filter(Q(organised_clubs=club) | Q(arbitrated_tournaments__club=club))
+        .objects.filter(
+            Q(organised_clubs=club) | Q(club_arbiter_of=club) | Q(arbitrated_tournaments__club=club)
+        )
         .distinct()
         .order_by("username")
     )
     organisers = set(club.organisers.values_list("pk", flat=True))
+    arbiters = set(club.arbiters.values_list("pk", flat=True))
     people = []
     for user in users:
         people.append(
             {
                 "user": user,
                 "organiser": user.pk in organisers,
+                "arbiter": user.pk in arbiters,
                 "tournaments": list(
                     user.arbitrated_tournaments.filter(club=club).order_by("-date")[:5]
                 ),

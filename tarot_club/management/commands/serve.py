@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import shlex
 import signal
 import subprocess
 import sys
@@ -21,7 +22,7 @@ import time
 from pathlib import Path
 
 from django.conf import settings
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
 from tarot_club.env import TRUE_WORDS
 from tarot_club.health import redis_reachable
@@ -40,13 +41,60 @@ GUNICORN_THREADS = 8
 GUNICORN_MAX_PROCESSES = 3
 
 
-def gunicorn_size(cores: int) -> tuple[int, int]:
+def gunicorn_size(cores: int, cmd_args: str = "") -> tuple[int, int]:
     """(processes, threads per process) for a machine of `cores` cores: a process per core
     (at least 2, so one busy process does not stall the room; at most
     GUNICORN_MAX_PROCESSES) and GUNICORN_THREADS threads each. The product bounds the
     requests served at once and the database connections the site holds (at most 24, well
-    under PostgreSQL's default limit of 100 with the workers and the admin beside them)."""
-    return max(2, min(cores, GUNICORN_MAX_PROCESSES)), GUNICORN_THREADS
+    under PostgreSQL's default limit of 100 with the workers and the admin beside them).
+    `--workers`/`-w` and `--threads` given in `cmd_args` (GUNICORN_CMD_ARGS) win; a value
+    that is not a positive whole number raises CommandError."""
+    processes, threads = max(2, min(cores, GUNICORN_MAX_PROCESSES)), GUNICORN_THREADS
+    options = gunicorn_env_options(cmd_args)
+    return (
+        _positive(options.get("--workers"), processes, "--workers"),
+        _positive(options.get("--threads"), threads, "--threads"),
+    )
+
+
+# gunicorn's short names of the options `gunicorn_command` passes.
+GUNICORN_SHORT_OPTIONS = {
+    "-w": "--workers",
+    "-b": "--bind",
+    "-k": "--worker-class",
+    "-t": "--timeout",
+}
+
+
+def gunicorn_env_options(cmd_args: str) -> dict[str, str]:
+    """The options set in GUNICORN_CMD_ARGS, by long name, with their value ("" for a flag).
+    Unparseable text (an unclosed quote) raises CommandError."""
+    try:
+        words = shlex.split(cmd_args or "")
+    except ValueError as exc:
+        raise CommandError(f"GUNICORN_CMD_ARGS cannot be read: {exc}") from exc
+    options: dict[str, str] = {}
+    for index, word in enumerate(words):
+        if not word.startswith("-"):
+            continue
+        name, equals, value = word.partition("=")
+        if not equals and len(name) > 2 and not name.startswith("--"):
+            name, value = name[:2], name[2:]  # -w4
+        elif not equals and index + 1 < len(words) and not words[index + 1].startswith("-"):
+            value = words[index + 1]
+        options[GUNICORN_SHORT_OPTIONS.get(name, name)] = value
+    return options
+
+
+def _positive(value: str | None, default: int, name: str) -> int:
+    """`value` as a positive whole number, `default` when None; CommandError otherwise."""
+    if value is None:
+        return default
+    if not value.isdigit() or int(value) < 1:
+        raise CommandError(
+            f"GUNICORN_CMD_ARGS: {name} takes a positive whole number, not {value!r}"
+        )
+    return int(value)
 
 
 def machine_cores() -> int:
@@ -64,17 +112,29 @@ def bind_address(host: str, port: str) -> str:
     return f"{host}:{port}"
 
 
-def gunicorn_command(*, host: str, port: str, cores: int) -> list[str]:
+def gunicorn_command(*, host: str, port: str, cores: int, cmd_args: str = "") -> list[str]:
     """The room's web server: gunicorn with threaded workers (gthread) sized to the machine.
-    Static files are served by WhiteNoise (a middleware of the site). GUNICORN_CMD_ARGS,
-    read by gunicorn itself, may change any of these options."""
-    processes, threads = gunicorn_size(cores)
+    Static files are served by WhiteNoise (a middleware of the site). An option also set in
+    `cmd_args` (GUNICORN_CMD_ARGS, which gunicorn reads itself) is left out here: gunicorn
+    applies its command line after that variable, so passing it would undo the variable."""
+    processes, threads = gunicorn_size(cores, cmd_args)
+    overridden = gunicorn_env_options(cmd_args)
+    options = [
+        ("--bind", bind_address(host, port)),
+        ("--worker-class", "gthread"),
+        ("--workers", str(processes)),
+        ("--threads", str(threads)),
+        ("--timeout", "120"),
+        ("--graceful-timeout", "5"),
+        ("--keep-alive", "5"),
+    ]
+    if Path("/dev/shm").is_dir():
+        options.append(("--worker-tmp-dir", "/dev/shm"))
     cmd = [sys.executable, "-m", "gunicorn", "tarot_club.wsgi:application"]
-    cmd += ["--bind", bind_address(host, port), "--worker-class", "gthread"]
-    cmd += ["--workers", str(processes), "--threads", str(threads)]
-    cmd += ["--timeout", "120", "--graceful-timeout", "5", "--keep-alive", "5"]
+    for name, value in options:
+        if name not in overridden:
+            cmd += [name, value]
     cmd += ["--no-control-socket"]  # one per user by default: two sites would share it
-    cmd += ["--worker-tmp-dir", "/dev/shm"] if Path("/dev/shm").is_dir() else []
     return cmd
 
 
@@ -84,11 +144,13 @@ def runserver_command(*, host: str, port: str) -> list[str]:
     return [*manage, "runserver", bind_address(host, port), "--noreload"]
 
 
-def web_server_command(*, host: str, port: str, server: str, cores: int) -> list[str]:
+def web_server_command(
+    *, host: str, port: str, server: str, cores: int, cmd_args: str = ""
+) -> list[str]:
     """gunicorn for the room (a HOST that is not a loopback address, or --server gunicorn),
-    else the development server."""
+    else the development server. `cmd_args`: GUNICORN_CMD_ARGS (see gunicorn_command)."""
     if server == "gunicorn" or (server == "auto" and not is_loopback(host)):
-        return gunicorn_command(host=host, port=port, cores=cores)
+        return gunicorn_command(host=host, port=port, cores=cores, cmd_args=cmd_args)
     return runserver_command(host=host, port=port)
 
 
@@ -108,6 +170,8 @@ class Command(BaseCommand):
 
     def handle(self, *args, host: str, port: str, server: str, **options) -> None:
         env = dict(os.environ)
+        cmd_args = env.get("GUNICORN_CMD_ARGS", "")
+        gunicorn_size(machine_cores(), cmd_args)  # a bad value stops here, before any child
         for_room = server == "gunicorn" or not is_loopback(host)
         address = self._room_environment(env, host=host, port=port, for_room=for_room)
         children: list[subprocess.Popen] = []
@@ -133,10 +197,12 @@ class Command(BaseCommand):
             )
         if server == "auto":
             server = "gunicorn" if for_room else "runserver"
-        web = web_server_command(host=host, port=port, server=server, cores=machine_cores())
+        web = web_server_command(
+            host=host, port=port, server=server, cores=machine_cores(), cmd_args=cmd_args
+        )
         web_env = dict(env)  # the worker's environment stays as it is
         if server == "gunicorn":
-            processes, threads = gunicorn_size(machine_cores())
+            processes, threads = gunicorn_size(machine_cores(), cmd_args)
             served_by = f"gunicorn, {processes} processes of {threads} threads"
         else:
             # A thread per request: a connection kept after it would be left behind.
@@ -147,8 +213,20 @@ class Command(BaseCommand):
         self.stdout.write(f"Demo logins (password {DEMO_PASSWORD}):")
         for login, role in DEMO_LOGINS:
             self.stdout.write(f"  {login:<13} {role}")
+        self._print_way_in(address)
         self.stdout.write("Press Ctrl-C to stop.")
         self._wait(children)
+
+    def _print_way_in(self, address: str) -> None:
+        """How a club's first organiser gets an account (README, "The first account")."""
+        command = ".venv/bin/python manage.py create_organiser NAME"
+        if settings.SIGNUP_OPEN:
+            self.stdout.write(
+                f"A club's first organiser opens an account at {address}/signup/ "
+                f"(SIGNUP_OPEN=0 closes it), or you open one: {command}"
+            )
+        else:
+            self.stdout.write(f"Sign-up is closed: open a first organiser's account with {command}")
 
     def _room_environment(
         self, env: dict[str, str], *, host: str, port: str, for_room: bool
