@@ -53,7 +53,7 @@ $(AXE): tests/a11y/package.json tests/a11y/package-lock.json
 
 test: setup lint $(AXE)
 	@$(PY) manage.py makemigrations --check --dry-run >/dev/null || (echo "Models changed without a migration: run manage.py makemigrations" && exit 1)
-	@DATABASE_URL="$$($(PY) tests/database_url.py)" $(PY) -m pytest -q -p no:cacheprovider
+	@DATABASE_URL="$$($(PY) tests/database_url.py)" $(PY) tests/lanes.py $(PYTEST_ARGS)
 
 # The user guide's screenshots (docs/guide/img/), made from the demo in Chromium.
 guide: setup

@@ -29,3 +29,46 @@ def default_language():
     translation.activate(settings.LANGUAGE_CODE)
     yield
     translation.deactivate()
+
+
+# The two lanes of `make test` (tests/lanes.py). The slow lane holds what drives real
+# processes or a browser: Chromium, a live server, a real Celery worker on Redis, a site or
+# worker started as a subprocess, and the PDF builds; everything else is the fast lane,
+# which runs on every core with pytest-xdist (a PostgreSQL database per worker).
+SLOW_FIXTURES = frozenset(
+    {"page", "browser", "chromium_path", "live_server", "celery_worker", "celery_broker"}
+)
+SLOW_MARKERS = frozenset({"browser", "services", "slow"})
+SLOW_PATHS = (
+    "tests/a11y/",
+    "tests/documents/",
+    "tests/simultaneous/test_end_to_end.py",
+    "tests/foundation/test_serve_supervision.py",
+    "tests/foundation/test_worker_outage.py",
+    "tests/foundation/test_celery.py",
+    "tests/foundation/test_gunicorn_cmd_args.py",
+    "tests/foundation/test_deploy_settings.py",
+    "tests/room/test_serve.py",
+)
+
+
+def is_slow_lane(item: pytest.Item) -> bool:
+    """Whether a test belongs to the slow lane (see SLOW_FIXTURES, SLOW_MARKERS, SLOW_PATHS)."""
+    path = item.nodeid.split("::", 1)[0]
+    if any(path.startswith(prefix) for prefix in SLOW_PATHS):
+        return True
+    if SLOW_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+        return True
+    return any(mark.name in SLOW_MARKERS for mark in item.iter_markers())
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "slow_lane: set on collection for the slow lane of make test (tests/lanes.py)"
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if is_slow_lane(item):
+            item.add_marker(pytest.mark.slow_lane)
