@@ -47,6 +47,7 @@ __all__ = [
     "bout_facts",
     "card_checks",
     "poignee_trumps",
+    "typed_warnings",
 ]
 
 PLAYERS = 4  # a duplicate donne is always played four-handed
@@ -283,6 +284,16 @@ def announcement_checks(
         petit_au_bout=petit_au_bout,
     )
     return _refusals(bounds, contract, taker, bouts, points, chelem, seats)
+
+
+def typed_warnings(points: Decimal | None, chelem: str) -> dict[str, str]:
+    """The warnings of what was typed alone, the same whatever the hands (RULES.md §5, §6.2):
+    a half point at four players without a chelem. With a chelem a half point is exact when
+    the camp that took no trick kept the Excuse, which only the hands tell: that is judged for
+    the arbiter (`card_checks`), never at the table."""
+    if chelem:
+        return {}
+    return _half_point(points, None)
 
 
 def _half_point(points: Decimal | None, bounds: AttackBounds | None) -> dict[str, str]:
