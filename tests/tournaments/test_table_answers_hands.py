@@ -107,3 +107,14 @@ def test_the_arbiter_is_told_what_the_cards_say_of_the_half_point(client, runnin
     _answers(client, t, LAYOUTS["defence_holds_excuse"], CHELEM, given)
     saved = Result.objects.get(donne__number=given, table__number=1)
     assert saved.card_flags == []
+
+
+def test_the_arbiter_is_told_the_points_the_bouts_rule_out(client, running_tournament):
+    t = running_tournament
+    eight, three = _donnes(t)[:2]
+    _answers(client, t, CHIEN_LAYOUTS["chien_of_eight_points"], GARDE_CONTRE, eight)
+    _answers(client, t, CHIEN_LAYOUTS["chien_of_three_points"], GARDE_CONTRE, three)
+    flags = dict(Result.objects.filter(table__number=1).values_list("donne__number", "card_flags"))
+    assert [f["code"] for f in flags[eight]] == ["points_above_bouts"]
+    assert "at most 74 points" in flags[eight][0]["message"]
+    assert flags[three] == []
