@@ -118,3 +118,14 @@ def test_the_arbiter_is_told_the_points_the_bouts_rule_out(client, running_tourn
     assert [f["code"] for f in flags[eight]] == ["points_above_bouts"]
     assert "at most 74 points" in flags[eight][0]["message"]
     assert flags[three] == []
+
+
+@pytest.mark.parametrize(
+    ("chelem", "warned"),
+    [("", True), ("announced_failed", True), ("announced_made", False), ("defence", False)],
+)
+def test_the_table_is_told_of_a_half_point_unless_a_chelem_was_made(chelem, warned):
+    from tournaments.services.checks import typed_warnings
+
+    assert ("half_point" in typed_warnings(Decimal("50.5"), chelem)) is warned
+    assert typed_warnings(Decimal(50), chelem) == {}

@@ -292,10 +292,10 @@ def announcement_checks(
 
 def typed_warnings(points: Decimal | None, chelem: str) -> dict[str, str]:
     """The warnings of what was typed alone, the same whatever the hands (RULES.md §5, §6.2):
-    a half point at four players without a chelem. With a chelem a half point is exact when
-    the camp that took no trick kept the Excuse, which only the hands tell: that is judged for
-    the arbiter (`card_checks`), never at the table."""
-    if chelem:
+    a half point at four players, unless a chelem was made (by either camp). After a chelem
+    a half point is exact when the camp that took no trick kept the Excuse, which only the
+    hands tell: that is judged for the arbiter (`card_checks`), never at the table."""
+    if chelem in CHELEM_MADE or chelem == "defence":
         return {}
     return _half_point(points, None)
 
