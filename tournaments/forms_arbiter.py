@@ -11,6 +11,7 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from .models import POSITIONS, Chelem, Contract, Donne, Penalty, PetitAuBout, Player, Position
+from .search import name_ordering
 from .services.checks import WARNING_CODES
 from .services.results import ResultInput
 from .validators import validate_free_text
@@ -220,7 +221,7 @@ class PenaltyForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.fields["player"].queryset = Player.objects.filter(
             registrations__tournament=tournament
-        ).order_by("last_name", "first_name")
+        ).order_by(*name_ordering())
         self.fields["donne"].queryset = Donne.objects.filter(tournament=tournament).order_by(
             "number"
         )

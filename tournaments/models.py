@@ -15,6 +15,7 @@ from django.db import models
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
+from .search import CodePoints, name_ordering
 from .validators import validate_plain_text
 
 POSITIONS = ("N", "E", "S", "W")
@@ -128,7 +129,7 @@ class PlayerQuerySet(models.QuerySet):
         if {"first_name", "last_name"} & set(fields):
             for player in objs:
                 player.refresh_search_name()
-            fields = [*fields, "search_name"]
+            fields = [*fields, "search_name", "sort_name"]
         return super().bulk_update(objs, fields, *args, **kwargs)
 
 
@@ -151,14 +152,19 @@ class Player(models.Model):
     )
     # Folded names for accent- and case-blind search (tournaments/search.py); kept by save().
     search_name = models.CharField(max_length=200, blank=True, default="", editable=False)
+    # The one order of names (tournaments/search.py, name_order); kept by save().
+    sort_name = models.CharField(max_length=200, blank=True, default="", editable=False)
 
     objects = PlayerQuerySet.as_manager()
 
     class Meta:
-        ordering = ["last_name", "first_name"]
+        ordering = name_ordering()
         verbose_name = _("player")
         verbose_name_plural = _("players")
-        indexes = [models.Index(fields=["last_name", "first_name"])]
+        indexes = [
+            models.Index(fields=["last_name", "first_name"]),
+            models.Index(CodePoints(models.F("sort_name")), name="player_sort_name_idx"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.first_name} {self.last_name}"
@@ -167,16 +173,19 @@ class Player(models.Model):
         self.refresh_search_name()
         update_fields = kwargs.get("update_fields")
         if update_fields is not None and {"first_name", "last_name"} & set(update_fields):
-            kwargs["update_fields"] = {*update_fields, "search_name"}
+            kwargs["update_fields"] = {*update_fields, "search_name", "sort_name"}
         super().save(*args, **kwargs)
 
     def get_absolute_url(self) -> str:
         return reverse("player_detail", args=[self.pk])
 
     def refresh_search_name(self) -> None:
-        from .search import player_search_name
+        """Fold the names into the search and sort columns (tournaments/search.py)."""
+        from .search import player_search_name, player_sort_name
 
-        self.search_name = player_search_name(first_name=self.first_name, last_name=self.last_name)
+        names = {"first_name": self.first_name, "last_name": self.last_name}
+        self.search_name = player_search_name(**names)
+        self.sort_name = player_sort_name(**names)
 
     @property
     def full_name(self) -> str:
@@ -282,7 +291,7 @@ class Registration(models.Model):
     checked_in_at = models.DateTimeField(_("checked in at"), null=True, blank=True)
 
     class Meta:
-        ordering = ["player__last_name", "player__first_name"]
+        ordering = name_ordering("player__")
         constraints = [
             models.UniqueConstraint(fields=["tournament", "player"], name="unique_registration")
         ]

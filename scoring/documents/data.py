@@ -24,7 +24,7 @@ from tournaments.models import (
     TableRound,
     Tournament,
 )
-from tournaments.search import fold
+from tournaments.search import name_order
 
 if TYPE_CHECKING:
     from scoring.rankings.selectors import RankingView, ScoreCard
@@ -133,11 +133,11 @@ def ranking_up_to_date(tournament: Tournament) -> RankingView:
     return view
 
 
-def by_name(player: Player) -> tuple[str, str, int]:
-    """Alphabetical order as a reader expects it, on any database: accents and case ignored
-    ("Étienne" between "Dupont" and "Fabre", "de La Tour" under D), where a binary collation
-    files "É" and "d'" after "Z"."""
-    return (fold(player.last_name), fold(player.first_name), player.pk)
+def by_name(player: Player) -> tuple[str, int]:
+    """The one order of names of the site (tournaments.search.name_order): "Étienne" between
+    "Dupont" and "Fabre", "de La Tour" under D, where a binary collation files "É" and "d'"
+    after "Z"."""
+    return name_order(player)
 
 
 def tournament_players(tournament: Tournament) -> list[Player]:

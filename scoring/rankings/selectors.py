@@ -41,6 +41,7 @@ from tournaments.models import (
     TableRound,
     Tournament,
 )
+from tournaments.search import name_order, name_ordering
 from tournaments.selectors import complete_donnes
 
 logger = logging.getLogger(__name__)
@@ -232,7 +233,7 @@ def ranking_lines(rows: dict[int, list[Any]]) -> list[RankingLine]:
         for pid, values in rows.items()
         if pid in players
     ]
-    lines.sort(key=lambda line: (line.rank, line.player.last_name, line.player.first_name))
+    lines.sort(key=lambda line: (line.rank, name_order(line.player)))
     return lines
 
 
@@ -644,9 +645,7 @@ def score_cards_from_snapshot(
     if players is None:
         ids = set(set_rounds) | {int(key[1:]) for key in rows}
         players = list(
-            Player.objects.select_related("club")
-            .filter(pk__in=ids)
-            .order_by("last_name", "first_name", "pk")
+            Player.objects.select_related("club").filter(pk__in=ids).order_by(*name_ordering())
         )
     players = [p for p in players if p.pk in set_rounds or f"p{p.pk}" in rows]
     if not players:
@@ -1175,7 +1174,7 @@ def club_season(*, club: Club, start: date, end: date, method: str) -> Season:
         if pid in players:
             line.player = players[pid]
             lines.append(line)
-    lines.sort(key=lambda x: (-x.total, x.player.last_name, x.player.first_name))
+    lines.sort(key=lambda x: (-x.total, name_order(x.player)))
     previous: Fraction | None = None
     for index, line in enumerate(lines, start=1):
         line.rank = index if line.total != previous else lines[index - 2].rank

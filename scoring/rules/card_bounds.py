@@ -5,7 +5,9 @@ In duplicate the hands are known, so an entry can be compared with what the card
 au bout, the smallest and largest bouts and points the attack can own, and whether those bounds
 are exact (RULES §5.1: an entry outside them is refused) or only likely (§5.2: an entry outside
 them is questioned). It names the cards and their holders that make each bound, so that a
-message can say why. ``poignee_trumps`` counts the trumps a player could show (§4).
+message can say why. ``poignee_trumps`` counts the trumps a player could show (§4). ``points_with_bouts`` bounds the
+attack's points once the entry's declared bouts are counted with the cards each camp surely
+owns unplayed (§5.2).
 
 Camps are ``ATTACK`` and ``DEFENCE``; a card's place is a position or ``CHIEN``.
 """
@@ -25,11 +27,13 @@ __all__ = [
     "DEFENCE",
     "AttackBounds",
     "BoutPlace",
+    "BoutPoints",
     "Discard",
     "attack_bounds",
     "discard_size",
     "discard_values",
     "poignee_trumps",
+    "points_with_bouts",
 ]
 
 ATTACK = "attack"
@@ -290,4 +294,54 @@ def attack_bounds(
         chien_points=chien_points,
         chien_bouts=bouts_in(chien),
         discard=discard,
+    )
+
+
+@dataclass(frozen=True)
+class BoutPoints:
+    """The attack's points once its declared bouts are counted (RULES §5.2).
+
+    Each declared bout puts 4.5 points with the attack, each other bout 4.5 with the defence;
+    on top of them each camp surely owns the cards that go to it unplayed, without their bouts
+    (counted among the bouts already): ``attack_sure`` points (the chien of a garde sans, or
+    the smallest écart of a prise or garde) and ``defence_sure`` points (the chien of a garde
+    contre). ``sure_cards`` are the chien's cards behind them, bouts left out (empty under
+    prise and garde, whose écart is not known). ``least`` and ``most`` bound the points.
+    """
+
+    bouts: int
+    least: Fraction
+    most: Fraction
+    attack_sure: Fraction
+    defence_sure: Fraction
+    sure_cards: tuple[Card, ...]
+
+
+def points_with_bouts(
+    *, contract: str, chien: Sequence[Card], bouts: int, discard: Discard | None = None
+) -> BoutPoints:
+    """Bounds of the attack's points for ``bouts`` declared bouts (0 to 3) under ``contract``
+    (see BoutPoints). ``discard`` is the taker's possible écart (`discard_values`), needed
+    under prise and garde. ValueError for bouts outside 0-3, an unknown contract, or a prise
+    or garde without its écart."""
+    if contract not in CONTRACTS or not 0 <= bouts <= 3:
+        raise ValueError(f"no bounds for contract {contract!r} and {bouts!r} bouts")
+    plain = tuple(c for c in chien if not c.is_bout)
+    attack_sure = defence_sure = Fraction(0)
+    sure_cards: tuple[Card, ...] = ()
+    if contract in TAKES_CHIEN:
+        if discard is None:
+            raise ValueError(f"a {contract} needs the taker's possible écart")
+        attack_sure = discard.least  # an écart holds no bout (RULES §3)
+    elif contract == "garde_sans":
+        attack_sure, sure_cards = points_in(plain), plain
+    else:
+        defence_sure, sure_cards = points_in(plain), plain
+    return BoutPoints(
+        bouts=bouts,
+        least=BOUT_POINTS * bouts + attack_sure,
+        most=DECK_POINTS - BOUT_POINTS * (3 - bouts) - defence_sure,
+        attack_sure=attack_sure,
+        defence_sure=defence_sure,
+        sure_cards=sure_cards,
     )

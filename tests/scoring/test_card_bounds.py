@@ -138,6 +138,85 @@ def test_the_bounds_are_the_brute_force(seed, taker, contract, chelem, petit_au_
     assert bounds.half_point == (chelem_made and low.denominator == 2)
 
 
+def brute_points_with_bouts(hands, chien, taker, contract, bouts):
+    """The attack's least and most points with ``bouts`` bouts, card by card over the deck
+    (RULES §5.2): every camp each bout can end in, the unplayed chien with its camp, every
+    legal écart of the taker, every other card free. None when no layout gives ``bouts``."""
+    in_chien = set(chien)
+    unplayed = contract in ("garde_sans", "garde_contre")
+    chien_camp = A if contract == "garde_sans" else D
+    bout_camps = [{chien_camp} if b in in_chien and unplayed else {A, D} for b in BOUTS]
+    layouts = [c for c in itertools.product(*bout_camps) if c.count(A) == bouts]
+    if not layouts:
+        return None
+    sure_attack = sure_defence = Fraction(0)
+    free = Fraction(0)
+    for card in cards.DECK:
+        if card in BOUTS:
+            continue
+        if card in in_chien and unplayed:
+            if chien_camp == A:
+                sure_attack += card.points
+            else:
+                sure_defence += card.points
+        else:
+            free += card.points
+    ecart_low = ecart_high = Fraction(0)
+    if contract in ("prise", "garde"):  # the écart is among the free cards, the attack's
+        ecart_low, ecart_high = brute_discards([*hands[taker], *chien], 6)
+    totals_low = [
+        sum(Fraction(9, 2) for camp in layout if camp == A) + sure_attack + ecart_low
+        for layout in layouts
+    ]
+    totals_high = [
+        sum(Fraction(9, 2) for camp in layout if camp == A) + sure_attack + free
+        for layout in layouts
+    ]
+    assert ecart_high <= free
+    return min(totals_low), max(totals_high)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    seed=st.integers(0, 2**63),
+    taker=st.sampled_from(POSITIONS),
+    contract=st.sampled_from(CONTRACTS),
+    bouts=st.integers(0, 3),
+)
+def test_the_points_with_the_bouts_are_the_brute_force(seed, taker, contract, bouts):
+    hands, chien = hands_of(seed)
+    discard = card_bounds.discard_values([*hands[taker], *chien], 6)
+    bound = card_bounds.points_with_bouts(
+        contract=contract, chien=chien, bouts=bouts, discard=discard
+    )
+    brute = brute_points_with_bouts(hands, chien, taker, contract, bouts)
+    if brute is not None:  # else the bouts themselves are warned
+        assert (bound.least, bound.most) == brute
+    # Never looser than the plain bounds of the engine (RULES §1).
+    assert Fraction(9, 2) * bouts <= bound.least <= bound.most <= 91 - Fraction(9, 2) * (3 - bouts)
+    assert all(not c.is_bout and c in chien for c in bound.sure_cards)
+
+
+def test_the_points_with_the_bouts_of_rules_5_2():
+    """The worked examples of RULES §5.2."""
+    parse = cards.parse_cards
+    chien = parse("SR HV S1 S2 S3 S4")  # 8 points, no bout
+    contre = card_bounds.points_with_bouts(contract="garde_contre", chien=chien, bouts=1)
+    assert (contre.least, contre.most) == (Fraction(9, 2), Fraction(74))
+    assert contre.sure_cards == tuple(chien) and contre.defence_sure == 8
+    cheapest = card_bounds.Discard(Fraction(3), Fraction(20))
+    garde = card_bounds.points_with_bouts(contract="garde", chien=chien, bouts=1, discard=cheapest)
+    assert (garde.least, garde.most) == (Fraction(15, 2), Fraction(82))
+    # A bout of the chien is among the bouts, never counted again.
+    with_petit = parse("T1 SR HV S1 S2 S3")
+    sans = card_bounds.points_with_bouts(contract="garde_sans", chien=with_petit, bouts=1)
+    assert sans.least == Fraction(9, 2) + Fraction(15, 2)  # the Petit, then SR HV S1 S2 S3
+    for wrong in ({"bouts": 4}, {"bouts": -1}, {"contract": "petite"}, {"contract": "prise"}):
+        args = {"contract": "garde_sans", "chien": chien, "bouts": 1} | wrong
+        with pytest.raises(ValueError, match=r"bounds|écart"):
+            card_bounds.points_with_bouts(**args)
+
+
 @settings(max_examples=200, deadline=None)
 @given(seed=st.integers(0, 2**63), taker=st.sampled_from(POSITIONS))
 def test_the_chelem_is_ruled_out_exactly_by_the_21_of_the_other_camp(seed, taker):

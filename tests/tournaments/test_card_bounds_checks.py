@@ -172,7 +172,10 @@ def test_the_chien_bounds_the_points_of_a_garde_sans_and_a_garde_contre():
     assert check(the_deal, contract="garde_contre", bouts=3, points=Decimal(91 - chien))[1] == {}
     _, warnings = check(the_deal, contract="garde_sans", bouts=3, points=Decimal(chien - 1))
     assert f"the chien counts for it: {chien} points" in warnings["points_below_chien"]
-    assert check(the_deal, contract="garde_sans", bouts=3, points=Decimal(chien + 13))[1] == {}
+    # With its 3 bouts (13.5 points) besides the chien, the attack has at least chien + 13.5.
+    _, warnings = check(the_deal, contract="garde_sans", bouts=3, points=Decimal(chien + 13))
+    assert list(warnings) == ["points_below_bouts"]
+    assert check(the_deal, contract="garde_sans", bouts=3, points=Decimal(chien + 14))[1] == {}
 
 
 def test_the_smallest_ecart_bounds_the_points_of_a_prise():
@@ -185,6 +188,55 @@ def test_the_smallest_ecart_bounds_the_points_of_a_prise():
     assert "the smallest écart is worth 12 points" in warnings["points_below_discard"]
     _, warnings = check(the_deal, contract="prise", bouts=0, points=Decimal(12))
     assert "points_below_discard" not in warnings
+
+
+# RULES §5.2's examples: North takes and holds the 21; the chien is 8 points without a bout.
+WITH_BOUTS = deal(N=["T21"], chien=["SR", "HV", "S1", "S2", "S3", "S4"])
+
+
+def test_the_declared_bouts_bound_the_points_of_a_garde_contre():
+    entry = {"contract": "garde_contre", "bouts": 1}
+    _, warnings = check(WITH_BOUTS, points=Decimal(79), **entry)
+    assert list(warnings) == ["points_above_bouts"]
+    message = warnings["points_above_bouts"]
+    assert "the defence owns 2 bouts (9 points)" in message
+    assert "8 points (King of spades, " in message and ", Jack of hearts)" in message
+    assert "at most 74 points" in message
+    assert check(WITH_BOUTS, points=Decimal(74), **entry) == ({}, {})  # at the bound
+    # With 2 bouts the defence owns one (4.5): 78.5 at most; 78 is possible.
+    assert check(WITH_BOUTS, points=Decimal(78), **{**entry, "bouts": 2}) == ({}, {})
+    assert "points_above_bouts" in check(WITH_BOUTS, points=Decimal(80), **{**entry, "bouts": 2})[1]
+
+
+def test_the_declared_bouts_and_the_smallest_ecart_bound_the_points_of_a_garde():
+    # North holds ten low spades: his smallest écart is worth 3 points, never a bout.
+    _, warnings = check(WITH_BOUTS, contract="garde", bouts=1, points=Decimal(7))
+    assert list(warnings) == ["points_below_bouts"]
+    message = warnings["points_below_bouts"]
+    assert "1 bout (4.5 points)" in message and "the écart of North counts for it" in message
+    assert "at least 3 points. The attack has at least 7.5 points" in message
+    assert check(WITH_BOUTS, contract="garde", bouts=1, points=Decimal(8)) == ({}, {})
+
+
+def test_the_declared_bouts_and_the_chien_bound_the_points_of_a_garde_sans():
+    _, warnings = check(WITH_BOUTS, contract="garde_sans", bouts=2, points=Decimal(16))
+    assert list(warnings) == ["points_below_bouts"]
+    assert "at least 17 points" in warnings["points_below_bouts"]
+    assert check(WITH_BOUTS, contract="garde_sans", bouts=2, points=Decimal(17)) == ({}, {})
+
+
+def test_the_points_with_the_bouts_are_said_in_french():
+    hands, chien = WITH_BOUTS
+    entry = {"hands": hands, "chien": chien, "taker": "N", "poignees": {}}
+    with translation.override("fr"):
+        _, contre = card_checks(**entry, contract="garde_contre", bouts=1, points=Decimal(79))
+        _, garde = card_checks(**entry, contract="garde", bouts=1, points=Decimal(7))
+    assert (
+        "donc la défense a 2 bouts (9 points) et, en garde contre, le chien hors de ses "
+        "bouts\u202f: 8 points (Roi de pique, " in contre["points_above_bouts"]
+    )
+    assert ", Valet de cœur). L'attaque a au plus 74 points." in contre["points_above_bouts"]
+    assert "L'attaque a au moins 7,5 points." in garde["points_below_bouts"]
 
 
 def test_a_defence_chelem_under_a_garde_leaves_the_attack_its_ecart_and_excuse():
@@ -258,6 +310,24 @@ def test_the_chien_warning_reaches_the_form_the_preview_and_the_api(
     saved = api.post(url, {**body, "confirm": ["points_above_chien"]}, format="json")
     assert saved.status_code == 201
     assert saved.json()["confirmed_warnings"] == ["points_above_chien"]
+
+
+@pytest.mark.django_db
+def test_the_points_with_the_bouts_are_confirmed_on_the_api(running_tournament, personas):
+    t = running_tournament
+    for donne in Donne.objects.filter(tournament=t):
+        set_hands(donne, WITH_BOUTS)
+    api = APIClient()
+    api.force_authenticate(personas.arbiter)
+    body = {"table": 1, "donne": 1, "taker": "N", "contract": "garde_contre", "bouts": 1}
+    body["points"] = "79"
+    url = f"/api/v1/tournaments/{t.pk}/results/"
+    answer = api.post(url, body, format="json", HTTP_ACCEPT_LANGUAGE="en")
+    assert answer.status_code == 422 and list(answer.json()["warnings"]) == ["points_above_bouts"]
+    assert not Result.objects.exists()
+    saved = api.post(url, {**body, "confirm": ["points_above_bouts"]}, format="json")
+    assert saved.status_code == 201
+    assert saved.json()["confirmed_warnings"] == ["points_above_bouts"]
 
 
 @pytest.mark.django_db

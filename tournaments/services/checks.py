@@ -33,6 +33,7 @@ from scoring.rules.card_bounds import (
     BoutPlace,
     attack_bounds,
     poignee_trumps,
+    points_with_bouts,
 )
 from scoring.rules.engine import PoigneeSize, poignee_min_trumps
 
@@ -47,6 +48,7 @@ __all__ = [
     "bout_facts",
     "card_checks",
     "poignee_trumps",
+    "typed_warnings",
 ]
 
 PLAYERS = 4  # a duplicate donne is always played four-handed
@@ -62,6 +64,8 @@ WARNING_CODES = (
     "points_above_chien",
     "points_below_discard",
     "points_above_discard",
+    "points_below_bouts",
+    "points_above_bouts",
     "half_point",
     "hands_unreadable",
 )
@@ -252,6 +256,7 @@ def card_checks(
         warnings.update(_bout_warnings(bounds, contract, taker, bouts, seats))
         warnings.update(
             _point_warnings(bounds, parsed_chien, contract, taker, points, chelem, seats)
+            or _bout_point_warnings(bounds, parsed_chien, contract, taker, bouts, points, seats)
         )
     return errors, warnings
 
@@ -283,6 +288,16 @@ def announcement_checks(
         petit_au_bout=petit_au_bout,
     )
     return _refusals(bounds, contract, taker, bouts, points, chelem, seats)
+
+
+def typed_warnings(points: Decimal | None, chelem: str) -> dict[str, str]:
+    """The warnings of what was typed alone, the same whatever the hands (RULES.md §5, §6.2):
+    a half point at four players, unless a chelem was made (by either camp). After a chelem
+    a half point is exact when the camp that took no trick kept the Excuse, which only the
+    hands tell: that is judged for the arbiter (`card_checks`), never at the table."""
+    if chelem in CHELEM_MADE or chelem == "defence":
+        return {}
+    return _half_point(points, None)
 
 
 def _half_point(points: Decimal | None, bounds: AttackBounds | None) -> dict[str, str]:
@@ -528,6 +543,64 @@ def _point_warnings(
         )
         % numbers
     }
+
+
+def _bout_point_warnings(
+    bounds: AttackBounds,
+    chien: tuple[cards.Card, ...],
+    contract: str,
+    taker: str,
+    bouts: int | None,
+    points: Decimal | None,
+    seats: Mapping[str, Any] | None,
+) -> dict[str, str]:
+    """RULES.md §5.2, points with the bouts: the declared bouts place 4.5 points each with
+    the attack and the others with the defence, on top of the cards each camp surely owns
+    unplayed (the chien of a garde sans or contre, the smallest écart of a prise or garde).
+    Not on a chelem, whose bouts and points the hands fix (§5.1), nor for bouts outside 0-3
+    (the engine refuses them)."""
+    if points is None or bouts is None or not 0 <= bouts <= 3 or bounds.exact_bouts:
+        return {}
+    bound = points_with_bouts(contract=contract, chien=chien, bouts=bouts, discard=bounds.discard)
+    value = Fraction(points)
+    engine_range = Fraction(9, 2) * bouts <= value <= 91 - Fraction(9, 2) * (3 - bouts)
+    if bound.least <= value <= bound.most or not engine_range:
+        return {}  # possible, or refused by the engine already (RULES §1)
+    above = value > bound.most
+    other = 3 - bouts
+    numbers = {
+        "points": _number(Decimal(points)),
+        "counted": ngettext("%(bouts)s bout", "%(bouts)s bouts", bouts) % {"bouts": bouts},
+        "other": ngettext("%(bouts)s bout", "%(bouts)s bouts", other) % {"bouts": other},
+        "bout_points": _number(Fraction(9, 2) * (other if above else bouts)),
+        "sure": _number(bound.defence_sure if above else bound.attack_sure),
+        "cards": _cards_text(bound.sure_cards),
+        "least": _number(bound.least),
+        "most": _number(bound.most),
+        "who": _who(taker, seats),
+    }
+    if above:  # only a garde contre: elsewhere bound.most is the engine's own bound
+        message = _(
+            "The attack counts %(points)s points and %(counted)s, so the defence owns "
+            "%(other)s (%(bout_points)s points) and, under garde contre, the chien besides "
+            "its bouts: %(sure)s points (%(cards)s). The attack has at most %(most)s points. "
+            "Check the points and the bouts, or confirm."
+        )
+    elif contract == "garde_sans":
+        message = _(
+            "The attack counts %(points)s points and %(counted)s (%(bout_points)s points), and "
+            "under garde sans the chien besides its bouts counts for it: %(sure)s points "
+            "(%(cards)s). The attack has at least %(least)s points. Check the points and the "
+            "bouts, or confirm."
+        )
+    else:
+        message = _(
+            "The attack counts %(points)s points and %(counted)s (%(bout_points)s points), and "
+            "the écart of %(who)s counts for it, never a bout: with the cards of that hand and "
+            "of the chien, at least %(sure)s points. The attack has at least %(least)s points. "
+            "Check the points and the bouts, or confirm."
+        )
+    return {"points_above_bouts" if above else "points_below_bouts": message % numbers}
 
 
 def _contract_name(code: str) -> str:

@@ -364,10 +364,6 @@ class _Evaluation:
     card_flags: list[dict[str, str]] = field(default_factory=list)
 
 
-# Warnings of checks.card_checks that come from what was typed alone, never from the hands.
-TYPED_WARNING_CODES = frozenset({"half_point"})
-
-
 def _card_part(
     ctx: ResultContext,
     data: ResultInput,
@@ -380,9 +376,10 @@ def _card_part(
 
     With ``hands_decide`` (the arbiter's form, the API) impossible poignées and the like are
     added to ``errors`` and unlikely bouts to ``warnings``. Without it (a table's page,
-    RULES.md §6.2) only the warnings of what was typed alone are added; everything the hands
-    decide is returned as flags [{"code", "message"}] for the arbiter, so that the answer
-    does not depend on the cards.
+    RULES.md §6.2) only the warnings of what was typed alone are added
+    (`checks.typed_warnings`, computed without the hands); everything the hands decide,
+    including a half point they make exact or not, is returned as flags [{"code",
+    "message"}] for the arbiter, so that the answer does not depend on the cards.
     """
     card_errors, card_warnings = checks.card_checks(
         hands=ctx.donne.hands,
@@ -402,12 +399,10 @@ def _card_part(
                 _add(errors, key, message)
         warnings.update(card_warnings)
         return []
+    typed = checks.typed_warnings(data.points, data.chelem)
+    warnings.update(typed)
     flags = [{"code": f"refused:{key}", "message": m} for key, m in card_errors.items()]
-    for code, message in card_warnings.items():
-        if code in TYPED_WARNING_CODES:
-            warnings[code] = message
-        else:
-            flags.append({"code": code, "message": message})
+    flags += [{"code": c, "message": m} for c, m in card_warnings.items() if c not in typed]
     return flags
 
 

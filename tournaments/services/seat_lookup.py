@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..models import Player, Round, Tournament
-from ..search import players_matching
+from ..search import fold, players_matching
 from .tournaments import PlanSitOut, PlanTable, tournament_seating_plan
 
 MAX_MATCHES = 8
@@ -42,8 +42,8 @@ def seats_lookup(*, tournament: Tournament, query: str) -> list[SeatRoute]:
     """The routes of the tournament's seated players whose name (accents and case ignored) or
     licence matches every word of `query`; at most MAX_MATCHES, none for a too short query."""
     query = " ".join(query.split())
-    if len(query) < MIN_QUERY_LENGTH:
-        return []
+    if len(query) < MIN_QUERY_LENGTH or not fold(query):
+        return []  # too short, or only apostrophes: they match every name
     seated = Player.objects.filter(seats__round__tournament=tournament).distinct()
     wanted = set(players_matching(seated, query).values_list("pk", flat=True)[: MAX_MATCHES + 1])
     if not wanted:

@@ -23,6 +23,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from ..models import Club, Donne, LedgerEntry, Player, Registration, Result, Seat, Tournament
+from ..search import name_order
 from .events import ranking_on_commit, results_changed
 from .ledger import ledger_record, tournament_snapshot
 
@@ -551,9 +552,7 @@ def tournament_seating_plan(*, tournament: Tournament) -> SeatingPlan:
             stops=[stops[pid].get(n) for n in round_numbers],
             sit_outs=sorted(sat_out.get(pid, [])),
         )
-        for pid, player in sorted(
-            players.items(), key=lambda item: (item[1].last_name, item[1].first_name)
-        )
+        for pid, player in sorted(players.items(), key=lambda item: name_order(item[1]))
     ]
     counts = [len(route.sit_outs) for route in routes]
     declared = (tournament.movement or {}).get("sit_out_allowance", 1)

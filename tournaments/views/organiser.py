@@ -36,7 +36,7 @@ from ..models import Club, Player, Registration, Result, Tournament
 from ..once import once_per_form
 from ..params import id_param
 from ..permissions import can_manage_tournament, is_club_organiser
-from ..search import name_order, players_matching
+from ..search import name_order, name_ordering, players_matching
 from ..services.players import PlayerImportError, player_create, player_update, players_import_csv
 from ..services.registration import (
     RegistrationError,
@@ -372,9 +372,7 @@ def _bulk_context(tournament: Tournament) -> dict[str, Any]:
     """What the "register several players" forms offer: the club's players not registered
     yet (ticked), its earlier tournaments (their players), and the pasted lines."""
     registered = Registration.objects.filter(tournament=tournament).values("player_id")
-    players = tournament.club.players.exclude(pk__in=registered).order_by(
-        "last_name", "first_name", "pk"
-    )
+    players = tournament.club.players.exclude(pk__in=registered).order_by(*name_ordering())
     earlier = (
         tournament.club.tournaments.exclude(pk=tournament.pk)
         .annotate(registered_count=Count("registrations"))
@@ -421,7 +419,7 @@ def _players_to_register(request: HttpRequest, tournament: Tournament) -> list[P
         players = list(
             Player.objects.filter(registrations__tournament=earlier)
             .exclude(registrations__tournament=tournament)
-            .order_by("last_name", "first_name", "pk")
+            .order_by(*name_ordering())
         )
         if not players:
             raise RegistrationError(
@@ -432,7 +430,7 @@ def _players_to_register(request: HttpRequest, tournament: Tournament) -> list[P
     ids = [id_param(value) for value in request.POST.getlist("players")]
     if None in ids:
         raise RegistrationError(_("Tick players of the list."))
-    players = list(Player.objects.filter(pk__in=ids).order_by("last_name", "first_name", "pk"))
+    players = list(Player.objects.filter(pk__in=ids).order_by(*name_ordering()))
     if len(players) != len(set(ids)):
         raise RegistrationError(_("Some ticked players no longer exist. Reload the page."))
     return players

@@ -82,3 +82,26 @@ def test_a_large_fields_results_are_streamed_in_one_file(client, people):
     lines, _ = download(client, "simultaneous_results_csv", f, "fr")
     assert len(lines) == 1 + 250 * 24
     assert lines[1][4:7] == ["1", "1", "N"] and lines[1][-3:] == ["204", "76,5", "40"]
+
+
+def test_the_results_by_donne_list_players_in_the_sites_french_order(client, field):
+    from tournaments.search import player_sort_name
+
+    lift_embargo(field)
+    rows = list(OverallRankingRow.objects.filter(event=field.event).order_by("place"))
+    for row, last in zip(rows, ["Roussel", "Œuvray", "Ébrard", "Çelik", "N'Diaye"], strict=False):
+        row.last_name = last
+        row.save(update_fields=["last_name"])
+    lines, _ = download(client, "simultaneous_results_csv", field, "en")
+    people: list[tuple[str, str, str]] = []
+    for line in lines[1:]:
+        person = (line[0], line[1], line[2])
+        if not people or people[-1] != person:
+            people.append(person)
+    assert len(people) == len(rows)
+    assert people == sorted(
+        people, key=lambda p: (player_sort_name(first_name=p[1], last_name=p[0]), p[2])
+    )
+    lasts = [p[0] for p in people]
+    assert lasts.index("Çelik") < lasts.index("Ébrard") < lasts.index("N'Diaye")
+    assert lasts.index("N'Diaye") < lasts.index("Œuvray") < lasts.index("Roussel")

@@ -12,7 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from tournaments.models import Club, Player, Tournament
-from tournaments.search import players_matching
+from tournaments.search import name_ordering, players_matching
 from tournaments.services.clubs import club_account_create, club_create
 from tournaments.services.players import (
     PlayerImportError,
@@ -226,7 +226,7 @@ class PlayerListView(ApiView):
         examples=[OpenApiExample("A player", value=PLAYER_EXAMPLE, response_only=True)],
     )
     def get(self, request: Request) -> Response:
-        players = Player.objects.select_related("club").order_by("last_name", "first_name", "pk")
+        players = Player.objects.select_related("club").order_by(*name_ordering())
         players = filter_by_params(players, request, {"club": "club_id"})
         query = request.query_params.get("search", "").strip()[:200]
         players = players_matching(players, query)

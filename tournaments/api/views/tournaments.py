@@ -28,6 +28,7 @@ from tournaments.models import (
     Table,
     TableRound,
 )
+from tournaments.search import name_ordering
 from tournaments.selectors import complete_donnes, visible_tournaments
 from tournaments.services.preparation import tournament_reveal_seed
 from tournaments.services.registration import (
@@ -319,9 +320,7 @@ class RegistrationListView(TournamentView):
     )
     def get(self, request: Request, tournament: int) -> Response:
         qs = Registration.objects.filter(tournament=self.tournament).select_related("player")
-        return self.paginated(
-            qs.order_by("player__last_name", "player__first_name", "pk"), RegistrationSerializer
-        )
+        return self.paginated(qs.order_by(*name_ordering("player__")), RegistrationSerializer)
 
     @extend_schema(
         operation_id="registrations_create",

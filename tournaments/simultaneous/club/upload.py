@@ -14,6 +14,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from tournaments.models import Donne, Penalty, Player, Result, Seat, Tournament
+from tournaments.search import name_ordering
 
 from .models import SimultaneousLink
 
@@ -70,7 +71,7 @@ def _players(
         if result.sitter_id:
             ids.add(result.sitter_id)
     ids.update(p.player_id for p in penalties)
-    return list(Player.objects.filter(pk__in=ids).order_by("last_name", "first_name", "pk"))
+    return list(Player.objects.filter(pk__in=ids).order_by(*name_ordering()))
 
 
 def build_upload(
