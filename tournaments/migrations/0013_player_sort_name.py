@@ -19,7 +19,7 @@ def refold(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('tournaments', '0011_merge_20261202_2225'),
+        ('tournaments', '0012_club_arbiters'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
