@@ -539,6 +539,8 @@
       return flush().then(function () {
         var now = donneOf(item.donne);
         if (now.failed) { form.dataset.editing = String(item.donne); }
+        // The lent phone's entry is made: the phone is its owner's again.
+        else if (handed && !pending[item.donne]) { handed = false; showBinding(); }
         render();
         if (current !== item.donne) return;
         if (pending[item.donne]) { focusAfter(since, $("entry-note")); return; }
@@ -548,7 +550,6 @@
           focusAfter(since, $("conflicts"));
           return;
         }
-        if (handed) { handed = false; showBinding(); } // the entry is made: the phone is its owner's again
         if (now.result && now.result.entry_status === "awaiting") addSentence($("result-status"), T.saved);
         focusAfter(since, $("result-status"));
       });
