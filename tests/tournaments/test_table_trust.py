@@ -223,7 +223,7 @@ def test_brute_force_from_changing_phones_spends_a_budget_not_the_owners_phone(t
     stranger = code_source(phone=phone_id(), address="10.0.0.9")
     with pytest.raises(ResultInvalid) as exc:
         _confirm(access, first, east, good, stranger)
-    assert "works only on a phone where he typed it" in str(exc.value)
+    assert "works only on a phone where they typed it" in str(exc.value)
     wrong_before = PlayerCode.objects.get(player=east).wrong_total
     with pytest.raises(ResultInvalid):
         _confirm(access, first, east, "9999" if good != "9999" else "9998", stranger)

@@ -530,8 +530,9 @@ def _budget_spent(player: Player) -> ResultInvalid:
         {
             "code": [
                 _(
-                    "Too many wrong codes were typed for %(player)s from other phones: his "
-                    "code now works only on a phone where he typed it before. Call the arbiter."
+                    "Too many wrong codes were typed for %(player)s from other phones: their "
+                    "code now works only on a phone where they typed it before. Call the "
+                    "arbiter."
                 )
                 % {"player": player}
             ]
