@@ -108,7 +108,7 @@ def _players(tournament: Tournament) -> list[dict[str, Any]]:
     locks: dict[int, CodeThrottle] = {}
     for throttle in CodeThrottle.objects.filter(tournament=tournament).exclude(locked_until=None):
         known = locks.get(throttle.player_id)
-        if known is None or throttle.locked_until > known.locked_until:  # type: ignore[operator]
+        if known is None or (throttle.locked_until or now) > (known.locked_until or now):
             locks[throttle.player_id] = throttle
     bound = {
         b.player_id: b
@@ -127,7 +127,7 @@ def _players(tournament: Tournament) -> list[dict[str, Any]]:
                 "state": state,
                 "lock": lock,
                 "spent": spent,
-                "locked": spent or (lock is not None and lock.locked_until > now),  # type: ignore[operator]
+                "locked": spent or (lock is not None and (lock.locked_until or now) > now),
                 "binding": bound.get(r.player_id),
             }
         )
