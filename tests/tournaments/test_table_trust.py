@@ -28,7 +28,7 @@ from tests.tournaments.test_table_entry import (
     table_round,
 )
 from tests.tournaments.test_table_entry import t as t
-from tournaments.models import PhoneBinding, PlayerCode, Result
+from tournaments.models import CodeThrottle, PhoneBinding, PlayerCode, Result
 from tournaments.services.results import ResultInvalid
 from tournaments.services.table_entry import (
     CODE_GUESS_BUDGET,
@@ -228,6 +228,11 @@ def test_brute_force_from_changing_phones_spends_a_budget_not_the_owners_phone(t
     with pytest.raises(ResultInvalid):
         _confirm(access, first, east, "9999" if good != "9999" else "9998", stranger)
     assert PlayerCode.objects.get(player=east).wrong_total == wrong_before  # not compared
+    rows = CodeThrottle.objects.filter(player=east).count()
+    for _i in range(5):  # new phone ids add nothing once the budget is spent
+        with pytest.raises(ResultInvalid):
+            _confirm(access, first, east, good, code_source(phone=phone_id(), address="x"))
+    assert CodeThrottle.objects.filter(player=east).count() == rows
     # East's own phone still proves him.
     with pytest.raises(ResultInvalid) as exc:
         _confirm(access, first, east, good, own)

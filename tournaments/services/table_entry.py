@@ -504,9 +504,15 @@ def _wait(row: CodeThrottle, now: datetime.datetime) -> int:
 
 
 def _throttle_rows(tournament: Tournament, player: Player, source: str) -> Any:
-    """The throttle of ``player``'s code from ``source``, created on first use."""
+    """The throttle of ``player``'s code from ``source``, created on first use. A new source
+    is refused at once when the budget of guesses is spent: changing phone ids then neither
+    tries codes nor fills the table."""
     rows = CodeThrottle.objects.filter(tournament=tournament, player=player, source=source)
     if not rows.exists():
+        if PlayerCode.objects.filter(
+            tournament=tournament, player=player, guesses__gte=CODE_GUESS_BUDGET
+        ).exists():
+            raise _budget_spent(player)
         try:
             with transaction.atomic():
                 CodeThrottle.objects.create(tournament=tournament, player=player, source=source)
