@@ -747,7 +747,7 @@ class PhoneBinding(models.Model):
     it is valid only at the table and in the round where it was made. One live binding per
     player: a new one ends the previous one. The arbiter sees them and revokes them. Rows
     are kept once ended (``ended_at``, ``end_reason``, ``ended_by``): the record of who held
-    which phone when. Only digests are stored, never the token nor the phone's id."""
+    which phone when. This table keeps digests only, never the token nor the phone's id."""
 
     class End(models.TextChoices):
         REPLACED = "replaced", _("another phone was bound")
