@@ -144,6 +144,7 @@ def test_the_arbiter_sees_each_players_bound_phone_and_revokes_it(t, client, per
     html = arbiter.get(reverse("arbiter_tables", args=[t.pk]), **EN).content.decode()
     row = re.search(rf'<tr data-player="{north.pk}"[^>]*>(.*?)</tr>', html, re.S)
     assert row is not None and "unbind/" not in row.group(1)
+    assert "Ended at " in row.group(1) and "revoked by the arbiter" in row.group(1)
     # Nobody else may revoke.
     stranger = client.__class__()
     stranger.force_login(personas.stranger)

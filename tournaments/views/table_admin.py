@@ -101,7 +101,8 @@ def tables_overview(request: HttpRequest, pk: int) -> HttpResponse:
 
 def _players(tournament: Tournament) -> list[dict[str, Any]]:
     """Each registered player's code, its wrong tries, its latest lock on any phone, whether
-    its budget of guesses is spent, and the phone bound to him now (if any)."""
+    its budget of guesses is spent, and the phone bound to him now, else when and why his
+    last binding ended (the record the binding rows keep)."""
     codes = player_codes_get(tournament=tournament)
     states = {c.player_id: c for c in PlayerCode.objects.filter(tournament=tournament)}
     now = timezone.now()
@@ -116,6 +117,10 @@ def _players(tournament: Tournament) -> list[dict[str, Any]]:
             "table_round__round", "table_round__table"
         )
     }
+    ended: dict[int, PhoneBinding] = {}
+    for b in PhoneBinding.objects.filter(tournament=tournament).exclude(ended_at=None):
+        if b.player_id not in bound and b.player_id not in ended:  # the latest first
+            ended[b.player_id] = b
     rows = []
     for r in Registration.objects.filter(tournament=tournament).select_related("player"):
         state, lock = states.get(r.player_id), locks.get(r.player_id)
@@ -129,6 +134,7 @@ def _players(tournament: Tournament) -> list[dict[str, Any]]:
                 "spent": spent,
                 "locked": spent or (lock is not None and (lock.locked_until or now) > now),
                 "binding": bound.get(r.player_id),
+                "ended": ended.get(r.player_id),
             }
         )
     return rows
