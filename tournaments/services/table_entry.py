@@ -557,7 +557,9 @@ def _check_code(tournament: Tournament, player: Player, code: str, source: str) 
     time); the steps start again when the arbiter issues a new code or after
     ``CODE_QUIET_SECONDS`` (6 h) without a lock. A right code gives the source's tries back
     (not the steps) and trusts the source. The owner's right code from any other phone and
-    his bound phone keep working whatever a table-mate typed.
+    his bound phone keep working whatever a table-mate typed. A phone the whole table shares
+    is one source: locked there, the owner confirms from his own phone or his bound phone
+    (letting a right code through a locked source would let its guesser go on guessing).
 
     What stops brute force then: a source cannot be trusted without the right code, and
     each wrong code from an untrusted source spends one of the player's
