@@ -707,16 +707,16 @@ class TableAccess(models.Model):
 class PlayerCode(models.Model):
     """A player's personal 4-digit code for one tournament (printed on his route card): he
     types it to confirm a result entered by the other camp. Wrong codes are counted; too many
-    lock it, each lock longer than the last (tournaments.services.table_entry)."""
+    from one phone lock it on that phone (`CodeThrottle`), each lock longer than the last, and
+    wrong codes from strangers' phones spend a budget (tournaments.services.table_entry)."""
 
     tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="+")
     player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="+")
     code = models.CharField(max_length=4)
-    failures = models.PositiveSmallIntegerField(default=0)
-    locked_until = models.DateTimeField(null=True, blank=True)
-    # Locks since the code was issued (or since the last quiet period): each lasts longer.
-    lockouts = models.PositiveSmallIntegerField(default=0)
     wrong_total = models.PositiveIntegerField(default=0)
+    # Wrong codes typed from places (phones, addresses) where the player never proved himself:
+    # what brute force spends, bounded by table_entry.CODE_GUESS_BUDGET.
+    guesses = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -728,6 +728,82 @@ class PlayerCode(models.Model):
 
     def __str__(self) -> str:
         return f"{self.player} @ {self.tournament_id}"
+
+
+class CodeThrottle(models.Model):
+    """Wrong codes typed for one player from one source: a phone (the random id its table page
+    keeps) or, for a request without one, an address. Five wrong codes lock that player's code
+    for that source only, each lock longer than the last: the guesser waits, the owner's
+    other phones do not. ``trusted`` once the player typed his right code from there."""
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="+")
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="+")
+    source = models.CharField(max_length=32)  # a digest, never the phone's id itself
+    failures = models.PositiveSmallIntegerField(default=0)
+    locked_until = models.DateTimeField(null=True, blank=True)
+    # Locks since the code was issued (or since the last quiet period): each lasts longer.
+    lockouts = models.PositiveSmallIntegerField(default=0)
+    trusted = models.BooleanField(default=False)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["tournament", "player", "source"], name="one_throttle_per_source"
+            )
+        ]
+        verbose_name = _("code throttle")
+        verbose_name_plural = _("code throttles")
+
+    def __str__(self) -> str:
+        return f"{self.player} @ {self.tournament_id} · {self.source[:8]}"
+
+
+class PhoneBinding(models.Model):
+    """A phone bound to a player: its page sends the token instead of his code. Only the
+    player makes one (his code typed on a phone bound to nobody else, the box ticked), and
+    it is valid only at the table and in the round where it was made. One live binding per
+    player: a new one ends the previous one. The arbiter sees them and revokes them. Rows
+    are kept once ended (``ended_at``, ``end_reason``, ``ended_by``): the record of who held
+    which phone when. This table keeps digests only, never the token nor the phone's id."""
+
+    class End(models.TextChoices):
+        REPLACED = "replaced", _("another phone was bound")
+        ARBITER = "arbiter", _("revoked by the arbiter")
+        NEW_CODE = "new_code", _("new code")
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="+")
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="+")
+    table_round = models.ForeignKey(TableRound, on_delete=models.CASCADE, related_name="+")
+    table_access = models.ForeignKey(
+        TableAccess, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    token_digest = models.CharField(max_length=64, unique=True)
+    phone_digest = models.CharField(max_length=64)
+    created_at = models.DateTimeField(auto_now_add=True)
+    ended_at = models.DateTimeField(null=True, blank=True)
+    end_reason = models.CharField(max_length=10, choices=End.choices, blank=True)
+    ended_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["tournament", "player"],
+                condition=models.Q(ended_at__isnull=True),
+                name="one_live_binding_per_player",
+            )
+        ]
+        verbose_name = _("phone binding")
+        verbose_name_plural = _("phone bindings")
+
+    def __str__(self) -> str:
+        return f"{self.player} @ {self.table_round_id}"
 
 
 from .api.models import IdempotencyRecord  # noqa: E402, F401

@@ -84,6 +84,11 @@ urlpatterns: list[URLPattern | URLResolver] = [
         name="arbiter_player_code",
     ),
     path(
+        "t/<int:pk>/arbiter/players/<int:player_id>/unbind/",
+        table_admin.player_binding_end,
+        name="arbiter_player_unbind",
+    ),
+    path(
         "t/<int:pk>/arbiter/table/<int:table>/donne/<int:donne>/confirm-entry/",
         table_admin.entry_confirm,
         name="arbiter_entry_confirm",

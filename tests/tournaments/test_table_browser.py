@@ -1,7 +1,7 @@
 """On a phone (390 × 844) in real Chromium: the players of a table open its page from the QR
 code's URL, the player who enters binds the phone to himself with his code once, enters the
 relais, passes the phone and an opponent confirms with his code, and the ranking moves; a bound
-phone is handed over; an entry the cards contradict is answered like any other;
+phone is handed over for one entry and stays its owner's; an entry the cards contradict is answered like any other;
 results entered while offline wait on the phone and are sent once when the connection returns;
 a page reopened offline shows what was saved since it was first loaded; a reload weighs under
 100 KB; five wrong codes lock the code."""
@@ -428,17 +428,21 @@ def test_a_bound_phone_confirms_in_one_tap_and_is_handed_over(
     done = Result.objects.get(donne__number=first, table=tr.table)
     assert done.entry_status == EntryStatus.CONFIRMED and done.confirmed_by == seats["E"]
 
-    # North hands his phone to South: unbound, South enters with his own code.
+    # North hands his phone to South for one entry: South types his own code, and the phone
+    # stays North's (it never takes South's binding).
     page.locator(f'#donne-tabs .tab[data-donne="{numbers(tr)[2]}"]').click()
     page.locator("#unbind").click()
     expect(page.locator("#who-enters")).to_be_visible()
+    expect(page.locator("#bind-choice")).to_be_hidden()
     sign_in(page, seats["S"], codes[seats["S"].pk])
     page.locator('input[name="contract"][value="all_passed"]').check()
     page.locator("#save").click()
-    expect(page.locator("#bound-who")).to_contain_text(str(seats["S"]))
+    tab = page.locator(f'#donne-tabs .tab[data-donne="{numbers(tr)[2]}"]')
+    expect(tab).to_have_attribute("data-status", "awaiting")
+    expect(page.locator("#bound-who")).to_contain_text(str(seats["N"]))
     page.locator(f'#donne-tabs .tab[data-donne="{numbers(tr)[3]}"]').click()
     expect(page.locator("#unbind")).to_have_text(
-        f"Vous n'êtes pas {seats['S']}\u202f? Libérez ce téléphone"
+        f"Vous n'êtes pas {seats['N']}\u202f? Libérez ce téléphone"
     )
     page.screenshot(path="/tmp/table-bound.png")
     assert Result.objects.get(donne__number=numbers(tr)[2], table=tr.table).entered_by == seats["S"]

@@ -10,7 +10,6 @@ import secrets
 from decimal import Decimal
 
 import pytest
-from django.core import signing
 from django.db import transaction
 from django.urls import reverse
 from django.utils import timezone, translation
@@ -19,9 +18,11 @@ from tests.tournaments.test_card_checks import deal
 from tests.tournaments.test_results_service import GARDE_WON, cell, set_hands
 from tournaments.ledger_text import reason_text
 from tournaments.models import (
+    CodeThrottle,
     Donne,
     EntryStatus,
     LedgerEntry,
+    PhoneBinding,
     PlayerCode,
     Result,
     Round,
@@ -31,7 +32,6 @@ from tournaments.models import (
 from tournaments.services.preparation import seats_for_donne
 from tournaments.services.results import ResultConflict, ResultInput, ResultInvalid, result_save
 from tournaments.services.table_entry import (
-    BINDING_SALT,
     SHORT_CODE_LOOKUPS_PER_MINUTE,
     CodeLocked,
     TableAccessDenied,
@@ -286,11 +286,11 @@ def test_five_wrong_codes_lock_the_code_for_a_minute(t):
             voucher=Voucher(player_id=seats["E"].pk, code=good),
             version=None,
         )
-    locked_until = PlayerCode.objects.get(player=seats["E"]).locked_until
+    locked_until = CodeThrottle.objects.get(player=seats["E"]).locked_until
     assert locked_until > timezone.now() + datetime.timedelta(seconds=50)  # a minute
     assert locked_until <= timezone.now() + datetime.timedelta(seconds=60)
     assert Result.objects.get(pk=result.pk).entry_status == EntryStatus.AWAITING
-    PlayerCode.objects.filter(player=seats["E"]).update(
+    CodeThrottle.objects.filter(player=seats["E"]).update(
         locked_until=timezone.now() - datetime.timedelta(seconds=1)
     )
     table_entry_confirm(
@@ -701,6 +701,8 @@ def _donnes(t, table=1) -> list[int]:
 
 
 GARDE_N = {"contract": "garde", "taker": "N", "bouts": "2", "points": "50"}
+# The random ids two phones' table pages keep.
+PHONE_N, PHONE_E = "n" * 16 + secrets.token_hex(8), "e" * 16 + secrets.token_hex(8)
 
 
 def test_nobody_enters_or_confirms_in_another_players_name(t, client):
@@ -715,7 +717,7 @@ def test_nobody_enters_or_confirms_in_another_players_name(t, client):
     assert wrong.status_code == 400 and "code" in wrong.json()["errors"]
     assert not Result.objects.exists()
     # From North's bound phone a claimed name is not believed: the entry is North's.
-    token = player_binding_issue(tournament=t, player=north)
+    token = player_binding_issue(access=access, player=north, phone=PHONE_N)
     saved = client.post(save, GARDE_N | {"player": east.pk, "binding": token})
     assert saved.status_code == 200 and saved.json()["result"]["entered_by"] == north.pk
     version = saved.json()["result"]["version"]
@@ -744,7 +746,7 @@ def test_a_phone_bound_to_north_confirmed_by_east_code_counts(t, client):
     north, east = holders(t, 1, second)["N"], holders(t, 1, second)["E"]
     assert holders(t, 1, first)["N"] == north
     # North types his code once and keeps the phone: the answer carries the binding.
-    body = GARDE_N | {"player": north.pk, "code": code_of(t, north), "bind": "1"}
+    body = GARDE_N | {"player": north.pk, "code": code_of(t, north), "bind": "1", "phone": PHONE_N}
     bound = client.post(_url("table_save", access, first), body, **EN).json()["binding"]
     assert bound["player"] == north.pk and bound["name"] == str(north)
     assert bound["tournament"] == t.pk
@@ -790,26 +792,34 @@ def test_a_phone_bound_to_north_confirmed_by_east_code_counts(t, client):
     assert (first_rows.first().reason, first_rows.first().reason_code) == ("", "table_entry")
 
 
-def test_a_phone_binding_is_signed_for_one_tournament_and_one_code(t, client, personas):
+def test_a_phone_binding_is_valid_at_its_table_and_round_until_ended(t, client, personas):
     access = table_access_issue(table_round=table_round(t))
     d = first_donne(t)
     north = holders(t, 1, d)["N"]
-    token = player_binding_issue(tournament=t, player=north)
-    assert player_binding_read(tournament=t, binding=token) == north
+    token = player_binding_issue(access=access, player=north, phone=PHONE_N)
+    assert token and player_binding_read(access=access, binding=token) == north
     tampered = token[:-1] + ("A" if token[-1] != "A" else "B")
-    value = signing.loads(token, salt=BINDING_SALT)
-    elsewhere = signing.dumps(value | {"t": t.pk + 1000}, salt=BINDING_SALT)  # another event's
-    for bad in (tampered, elsewhere, "not-a-token"):
+    for bad in (tampered, "not-a-token"):
         answer = client.post(_url("table_save", access, d), GARDE_N | {"binding": bad})
         assert answer.status_code == 400 and "binding" in answer.json()["errors"], bad
+    # Only the digests are stored: neither the token nor the phone's id.
+    row = PhoneBinding.objects.get()
+    assert token not in (row.token_digest, row.phone_digest) and row.phone_digest != PHONE_N
+    assert (row.table_round_id, row.table_access_id) == (access.table_round_id, access.pk)
+    # At another table, or in the next round (North moves): not valid.
+    for tr in (table_round(t, 2), table_round(t, 1, 2)):
+        elsewhere = table_access_issue(table_round=tr)
+        with pytest.raises(ResultInvalid) as exc:
+            player_binding_read(access=elsewhere, binding=token)
+        assert "binding" in exc.value.errors
     assert not Result.objects.exists()
-    # The arbiter gives North a new code (his route card was seen): the phones bound with the
-    # old one are unbound.
+    # The arbiter gives North a new code (his route card was seen): the phone is unbound.
     old = code_of(t, north)
     while code_of(t, north) == old:
         player_code_reissue(tournament=t, player=north, user=personas.arbiter)
-    answer = client.post(_url("table_save", access, d), GARDE_N | {"binding": token})
-    assert answer.status_code == 400 and "binding" in answer.json()["errors"]
+    answer = client.post(_url("table_save", access, d), GARDE_N | {"binding": token}, **EN)
+    assert answer.status_code == 400 and "no longer bound" in str(answer.json()["errors"])
+    assert PhoneBinding.objects.get().end_reason == PhoneBinding.End.NEW_CODE
 
 
 def test_the_four_previews_with_each_taker_and_no_bout_answer_alike(t, client):
@@ -994,14 +1004,14 @@ def _wrong_five(t, access, d, player, good):
 
 
 def _lock_ends(player) -> datetime.timedelta:
-    row = PlayerCode.objects.get(player=player)
+    row = CodeThrottle.objects.get(player=player)
     return row.locked_until - timezone.now()
 
 
 def _move_back(player, seconds: int) -> None:
     """As if ``seconds`` had passed since the lock was set."""
-    row = PlayerCode.objects.get(player=player)
-    PlayerCode.objects.filter(pk=row.pk).update(
+    row = CodeThrottle.objects.get(player=player)
+    CodeThrottle.objects.filter(pk=row.pk).update(
         locked_until=row.locked_until - datetime.timedelta(seconds=seconds)
     )
 
@@ -1019,7 +1029,7 @@ def test_each_lock_of_a_code_lasts_longer_until_a_quiet_period(t):
         left = _lock_ends(seats["E"])
         step_seconds = CODE_LOCK_STEPS[min(step, len(CODE_LOCK_STEPS)) - 1]
         assert step_seconds - 10 < left.total_seconds() <= step_seconds, step
-        assert PlayerCode.objects.get(player=seats["E"]).lockouts == step
+        assert CodeThrottle.objects.get(player=seats["E"]).lockouts == step
         with pytest.raises(CodeLocked) as exc:
             table_entry_confirm(
                 access=access,
@@ -1037,12 +1047,12 @@ def test_each_lock_of_a_code_lasts_longer_until_a_quiet_period(t):
         voucher=Voucher(player_id=seats["E"].pk, code=good),
         version=None,
     )
-    assert PlayerCode.objects.get(player=seats["E"]).lockouts == len(CODE_LOCK_STEPS) + 1
+    assert CodeThrottle.objects.get(player=seats["E"]).lockouts == len(CODE_LOCK_STEPS) + 1
     # Six quiet hours after the last lock ended: the steps start again.
     _move_back(seats["E"], CODE_QUIET_SECONDS)
     _wrong_five(t, access, d, seats["E"], good)
     assert _lock_ends(seats["E"]).total_seconds() <= CODE_LOCK_STEPS[0]
-    assert PlayerCode.objects.get(player=seats["E"]).lockouts == 1
+    assert CodeThrottle.objects.get(player=seats["E"]).lockouts == 1
 
 
 def test_the_arbiter_sees_the_lock_and_unlocks_with_a_new_code(t, client, personas):
@@ -1060,7 +1070,7 @@ def test_the_arbiter_sees_the_lock_and_unlocks_with_a_new_code(t, client, person
     html = page.content.decode()
     row = re.search(rf'<tr data-player="{east.pk}" class="flagged">(.*?)</tr>', html, re.S)
     assert row is not None
-    until = timezone.localtime(PlayerCode.objects.get(player=east).locked_until)
+    until = timezone.localtime(CodeThrottle.objects.get(player=east).locked_until)
     assert f"Until {until:%H:%M:%S} (lock no. 2)" in row.group(1)
     assert re.search(r"data-wrong-codes>10<", row.group(1))
     assert "Unlock: new code" in row.group(1)
@@ -1078,8 +1088,8 @@ def test_the_arbiter_sees_the_lock_and_unlocks_with_a_new_code(t, client, person
     again = client.post(url, {FIELD: token}, HTTP_ACCEPT_LANGUAGE="en")  # a double click
     assert first.status_code == again.status_code == 302
     assert player_codes_get(tournament=t)[east.pk] == new  # acted on once
-    state = PlayerCode.objects.get(player=east)
-    assert state.locked_until is None and state.lockouts == 0 and state.failures == 0
+    assert not CodeThrottle.objects.filter(player=east).exists()  # unlocked everywhere
+    assert PlayerCode.objects.get(player=east).guesses == 0
     if new != old:
         table_entry_confirm(
             access=access,

@@ -7,14 +7,17 @@ results there, nothing else (never the hands, other tables or travellers). It st
 when the arbiter revokes it (a new one is issued) or when the round closes.
 
 Nobody is taken at his word (RULES.md §6.2): whoever enters, confirms or contests proves who
-he is with a ``Voucher``, his personal 4-digit code (``PlayerCode``; five wrong codes lock it
-for a minute, the next five longer) or the binding of a phone to him (`player_binding_issue`: a token signed with
-the site's key, for one player in one tournament, kept by the page, which dies when the
-arbiter gives the player a new code). An entry goes through ``results.result_save`` with an
-``EntrySource`` naming the proven player, and counts only once a proven player of the other
-camp confirms it. An entry with a half point needs the arbiter; "Je conteste" flags it for
-him with a note. The arbiter can always confirm, correct or override. Every step is in the
-ledger with the player, how he proved it and the page.
+he is with a ``Voucher``, his personal 4-digit code (``PlayerCode``; wrong codes are throttled
+per player *and* per phone, `_check_code`: the guesser waits, never the owner) or the binding
+of a phone to him (`player_binding_issue`, a ``PhoneBinding``). Only the player makes a
+binding: his code typed on a phone bound to nobody else, the page's box ticked (never by
+default on a phone handed over or bound to someone else). It is valid only at the table and
+in the round where it was made, one phone per player (a new one ends the last), and the
+arbiter sees and revokes them; a new code ends it too. An entry goes through
+``results.result_save`` with an ``EntrySource`` naming the proven player, and counts only
+once a proven player of the other camp confirms it. An entry with a half point needs the
+arbiter; "Je conteste" flags it for him with a note. The arbiter can always confirm, correct
+or override. Every step is in the ledger with the player, how he proved it and the page.
 
 Before a donne is complete nothing the page answers depends on the hands (RULES.md §5.2):
 previews and saves check the rules of the score only; what the cards say against an entry
@@ -32,6 +35,7 @@ import datetime
 import hashlib
 import hmac
 import json
+import re
 import secrets
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -39,7 +43,6 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.core import signing
 from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
 from django.db.models import F, Q
@@ -54,9 +57,11 @@ from ..api.throttling import SharedCounters
 from ..ledger_text import PROOF_CODE, PROOF_PHONE
 from ..models import (
     COUNTED_ENTRY_STATUSES,
+    CodeThrottle,
     Donne,
     EntryStatus,
     LedgerEntry,
+    PhoneBinding,
     Player,
     PlayerCode,
     Registration,
@@ -84,7 +89,7 @@ from .results import (
 )
 
 __all__ = [
-    "BINDING_SALT",
+    "CODE_GUESS_BUDGET",
     "CODE_LOCK_SECONDS",
     "CODE_LOCK_STEPS",
     "CODE_MAX_FAILURES",
@@ -95,9 +100,12 @@ __all__ = [
     "TableAccessDenied",
     "TablePageLinks",
     "Voucher",
+    "code_source",
     "confirmer_problem",
+    "phone_bound_elsewhere",
     "player_binding_issue",
     "player_binding_read",
+    "player_binding_revoke",
     "player_code_reissue",
     "player_codes_get",
     "result_confirm_by_arbiter",
@@ -118,9 +126,15 @@ __all__ = [
     "table_page_links",
     "table_page_url",
     "table_user",
+    "valid_phone_id",
 ]
 
 CODE_MAX_FAILURES = 5
+# Wrong codes a player's code withstands from places he never typed it right (0.5 % of the
+# 10,000 codes); beyond, only his trusted phones, his bound phone or a new code work.
+CODE_GUESS_BUDGET = 50
+# The random id a table page draws once per phone (128 bits, hex or URL-safe).
+PHONE_ID = re.compile(r"[A-Za-z0-9_-]{16,64}")
 # Each lock of a player's code lasts longer than the one before (the last step repeats);
 # six hours without a lock start the steps again (a new tournament day).
 CODE_LOCK_STEPS = (60, 300, 1800, 7200, 28800)
@@ -444,15 +458,27 @@ def player_codes_get(*, tournament: Tournament) -> dict[int, str]:
 
 
 def player_code_reissue(*, tournament: Tournament, player: Player, user: Any) -> str:
-    """A new code for a player (he lost his route card, or someone saw it); unlocks it."""
+    """A new code for a player (he lost his route card, or someone saw it): unlocks it on
+    every phone, gives its budget back and ends the phone bound to him."""
     _require_manager(user, tournament)
     code = _new_code()
-    updated = PlayerCode.objects.filter(tournament=tournament, player=player).update(
-        code=code, failures=0, locked_until=None, lockouts=0, wrong_total=0
-    )
-    if not updated:
-        PlayerCode.objects.create(tournament=tournament, player=player, code=code)
+    with transaction.atomic():
+        updated = PlayerCode.objects.filter(tournament=tournament, player=player).update(
+            code=code, wrong_total=0, guesses=0
+        )
+        if not updated:
+            PlayerCode.objects.create(tournament=tournament, player=player, code=code)
+        CodeThrottle.objects.filter(tournament=tournament, player=player).delete()
+        _end_bindings(tournament, player, PhoneBinding.End.NEW_CODE, user)
     return code
+
+
+def code_source(*, phone: str, address: str) -> str:
+    """Where a code is typed from, as the throttle counts it: the random id the table page
+    keeps on its phone (`valid_phone_id`), else the client's address. A digest: neither is
+    stored."""
+    kind, value = ("phone", phone) if valid_phone_id(phone) else ("address", address)
+    return hashlib.sha256(f"code-source:{kind}:{value}".encode()).hexdigest()[:32]
 
 
 def _lock_seconds(lockouts: int) -> int:
@@ -460,7 +486,7 @@ def _lock_seconds(lockouts: int) -> int:
     return CODE_LOCK_STEPS[min(lockouts, len(CODE_LOCK_STEPS) - 1)]
 
 
-def _lock(rows: Any, now: datetime.datetime, condition: Q) -> PlayerCode:
+def _lock(rows: Any, now: datetime.datetime, condition: Q) -> CodeThrottle:
     """Lock the code for the next step's time. The UPDATE is conditional on the number of
     locks read: of two requests locking at once, one locks and the other reads its lock."""
     row = rows.get()
@@ -471,26 +497,80 @@ def _lock(rows: Any, now: datetime.datetime, condition: Q) -> PlayerCode:
     return rows.get()
 
 
-def _wait(row: PlayerCode, now: datetime.datetime) -> int:
+def _wait(row: CodeThrottle, now: datetime.datetime) -> int:
     if row.locked_until is None:
         return _lock_seconds(0)
     return max(1, int((row.locked_until - now).total_seconds()) + 1)
 
 
-def _check_code(tournament: Tournament, player: Player, code: str) -> None:
-    """Raise ResultInvalid on a wrong code (counted), CodeLocked while locked.
+def _throttle_rows(tournament: Tournament, player: Player, source: str) -> Any:
+    """The throttle of ``player``'s code from ``source``, created on first use. A new source
+    is refused at once when the budget of guesses is spent: changing phone ids then neither
+    tries codes nor fills the table."""
+    rows = CodeThrottle.objects.filter(tournament=tournament, player=player, source=source)
+    if not rows.exists():
+        if PlayerCode.objects.filter(
+            tournament=tournament, player=player, guesses__gte=CODE_GUESS_BUDGET
+        ).exists():
+            raise _budget_spent(player)
+        try:
+            with transaction.atomic():
+                CodeThrottle.objects.create(tournament=tournament, player=player, source=source)
+        except IntegrityError:
+            pass  # created meanwhile by another attempt
+    return rows
 
-    Each attempt first takes one of the ``CODE_MAX_FAILURES`` tries in a single conditional
-    UPDATE, then compares: requests sent at once cannot all read "no failure yet" and try
-    more codes than allowed. Using up the tries locks the code for ``CODE_LOCK_STEPS``
-    (1 min, then 5 min, 30 min, 2 h, then 8 h each time); the steps start again only when
-    the arbiter issues a new code or after ``CODE_QUIET_SECONDS`` (6 h) without a lock. A
-    right code gives the tries back, not the steps. The count is not rolled back with the
-    caller's refusal (the views turn refusals into answers and commit).
+
+def _take_guess(tournament: Tournament, player: Player) -> bool:
+    """Spend one of the ``CODE_GUESS_BUDGET`` guesses of a place the player never proved
+    himself from, in one conditional UPDATE; False when none is left."""
+    return bool(
+        PlayerCode.objects.filter(
+            tournament=tournament, player=player, guesses__lt=CODE_GUESS_BUDGET
+        ).update(guesses=F("guesses") + 1)
+    )
+
+
+def _budget_spent(player: Player) -> ResultInvalid:
+    return ResultInvalid(
+        {
+            "code": [
+                _(
+                    "Too many wrong codes were typed for %(player)s from other phones: their "
+                    "code now works only on a phone where they typed it before. Call the "
+                    "arbiter."
+                )
+                % {"player": player}
+            ]
+        }
+    )
+
+
+def _check_code(tournament: Tournament, player: Player, code: str, source: str) -> None:
+    """Raise ResultInvalid on a wrong code (counted), CodeLocked while locked for ``source``.
+
+    The throttle slows the guesser down, never the owner (`CodeThrottle`): it is kept per
+    player *and* per source (`code_source`). Each attempt first takes one of the source's
+    ``CODE_MAX_FAILURES`` tries in a single conditional UPDATE, then compares: requests sent
+    at once cannot all read "no failure yet". Using up the tries locks the code for that
+    source only, for ``CODE_LOCK_STEPS`` (1 min, then 5 min, 30 min, 2 h, then 8 h each
+    time); the steps start again when the arbiter issues a new code or after
+    ``CODE_QUIET_SECONDS`` (6 h) without a lock. A right code gives the source's tries back
+    (not the steps) and trusts the source. The owner's right code from any other phone and
+    his bound phone keep working whatever a table-mate typed. A phone the whole table shares
+    is one source: locked there, the owner confirms from his own phone or his bound phone
+    (letting a right code through a locked source would let its guesser go on guessing).
+
+    What stops brute force then: a source cannot be trusted without the right code, and
+    each wrong code from an untrusted source spends one of the player's
+    ``CODE_GUESS_BUDGET`` guesses (phones' ids cost nothing to change): once spent, untrusted
+    sources are refused without comparing, so at most 50 of the 10,000 codes are ever
+    tried (0.5 %), at the table where the player sits this round only. The counts are not
+    rolled back with the caller's refusal (the views turn refusals into answers and commit).
     """
     player_codes_get(tournament=tournament)
     now = timezone.now()
-    rows = PlayerCode.objects.filter(tournament=tournament, player=player)
+    rows = _throttle_rows(tournament, player, source)
     quiet_since = now - datetime.timedelta(seconds=CODE_QUIET_SECONDS)
     rows.filter(locked_until__lte=quiet_since).update(lockouts=0, locked_until=None)
     unlocked = Q(locked_until__isnull=True) | Q(locked_until__lte=now)
@@ -501,10 +581,22 @@ def _check_code(tournament: Tournament, player: Player, code: str) -> None:
             # The tries were used up by attempts that are still being answered: lock now.
             row = _lock(rows, now, unlocked)
         raise CodeLocked(_wait(row, now))
-    if secrets.compare_digest(row.code, (code or "").strip()):
-        rows.update(failures=0)
+    if not row.trusted and not _take_guess(tournament, player):
+        rows.filter(failures__gt=0).update(failures=F("failures") - 1)
+        raise _budget_spent(player)
+    right = PlayerCode.objects.filter(tournament=tournament, player=player).values_list(
+        "code", flat=True
+    )[0]
+    if secrets.compare_digest(right, (code or "").strip()):
+        rows.update(failures=0, trusted=True)
+        if not row.trusted:  # a right code is no guess
+            PlayerCode.objects.filter(tournament=tournament, player=player).update(
+                guesses=F("guesses") - 1
+            )
         return
-    rows.update(wrong_total=F("wrong_total") + 1)
+    PlayerCode.objects.filter(tournament=tournament, player=player).update(
+        wrong_total=F("wrong_total") + 1
+    )
     if row.locked_until is not None and row.locked_until > now:
         raise CodeLocked(_wait(row, now))  # attempts sent at once used the last try meanwhile
     if row.failures >= CODE_MAX_FAILURES:
@@ -555,92 +647,129 @@ def _seated_player(access: TableAccess, player_id: int | None) -> Player:
 
 # --- who is at the phone: a code typed, or a phone bound to a player ---------------------------
 
-BINDING_SALT = "tournaments.table-binding"
-
 
 @dataclass(frozen=True)
 class Voucher:
     """What a player at the table gives to prove who he is: his name with his personal code,
     or the binding of the phone to him (``binding``, from `player_binding_issue`), which
-    names him by itself. Nothing else is believed."""
+    names him by itself. Nothing else is believed. ``source`` is where a code is typed from
+    (`code_source`): the throttle of wrong codes is kept per player and source."""
 
     player_id: int | None = None
     code: str = ""
     binding: str = ""
+    source: str = ""
 
 
-def _code_key(tournament_id: int, player_id: int, code: str) -> str:
-    """A keyed digest of the player's current code: a binding made with an old code dies when
-    the arbiter gives a new one, and the token never tells the code."""
-    key = settings.SECRET_KEY.encode()
-    message = f"table-binding:{tournament_id}:{player_id}:{code}".encode()
-    return hmac.new(key, message, hashlib.sha256).hexdigest()[:16]
+def valid_phone_id(phone: str) -> bool:
+    """Whether ``phone`` looks like the random id a table page draws once per phone."""
+    return bool(PHONE_ID.fullmatch(phone or ""))
 
 
-def player_binding_issue(*, tournament: Tournament, player: Player) -> str:
-    """The signed token that binds a phone to ``player`` for ``tournament`` only: the page
-    keeps it and sends it instead of the code. Call only once the player proved who he is."""
-    code = player_codes_get(tournament=tournament).get(player.pk, "")
-    value = {"t": tournament.pk, "p": player.pk, "k": _code_key(tournament.pk, player.pk, code)}
-    return signing.dumps(value, salt=BINDING_SALT, compress=False)
+def _digest(kind: str, value: str) -> str:
+    return hashlib.sha256(f"{kind}:{value}".encode()).hexdigest()
 
 
-def _binding_refused() -> ResultInvalid:
-    return ResultInvalid(
-        {
-            "binding": [
-                _(
-                    "This phone's binding is not valid here: choose your name and type your "
-                    "personal code again."
-                )
-            ]
-        }
+def _end_bindings(tournament: Tournament, player: Player, reason: str, user: Any) -> int:
+    """End ``player``'s live binding (kept as the record); how many were ended."""
+    return PhoneBinding.objects.filter(tournament=tournament, player=player, ended_at=None).update(
+        ended_at=timezone.now(), end_reason=reason, ended_by=user
     )
 
 
-def player_binding_read(*, tournament: Tournament, binding: str) -> Player:
-    """The player a phone is bound to in ``tournament``. Raises ResultInvalid when the token
-    is forged or altered, of another tournament, or made before his code was changed."""
-    try:
-        value = signing.loads(binding, salt=BINDING_SALT)
-    except signing.BadSignature:
-        raise _binding_refused() from None
-    if not isinstance(value, dict) or value.get("t") != tournament.pk:
-        raise _binding_refused()
-    player_id = value.get("p")
-    code = PlayerCode.objects.filter(tournament=tournament, player_id=player_id).first()
-    if code is None or not hmac.compare_digest(
-        str(value.get("k", "")), _code_key(tournament.pk, int(player_id), code.code)
+def phone_bound_elsewhere(*, tournament: Tournament, phone: str, player: Player) -> bool:
+    """Whether the phone of id ``phone`` is bound now to another player than ``player`` (a
+    live binding of a round not closed): such a phone is handed over, never taken."""
+    return (
+        PhoneBinding.objects.filter(
+            tournament=tournament, phone_digest=_digest("phone", phone), ended_at=None
+        )
+        .exclude(player=player)
+        .exclude(table_round__round__state=Round.State.CLOSED)
+        .exists()
+    )
+
+
+def player_binding_issue(*, access: TableAccess, player: Player, phone: str) -> str | None:
+    """Bind the phone whose page keeps the random id ``phone`` to ``player``, at the access's
+    table and in its round only: returns the token the page keeps and sends instead of the
+    code, or None when the phone has no valid id or is bound now to another player (a phone
+    handed over never takes its borrower's binding). The player's previous binding ends
+    (one phone per player). Call only once the player proved who he is with his code."""
+    tournament = access.tournament
+    if not valid_phone_id(phone) or phone_bound_elsewhere(
+        tournament=tournament, phone=phone, player=player
     ):
+        return None
+    token = secrets.token_urlsafe(32)
+    try:
+        with transaction.atomic():
+            _end_bindings(tournament, player, PhoneBinding.End.REPLACED, None)
+            PhoneBinding.objects.create(
+                tournament=tournament,
+                player=player,
+                table_round=access.table_round,
+                table_access=access,
+                token_digest=_digest("binding", token),
+                phone_digest=_digest("phone", phone),
+            )
+    except IntegrityError:  # another phone bound him at the same moment: that one wins
+        return None
+    return token
+
+
+def player_binding_revoke(*, tournament: Tournament, player: Player, user: Any) -> int:
+    """The arbiter ends the phone bound to ``player`` (kept as the record, with who ended
+    it): the phone asks for the code again. Returns how many bindings were ended (0 or 1)."""
+    _require_manager(user, tournament)
+    return _end_bindings(tournament, player, PhoneBinding.End.ARBITER, user)
+
+
+def _binding_refused(ended: bool = False) -> ResultInvalid:
+    message = (
+        _(
+            "This phone is no longer bound to you (another phone was bound, or the arbiter "
+            "ended it): choose your name and type your personal code."
+        )
+        if ended
+        else _(
+            "This phone's binding is not valid here: choose your name and type your "
+            "personal code again."
+        )
+    )
+    return ResultInvalid({"binding": [message]})
+
+
+def player_binding_read(*, access: TableAccess, binding: str) -> Player:
+    """The player a phone is bound to, at the access's table and in its round. Raises
+    ResultInvalid when the token is unknown, ended (replaced, revoked, a new code), or
+    was made at another table or in another round."""
+    row = (
+        PhoneBinding.objects.select_related("player")
+        .filter(tournament=access.tournament, token_digest=_digest("binding", binding or ""))
+        .first()
+    )
+    if row is None or row.table_round_id != access.table_round_id:
         raise _binding_refused()
-    return Player.objects.get(pk=player_id)
+    if row.ended_at is not None:
+        raise _binding_refused(ended=True)
+    return row.player
 
 
 def _vouched(access: TableAccess, voucher: Voucher) -> tuple[Player, str]:
     """The player who proved who he is, seated at the table in this round, and how he proved
     it (``PROOF_CODE`` or ``PROOF_PHONE``). Raises ResultInvalid or CodeLocked."""
     if voucher.binding:
-        player = player_binding_read(tournament=access.tournament, binding=voucher.binding)
+        player = player_binding_read(access=access, binding=voucher.binding)
         if not Seat.objects.filter(table_round=access.table_round, player=player).exists():
-            raise ResultInvalid(
-                {
-                    "binding": [
-                        _(
-                            "This phone is bound to %(player)s, who does not play at this "
-                            "table in this round: hand it over, or choose your name and type "
-                            "your personal code."
-                        )
-                        % {"player": player}
-                    ]
-                }
-            )
+            raise _binding_refused()
         return player, PROOF_PHONE
     player = _seated_player(access, voucher.player_id)
     if not (voucher.code or "").strip():
         raise ResultInvalid(
             {"code": [_("Type your personal code (4 digits, on your route card).")]}
         )
-    _check_code(access.tournament, player, voucher.code)
+    _check_code(access.tournament, player, voucher.code, voucher.source)
     return player, PROOF_CODE
 
 

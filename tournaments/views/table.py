@@ -4,8 +4,9 @@ account. Thin: tournaments.services.table_entry decides; these views translate H
 The secret in the URL is the only key to the page (no session, no CSRF cookie: the JSON writes
 are CSRF-exempt because a forged request would need the secret). Each write also carries who
 makes it, proven (`_voucher`): ``player`` with his ``code``, or the ``binding`` token of a
-phone bound to them, which a save with ``bind`` set answers with (the page keeps it per
-tournament). Writes take the same form
+phone bound to them, which a save with ``bind`` set and the phone's random id (``phone``)
+answers with, when that phone is bound to nobody else (the page keeps it for its table and
+round). Writes take the same form
 fields as the arbiter's entry form and an ``Idempotency-Key`` header, so the page's offline
 queue can resend safely.
 """
@@ -41,6 +42,7 @@ from ..services.results import (
 from ..services.table_entry import (
     TableAccessDenied,
     Voucher,
+    code_source,
     player_binding_issue,
     table_access_lookup,
     table_access_resolve,
@@ -232,12 +234,19 @@ def _int(text: str | None) -> int | None:
     return int(text) if text.isdigit() and len(text) < 10 else None
 
 
+def _phone(request: HttpRequest) -> str:
+    """The random id the table page keeps on its phone ("" when absent)."""
+    return (request.POST.get("phone") or "")[:64]
+
+
 def _voucher(request: HttpRequest) -> Voucher:
-    """Who makes the write, as the page proves it: a bound phone's token, else name and code."""
+    """Who makes the write, as the page proves it: a bound phone's token, else name and code
+    (throttled per player and per phone, else per address)."""
     return Voucher(
         player_id=_int(request.POST.get("player")),
         code=(request.POST.get("code") or "")[:20],
         binding=(request.POST.get("binding") or "")[:500],
+        source=code_source(phone=_phone(request), address=client_address(request)),
     )
 
 
@@ -332,10 +341,14 @@ def table_save(request: HttpRequest, secret: str, donne: int) -> HttpResponse:
             expected_version=_version(request),
         )
         extra: dict[str, Any] = {}
+        token = None
         if request.POST.get("bind") and not voucher.binding:
-            # The code was right: the phone is now his for the tournament.
+            # The code was right: this phone becomes his, here and in this round, unless
+            # it has no id or is bound to another player (handed over: never taken).
+            token = player_binding_issue(access=access, player=player, phone=_phone(request))
+        if token is not None:
             extra["binding"] = {
-                "token": player_binding_issue(tournament=access.tournament, player=player),
+                "token": token,
                 "player": player.pk,
                 "name": str(player),
                 "tournament": access.tournament_id,

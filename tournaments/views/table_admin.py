@@ -1,8 +1,11 @@
 """The arbiter's side of the tables' pages: each table's address and short code per round,
-revoking and reissuing them, the players' confirmation codes, and confirming a table's entry.
+revoking and reissuing them, the players' confirmation codes and the phones bound to them
+(with a revoke), and confirming a table's entry.
 Thin: tournaments.services.table_entry decides."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -15,6 +18,8 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from ..models import (
+    CodeThrottle,
+    PhoneBinding,
     Player,
     PlayerCode,
     Registration,
@@ -27,6 +32,8 @@ from ..once import once_per_form
 from ..permissions import can_write_results
 from ..services.results import ResultConflict, ResultInvalid
 from ..services.table_entry import (
+    CODE_GUESS_BUDGET,
+    player_binding_revoke,
     player_code_reissue,
     player_codes_get,
     result_confirm_by_arbiter,
@@ -35,7 +42,13 @@ from ..services.table_entry import (
     table_page_links,
 )
 
-__all__ = ["entry_confirm", "player_code_new", "table_access_change", "tables_overview"]
+__all__ = [
+    "entry_confirm",
+    "player_binding_end",
+    "player_code_new",
+    "table_access_change",
+    "tables_overview",
+]
 
 
 def _tournament(request: HttpRequest, pk: int) -> Tournament:
@@ -81,22 +94,50 @@ def tables_overview(request: HttpRequest, pk: int) -> HttpResponse:
                 "card_revoked": tr.table.card_revoked_at is not None,
             }
         )
+    players = _players(tournament)
+    context = {"tournament": tournament, "rows": rows, "players": players}
+    return render(request, "tournaments/table/arbiter_tables.html", context)
+
+
+def _players(tournament: Tournament) -> list[dict[str, Any]]:
+    """Each registered player's code, its wrong tries, its latest lock on any phone, whether
+    its budget of guesses is spent, and the phone bound to him now, else when and why his
+    last binding ended (the record the binding rows keep)."""
     codes = player_codes_get(tournament=tournament)
     states = {c.player_id: c for c in PlayerCode.objects.filter(tournament=tournament)}
     now = timezone.now()
-    players = [
-        {
-            "player": r.player,
-            "code": codes.get(r.player_id, ""),
-            "state": states.get(r.player_id),
-            "locked": (state := states.get(r.player_id)) is not None
-            and state.locked_until is not None
-            and state.locked_until > now,
-        }
-        for r in Registration.objects.filter(tournament=tournament).select_related("player")
-    ]
-    context = {"tournament": tournament, "rows": rows, "players": players}
-    return render(request, "tournaments/table/arbiter_tables.html", context)
+    locks: dict[int, CodeThrottle] = {}
+    for throttle in CodeThrottle.objects.filter(tournament=tournament).exclude(locked_until=None):
+        known = locks.get(throttle.player_id)
+        if known is None or (throttle.locked_until or now) > (known.locked_until or now):
+            locks[throttle.player_id] = throttle
+    bound = {
+        b.player_id: b
+        for b in PhoneBinding.objects.filter(tournament=tournament, ended_at=None).select_related(
+            "table_round__round", "table_round__table"
+        )
+    }
+    ended: dict[int, PhoneBinding] = {}
+    for b in PhoneBinding.objects.filter(tournament=tournament).exclude(ended_at=None):
+        if b.player_id not in bound and b.player_id not in ended:  # the latest first
+            ended[b.player_id] = b
+    rows = []
+    for r in Registration.objects.filter(tournament=tournament).select_related("player"):
+        state, lock = states.get(r.player_id), locks.get(r.player_id)
+        spent = state is not None and state.guesses >= CODE_GUESS_BUDGET
+        rows.append(
+            {
+                "player": r.player,
+                "code": codes.get(r.player_id, ""),
+                "state": state,
+                "lock": lock,
+                "spent": spent,
+                "locked": spent or (lock is not None and (lock.locked_until or now) > now),
+                "binding": bound.get(r.player_id),
+                "ended": ended.get(r.player_id),
+            }
+        )
+    return rows
 
 
 @login_required
@@ -147,6 +188,24 @@ def player_code_new(request: HttpRequest, pk: int, player_id: int) -> HttpRespon
     messages.success(
         request, _("New code of %(player)s: %(code)s.") % {"player": player, "code": code}
     )
+    return redirect(_overview_url(tournament) + "#codes")
+
+
+@login_required
+@require_POST
+@once_per_form
+def player_binding_end(request: HttpRequest, pk: int, player_id: int) -> HttpResponse:
+    """End the phone bound to the player: it asks for his code again."""
+    tournament = _tournament(request, pk)
+    player = get_object_or_404(Player, pk=player_id, registrations__tournament=tournament)
+    if player_binding_revoke(tournament=tournament, player=player, user=request.user):
+        messages.success(
+            request,
+            _("The phone bound to %(player)s is revoked: it asks for the code again.")
+            % {"player": player},
+        )
+    else:
+        messages.info(request, _("No phone is bound to %(player)s.") % {"player": player})
     return redirect(_overview_url(tournament) + "#codes")
 
 

@@ -4,9 +4,12 @@
  * A conflict (the result changed meanwhile) is shown, never overwritten. The last state seen is
  * kept on the phone too: a page reopened offline (the service worker's copy, printed when it
  * was first loaded) shows the results saved since, not an older picture.
- * Who enters or confirms proves it: name and personal code, or a phone bound to him (the signed
- * token the first save with a code returns, kept per tournament in localStorage and sent, also
- * from the offline queue, instead of the code).
+ * Who enters or confirms proves it: name and personal code, or a phone bound to him (the token
+ * a save with his code and the box ticked returns, kept in localStorage for this table page and
+ * sent, also from the offline queue, instead of the code). The box is ticked by default only on
+ * a phone bound to nobody else or to the player chosen; "Not N? Hand this phone over" lends the
+ * phone for one entry: no box, and the phone stays N's. Each phone keeps a random id (sent as
+ * "phone"): the server binds it to one player at a time and throttles wrong codes per phone.
  * Keyboard and screen readers: focus stays where the player acts (after a save, the status or
  * the first field refused; after a confirmation, the status); the tabs and the confirm choices
  * are updated in place, never rebuilt under the focus; a refused field is marked invalid,
@@ -86,17 +89,30 @@
 
   /* --- the phone bound to a player, per tournament --------------------------------------- */
   var BIND_KEY = "tarot-table-binding:" + state.tournament_id;
+  var handed = false; // lent for one entry: the phone's binding is set aside, not dropped
+  function phoneId() {
+    var id = null;
+    try { id = localStorage.getItem("tarot-table-phone"); } catch (e) { id = null; }
+    if (!id) { id = key(); try { localStorage.setItem("tarot-table-phone", id); } catch (e) { /* off */ } }
+    return id;
+  }
+  function stored() {
+    try { return JSON.parse(localStorage.getItem(BIND_KEY) || "null"); } catch (e) { return null; }
+  }
   function binding() {
-    var b = null;
-    try { b = JSON.parse(localStorage.getItem(BIND_KEY) || "null"); } catch (e) { b = null; }
-    if (!b || !b.token) return null;
+    var b = stored();
+    // Valid only on the table page (table and round) where it was made.
+    if (handed || !b || !b.token || b.secret !== secret) return null;
     // Bound to a player of another table this round: not usable here (hand it over).
     for (var i = 0; i < state.players.length; i++) if (state.players[i].id === b.player) return b;
     return null;
   }
   function bind(b) {
     try {
-      if (b && b.tournament === state.tournament_id) localStorage.setItem(BIND_KEY, JSON.stringify(b));
+      if (b && b.tournament === state.tournament_id) {
+        b.secret = secret;
+        localStorage.setItem(BIND_KEY, JSON.stringify(b));
+      }
       else if (!b) localStorage.removeItem(BIND_KEY);
     } catch (e) { /* full or off */ }
   }
@@ -107,10 +123,20 @@
     $("entry-binding").disabled = !b;
     $("entry-binding").value = b ? b.token : "";
     ["player", "entry-code", "bind"].forEach(function (id) { $(id).disabled = Boolean(b); });
+    bindDefault();
     if (b) {
       $("bound-who").textContent = fmt(T.bound_to, b.name);
       $("unbind").textContent = fmt(T.unbind, b.name);
     }
+  }
+
+  // "Keep this phone as mine": never offered on a phone lent, ticked only on a phone bound to
+  // nobody or to the player chosen.
+  function bindDefault() {
+    var s = stored();
+    $("bind-choice").hidden = handed;
+    $("bind").disabled = handed || Boolean(binding());
+    $("bind").checked = !handed && (!s || !s.player || String(s.player) === $("player").value);
   }
 
   /* --- IndexedDB queue ------------------------------------------------------------------ */
@@ -490,13 +516,17 @@
     preview();
   });
   form.addEventListener("change", function (e) {
-    if (e.target.name === "player") localStorage.setItem("tarot-table-player:" + secret, e.target.value);
+    if (e.target.name === "player") {
+      localStorage.setItem("tarot-table-player:" + secret, e.target.value);
+      bindDefault();
+    }
   });
   form.addEventListener("submit", function (e) {
     e.preventDefault();
     var d = donneOf(current);
     var since = moves;
     d.failed = null;
+    form.elements.phone.value = phoneId();
     var item = {
       key: key(), secret: secret, donne: current, at: Date.now(),
       body: new URLSearchParams(new FormData(form)).toString()
@@ -509,6 +539,8 @@
       return flush().then(function () {
         var now = donneOf(item.donne);
         if (now.failed) { form.dataset.editing = String(item.donne); }
+        // The lent phone's entry is made: the phone is its owner's again.
+        else if (handed && !pending[item.donne]) { handed = false; showBinding(); }
         render();
         if (current !== item.donne) return;
         if (pending[item.donne]) { focusAfter(since, $("entry-note")); return; }
@@ -541,6 +573,7 @@
     if (!who && b && !extra.code) data.set("binding", b.token);
     data.set("player", who ? who.value : "");
     data.set("version", d.result ? d.result.version : "");
+    data.set("phone", phoneId());
     Object.keys(extra).forEach(function (k) { data.set(k, extra[k]); });
     var offline = { __all__: [T.needs_connection] };
     if (!navigator.onLine) { refused(confirmForm, offline, showErrors(confirmForm, offline), since); return; }
@@ -572,7 +605,7 @@
     if (b) statusWrite("confirm", { binding: b.token });
   });
   $("unbind").addEventListener("click", function () {
-    bind(null);
+    handed = true;
     showBinding();
     $("player").value = "";
     $("player").focus();
