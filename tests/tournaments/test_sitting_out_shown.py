@@ -68,6 +68,28 @@ def test_seating_plan_says_when_the_spread_is_larger_than_one(client, personas: 
     ).content.decode()
     assert "a spread of 2 where the rules ask for one at most" in page
     assert "Checked: no breach of the movement rules." in page
+    # no movement does better (proved by exhaustive search), and the plan says why
+    assert "Sitting out cannot be shared more evenly: players sit out from 0 to 2 donnes" in page
+    assert "the players of the table of four stay there all session and never sit out" in page
+    assert "as evenly as found" not in page
+    page = client.get(
+        reverse("organiser_seating_plan", args=[tournament.pk]), **FR
+    ).content.decode()
+    assert "Le mort ne peut pas être mieux partagé\u202f: les joueurs sont morts sur 0 à 2" in page
+    assert "les joueurs de la table de quatre y restent toute la séance" in page
+
+
+def test_seating_plan_without_a_proof_says_as_evenly_as_found(client, personas: Personas):
+    # 9 players over 5 rounds: a spread of 2 declared, with no proof that one is impossible
+    tournament = stage_tournament(players=9, rounds=5, personas=personas)
+    movement = Movement.from_dict(tournament.movement)
+    assert movement.sit_out_allowance == sit_out_spread(movement) == 2
+    client.force_login(personas.organiser)
+    page = client.get(
+        reverse("organiser_seating_plan", args=[tournament.pk]), **EN
+    ).content.decode()
+    assert "Sitting out is shared as evenly as found" in page
+    assert "cannot be shared more evenly" not in page
 
 
 def test_seating_plan_of_tables_of_four_says_nothing_of_sitting_out(client, personas: Personas):
