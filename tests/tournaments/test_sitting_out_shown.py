@@ -101,6 +101,28 @@ def test_seating_plan_of_tables_of_four_says_nothing_of_sitting_out(client, pers
     assert 'id="sit-out-sharing"' not in page and "Sits out donnes" not in page
 
 
+def movement_chart_text(tournament: Tournament, language: str) -> str:
+    kind = Document.Kind.MOVEMENT_CHART
+    document = Document(tournament=tournament, kind=kind, language=language)
+    (_name, _mime, content), _renderer = document_render(document)
+    return " ".join(pdf_text(content).split())
+
+
+def test_movement_chart_says_why_when_no_movement_shares_within_one(personas: Personas):
+    tournament = stage_tournament(players=9, rounds=3, personas=personas)
+    text = movement_chart_text(tournament, "en")
+    assert "Sitting out cannot be shared more evenly: players sit out from 0 to 3 donnes" in text
+    assert "the players of the table of four stay there all session" in text
+    french = movement_chart_text(tournament, "fr")
+    assert "Le mort ne peut pas être mieux partagé" in french
+
+
+def test_movement_chart_says_nothing_of_sitting_out_shared_within_one(personas: Personas):
+    # the seating plan says it is shared; the wall chart keeps to where everyone goes
+    shared = stage_tournament(players=21, rounds=2, personas=personas)
+    assert "Sitting out" not in movement_chart_text(shared, "en")
+
+
 def test_route_card_lists_the_donnes_the_player_sits_out(personas: Personas):
     tournament = stage_tournament(players=21, rounds=2, personas=personas)
     document = Document(tournament=tournament, kind=Document.Kind.ROUTE_CARDS, language="en")
