@@ -31,9 +31,10 @@ Stage length: the longest stages (fewest étuis, each donne compared at the most
 then two players would share a table in more than half of the rounds; then shorter stages are
 tried, and the plan with the fewest such repeats is kept. Sitting out comes first (RULES §7):
 when no seating with the longest stages shares it within one, the next shorter plans are tried
-(a new stage brings fresh sets, so the fifth seat can pass to anyone there); failing that, a
-local search re-chooses who sits where and who holds each relais, tables and sets unchanged
-(scoring.rules.movement_search; e.g. 22 players over 3 rounds, 95 over 8).
+(a new stage brings fresh sets, so the fifth seat can pass to anyone there); failing that, on
+two tables the groups mix (below), and otherwise a local search re-chooses who sits where and
+who holds each relais, tables and sets unchanged (scoring.rules.movement_search; e.g. 22
+players over 3 rounds, 95 over 8).
 
 Guarantees (checked by tests/scoring/test_movement.py for every n from 8 to 200, 11 excepted):
 
@@ -61,8 +62,9 @@ stages and can share a table for most of the session. Sitting out then cannot al
 within one: 9 players over 2 or 3 rounds, where no movement at all does better than a spread of
 2 or 3 (``least_sit_out_spread`` proves it by exhaustive search: with one copy of each set per
 round the table of four keeps its players, who never sit out, while the five others share 8 or
-12 sit-outs). The only other spread above one from 8 to 200 players over 1 to 8 rounds is 9
-players over 5 rounds (2, declared; neither a better seating nor a proof found).
+12 sit-outs). Over more rounds the groups can mix: for 9 players the table of four then takes
+two groups of four in turn (``_two_tables_mixed``, one set per round: e.g. 5 and 7 rounds).
+From 8 to 200 players over 1 to 8 rounds, 9 × 2 and 9 × 3 are the only spreads above one.
 """
 
 from __future__ import annotations
@@ -719,10 +721,16 @@ def _generate(players: int, rounds: int, sets: int | None, limit: int) -> Moveme
                 best = (key, shared)
             if not forced and spread <= 1:
                 return shared
-    # Last resort: the same tables and sets, with who sits where searched (movement_search),
-    # unless an exhaustive search shows that no movement does better.
+    # Last resorts, unless an exhaustive search shows that no movement does better: on two
+    # tables, groups that mix across rounds; else the same tables and sets, with who sits
+    # where searched (movement_search).
     least = least_sit_out_spread(players, rounds)
-    for seed in range(SEARCH_SEEDS if least is None or best[0][1] > max(1, least) else 0):
+    hopeless = least is not None and best[0][1] <= max(1, least)
+    if (four, five) == (1, 1) and not hopeless and (sets is None or rounds <= sets):
+        mixed = _two_tables_mixed(players, rounds)
+        if mixed is not None:
+            return mixed
+    for seed in range(0 if hopeless else SEARCH_SEEDS):
         found = _search_sharing(best[1], seed)
         if found is not None:
             return found
@@ -1153,6 +1161,59 @@ def _least_spread_of(seated: list[tuple[int, ...]], rounds: int) -> int | None:
         spread = max(counts) - min(counts)
         best = spread if best is None else min(best, spread)
     return best
+
+
+# --- two tables whose players mix (9 players) ---------------------------------------------------
+
+
+def _two_tables_mixed(players: int, rounds: int) -> Movement | None:
+    """9 players on a table of four and a table of five, R sets, the groups mixing: a movement
+    sharing sitting out within one, or None if none of this shape does.
+
+    In a two-table stage the players cannot change table (they would replay a set), so the
+    table of four keeps its players for the stage. Here instead set r + 1 is played at the
+    table of five in round r and, at the table of four, in the round where σ names it (σ(r)
+    is the set of the table of four in round r, σ(r) ≠ r, so every set is played at both
+    tables). A player F (fifth) is at the table of five every round; four players A are there
+    with him in the rounds of ``with_a`` and at the table of four in the others, four players
+    C the other way round. Every σ and ``with_a`` where A and C never replay a set is tried;
+    the first whose holders share sitting out within one is kept."""
+    if players != 9 or rounds < 2:
+        return None
+    everyone = range(rounds)
+    for sigma in itertools.permutations(everyone):
+        if any(sigma[r] == r for r in everyone):
+            continue
+        for size in range(1, rounds):
+            for with_a in itertools.combinations(everyone, size):
+                a_sets = {r if r in with_a else sigma[r] for r in everyone}
+                c_sets = {sigma[r] if r in with_a else r for r in everyone}
+                if len(a_sets) == len(c_sets) == rounds:
+                    found = _mixed_movement(set(with_a), sigma)
+                    if found is not None:
+                        return found
+    return None
+
+
+def _mixed_movement(with_a: set[int], sigma: tuple[int, ...]) -> Movement | None:
+    """The movement of ``_two_tables_mixed`` for one (σ, with_a), with its holders chosen; None
+    unless it shares sitting out within one and every holder sits out at his next table."""
+    group_a = tuple(zip(POSITIONS, (1, 2, 3, 4), strict=True))
+    group_c = tuple(zip(POSITIONS, (6, 7, 8, 9), strict=True))
+    out = []
+    for r, four_set in enumerate(sigma):
+        five_seats, four_seats = (group_a, group_c) if r in with_a else (group_c, group_a)
+        four = Sitting(1, four_set + 1, four_seats)
+        five = Sitting(2, r + 1, (*five_seats, (FIFTH, 5)), POSITIONS)
+        out.append(Round(r + 1, (four, five)))
+    scheme = "2 tables (1 of five); the players of the two tables mix, one set per round"
+    plain = Movement(9, 2, len(sigma), tuple(out), scheme)
+    for rng in (None, *(random.Random(seed) for seed in range(SHARE_TRIES))):
+        shared, clean = _choose_holders(plain, rng)
+        if clean and sit_out_spread(shared) <= 1:
+            found = _renumber(shared)
+            return found if not validate(found) else None
+    return None
 
 
 SEARCH_STEPS = 60_000  # proposals per seed of the last-resort search (≈ 1 s at 100 players)
