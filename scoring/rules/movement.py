@@ -677,8 +677,10 @@ def _generate(players: int, rounds: int, sets: int | None, limit: int) -> Moveme
     the search below, instant for most sizes, takes a second or two for the hardest).
 
     Tries seatings (placements of the tables of five, strides that keep every position
-    moving, then shorter stages) until one shares sitting out within one donne; otherwise
-    keeps the smallest spread, then the fewest repeated meetings."""
+    moving, then shorter stages, then for 9 players groups that mix, then a local search on
+    who sits where) until one shares sitting out within one donne; otherwise keeps the
+    smallest spread, then the fewest repeated meetings. The last two are skipped where
+    ``least_sit_out_spread`` proves the spread found the least possible."""
     four, five = table_layout(players)
     t = four + five
     plans = [p for p in _plans(t, rounds) if sets is None or sum(s.sets(t) for s in p) <= sets]

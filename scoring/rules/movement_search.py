@@ -75,6 +75,7 @@ class _State:
                 if seat.five:
                     tables.setdefault(seat.table, []).append(k)
             self.five_seats.append(tables)
+        self.five_list = [[k for ks in tables.values() for k in ks] for tables in self.five_seats]
         self.by_role: list[dict[str, list[int]]] = []
         for seats in problem.seats:
             roles: dict[str, list[int]] = {}
@@ -149,8 +150,7 @@ class _State:
 def _try_trade(state: _State, rng: random.Random) -> None:
     """Propose two players trading seats in one round (or from that round on)."""
     r = rng.randrange(state.rounds)
-    fives = [k for k, seat in enumerate(state.p.seats[r]) if seat.five]
-    kx = rng.choice(fives)  # one of them comes to or leaves a table of five
+    kx = rng.choice(state.five_list[r])  # one of them comes to or leaves a table of five
     x = state.p.occupant[r][kx]
     roles = state.by_role[r]
     ky = rng.choice(roles[state.p.group[x]] + roles.get(FIFTH, []))
