@@ -1220,6 +1220,7 @@ def _mixed_movement(with_a: set[int], sigma: tuple[int, ...]) -> Movement | None
 
 SEARCH_STEPS = 60_000  # proposals per seed of the last-resort search (≈ 1 s at 100 players)
 SEARCH_SEEDS = 3
+SEARCH_POLISH = 20_000  # then proposals that only lower repeated meetings, sharing kept
 
 
 def _search_sharing(movement: Movement, seed: int) -> Movement | None:
@@ -1229,7 +1230,7 @@ def _search_sharing(movement: Movement, seed: int) -> Movement | None:
     Tables, étui sets and the roles of the seats stay: only who sits where changes, so the
     result keeps every property of ``movement`` but its meetings, and is validated again."""
     problem = _sharing_problem(movement)
-    if not share_by_search(problem, SEARCH_STEPS, seed):
+    if not share_by_search(problem, SEARCH_STEPS, seed, SEARCH_POLISH):
         return None
     rounds = []
     for r, rnd in enumerate(movement.rounds):

@@ -19,13 +19,18 @@ The cost is how far the sit-out counts lie outside the window [⌊total/n⌋, �
 means a spread of one at most) plus a weight for each player who holds two relais running at
 his tables of five (RULES §7: he sits out at the next one). A seeded random search lowers
 it by descent: a proposal is kept unless it raises the cost (moves that leave it equal let the
-search wander across plateaus; measured, any tolerance of worse states only slowed it). The
-search is deterministic for a given input and seed. Pure Python, no Django.
+search wander across plateaus; measured, any tolerance of worse states only slowed it). Once
+the sharing is found, a second phase trades seats only where the sharing stays and the pairs of
+players sharing a table in more than half of the rounds do not grow (the generator's aim for
+meetings; e.g. 22 players over 3 rounds: from some pairs together all session to none more
+than twice). The search is deterministic for a given input and seed. Pure Python, no Django.
 """
 
 from __future__ import annotations
 
+import math
 import random
+from collections import Counter
 from dataclasses import dataclass
 
 __all__ = ["Seat", "SharingProblem", "share_by_search"]
@@ -82,6 +87,15 @@ class _State:
             for k, seat in enumerate(seats):
                 roles.setdefault(seat.role, []).append(k)
             self.by_role.append(roles)
+        self.table_seats: list[dict[int, list[int]]] = []
+        for seats in problem.seats:
+            at: dict[int, list[int]] = {}
+            for k, seat in enumerate(seats):
+                at.setdefault(seat.table, []).append(k)
+            self.table_seats.append(at)
+        self.limit = math.ceil(self.rounds / 2)  # more rounds together than this count
+        self.met: Counter[tuple[int, int]] | None = None  # pairs' rounds together, once tracked
+        self.excess = 0
         players = list(problem.group)
         total = sum(4 * len(tables) for tables in self.five_seats)
         self.low = total // len(players)
@@ -130,8 +144,45 @@ class _State:
             return False
         return not (x_new & self.sets_except(x, rounds) or y_new & self.sets_except(y, rounds))
 
+    def track_meetings(self) -> None:
+        """Count from now on how often each pair shares a table, and the excess over
+        ``limit`` (rounds together beyond half of the session), kept current by ``trade``."""
+        self.met = Counter()
+        for r, tables in enumerate(self.table_seats):
+            for ks in tables.values():
+                ids = sorted(self.p.occupant[r][k] for k in ks)
+                for i, a in enumerate(ids):
+                    for b in ids[i + 1 :]:
+                        self.met[(a, b)] += 1
+        self.excess = sum(max(0, c - self.limit) for c in self.met.values())
+
+    def _meet(self, a: int, b: int, step: int) -> None:
+        assert self.met is not None
+        key = (a, b) if a < b else (b, a)
+        c = self.met[key]
+        if step > 0 and c >= self.limit:
+            self.excess += 1
+        elif step < 0 and c > self.limit:
+            self.excess -= 1
+        self.met[key] = c + step
+
+    def _move_meetings(self, r: int, x: int, y: int) -> None:
+        """x and y are about to trade seats in round r: move their meetings of that round."""
+        seats, occ = self.p.seats[r], self.p.occupant[r]
+        tx, ty = seats[self.where[r][x]].table, seats[self.where[r][y]].table
+        if tx == ty:
+            return
+        for leaver, joiner, table in ((x, y, tx), (y, x, ty)):
+            for k in self.table_seats[r][table]:
+                q = occ[k]
+                if q != leaver:
+                    self._meet(leaver, q, -1)
+                    self._meet(joiner, q, +1)
+
     def trade(self, x: int, y: int, rounds: range) -> None:
         for r in rounds:
+            if self.met is not None:
+                self._move_meetings(r, x, y)
             kx, ky = self.where[r][x], self.where[r][y]
             self.where[r][x], self.where[r][y] = ky, kx
             self.p.occupant[r][kx], self.p.occupant[r][ky] = y, x
@@ -166,6 +217,27 @@ def _try_trade(state: _State, rng: random.Random) -> None:
         state.rescore((x, y))
 
 
+def _try_fewer_meetings(state: _State, rng: random.Random) -> None:
+    """Propose two players trading seats where sitting out stays shared and pairs of players
+    sharing a table in more than half of the rounds do not become more frequent."""
+    r = rng.randrange(state.rounds)
+    kx = rng.randrange(len(state.p.seats[r]))
+    x = state.p.occupant[r][kx]
+    roles = state.by_role[r]
+    ky = rng.choice(roles[state.p.group[x]] + roles.get(FIFTH, []))
+    y = state.p.occupant[r][ky]
+    if x == y:
+        return
+    rounds = range(r, state.rounds) if rng.random() < 0.3 else range(r, r + 1)
+    if not state.can_trade(x, y, rounds):
+        return
+    before = state.excess
+    state.trade(x, y, rounds)
+    if state.rescore((x, y)) > 0 or state.excess > before:
+        state.trade(x, y, rounds)
+        state.rescore((x, y))
+
+
 def _try_holder(state: _State, rng: random.Random) -> None:
     """Propose another holder at one table of five in one round."""
     r = rng.randrange(state.rounds)
@@ -179,11 +251,13 @@ def _try_holder(state: _State, rng: random.Random) -> None:
         state.rescore(affected)
 
 
-def share_by_search(problem: SharingProblem, steps: int, seed: int = 0) -> bool:
+def share_by_search(problem: SharingProblem, steps: int, seed: int = 0, polish: int = 0) -> bool:
     """Search in place for seats and holders sharing the sit-outs within one (cost zero).
 
     Returns True when found (``problem`` then holds it), False after ``steps`` proposals
-    (``problem`` then holds the last state, which may be no better than the first).
+    (``problem`` then holds the last state, which may be no better than the first). Once
+    found, up to ``polish`` more proposals keep the sharing and lower the number of times
+    two players share a table beyond half of the rounds (the generator's aim for meetings).
     """
     state = _State(problem)
     if not any(state.five_seats) or state.total == 0:
@@ -195,5 +269,12 @@ def share_by_search(problem: SharingProblem, steps: int, seed: int = 0) -> bool:
         else:
             _try_holder(state, rng)
         if state.total == 0:
-            return True
-    return False
+            break
+    if state.total:
+        return False
+    state.track_meetings()
+    for _step in range(polish):
+        if not state.excess:
+            break
+        _try_fewer_meetings(state, rng)
+    return True

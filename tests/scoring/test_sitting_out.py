@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import math
 from collections import Counter
 from typing import Any
 
@@ -18,6 +19,7 @@ from scoring.rules.movement import (
     donnes_of_set,
     generate_movement,
     least_sit_out_spread,
+    opponent_stats,
     sit_out_counts,
     sit_out_spread,
     validate,
@@ -91,6 +93,8 @@ def test_the_last_cases_share_within_one(n, rounds):
     for player in range(1, n + 1):
         roles = {s.role_of(player) for rnd in m.rounds for s in rnd.sittings} - {None, FIFTH}
         assert len(roles) <= 1
+    # and no two players share a table in more than half of the rounds (the generator's aim)
+    assert opponent_stats(m).max_together <= math.ceil(rounds / 2)
 
 
 def test_search_is_deterministic():
