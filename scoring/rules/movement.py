@@ -1109,9 +1109,10 @@ def least_sit_out_spread(players: int, rounds: int) -> int | None:
     9 players (a table of four and a table of five) over 2 or 3 rounds; None elsewhere.
 
     The search covers every movement that plays one copy of each étui set per round (the two
-    tables play different sets), every set at both tables, nobody replaying a set, tables of
-    4 or 5 in any round; it even lets players change position and hold relais twice running
-    (so the answer bounds every real movement from below). Why it is above one: a player who
+    tables play different sets), every set at two tables or more (so at most R sets among
+    the 2R plays), nobody replaying a set, tables of 4 or 5 in any round; it even lets
+    players change position and hold relais twice running (so the answer bounds every real
+    movement from below). Why it is above one: a player who
     changed table would replay a set, so the table of four keeps its four players all session
     and they never sit out, while the five others share all 4 × rounds sit-outs.
     """
