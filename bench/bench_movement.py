@@ -33,6 +33,7 @@ from scoring.rules.cards import DECK
 from scoring.rules.dealing import generate_donnes
 from scoring.rules.movement import (
     generate_movement,
+    least_sit_out_spread,
     sit_out_spread,
     validate,
 )
@@ -191,13 +192,22 @@ def report(rows: list[tuple[str, float, float]], sweep: tuple | None, repeat: in
             lines.append(f"| {spread} (declared) | {five[spread]:,} |")
         lines += [
             "",
-            f"{within:,} of {with_five:,} share within one donne; the others declare the "
-            "smallest spread the generator found (`sit_out_allowance`, checked by `validate` "
-            "and stated on the seating plan). Worst (spread, players, rounds): "
-            + ", ".join(f"({s}, {n}, {r})" for s, n, r in worst[:6])
+            f"{within:,} of {with_five:,} share within one donne; the others declare their "
+            "spread (`sit_out_allowance`, checked by `validate` and stated on the seating "
+            "plan). Above one (spread, players, rounds), with the least spread any movement "
+            "reaches where an exhaustive search settles it (`least_sit_out_spread`): "
+            + ", ".join(
+                f"({s}, {n}, {r}): {proved_label(least_sit_out_spread(n, r))}"
+                for s, n, r in worst[:8]
+            )
             + ".",
         ]
     return "\n".join(lines) + "\n"
+
+
+def proved_label(least: int | None) -> str:
+    """How the sweep names a spread's standing: proved least, or not settled."""
+    return "no proof" if least is None else f"least possible {least}"
 
 
 def main() -> None:

@@ -4,12 +4,16 @@ the étui runner find their way without asking."""
 
 from __future__ import annotations
 
+from collections import Counter
+
 from django.utils.translation import gettext as _
 from reportlab.lib.units import mm
 from reportlab.platypus import CondPageBreak, Flowable, KeepTogether, Paragraph, Spacer, Table
 
+from scoring.rules.movement import InvalidSeating, least_sit_out_spread
+
 from .base import FitText, Renderer, esc, position_label
-from .data import FIFTH, Sitting, donne_range, load_seating, next_tables
+from .data import FIFTH, Seating, Sitting, donne_range, load_seating, next_tables
 
 ORDER = ("N", "E", "S", "W", FIFTH)
 
@@ -78,8 +82,11 @@ class MovementChartRenderer(Renderer):
                 ),
                 self.styles.muted,
             ),
-            Spacer(1, 3 * mm),
         ]
+        why = sit_out_why(seating, len(by_round))
+        if why:
+            story.append(Paragraph(esc(why), self.styles.body))
+        story.append(Spacer(1, 3 * mm))
         for number in self.steps(sorted(by_round)):
             heading = Paragraph(esc(_("Round %(number)s") % {"number": number}), self.styles.h2)
             story += [
@@ -93,3 +100,32 @@ class MovementChartRenderer(Renderer):
                 Paragraph(esc(_("The seating has not been generated yet.")), self.styles.body)
             )
         return story
+
+
+def sit_out_why(seating: Seating, rounds: int) -> str | None:
+    """Why sitting out is not shared within one donne (RULES §7), when no movement at all does
+    better for this number of players and rounds (an exhaustive search proves it); else None,
+    the chart then says nothing of sitting out (the seating plan does)."""
+    counts: Counter[int] = Counter()
+    for sitting in seating.sittings:
+        for position, player in sitting.seats.items():
+            counts[player.pk] += 0
+            if sitting.table_size == 5:
+                counts[player.pk] += sitting.sit_outs.count(position)
+    if not counts:
+        return None
+    fewest, most = min(counts.values()), max(counts.values())
+    try:
+        least = least_sit_out_spread(len(counts), rounds)
+    except InvalidSeating:
+        return None
+    if most - fewest <= 1 or least != most - fewest:
+        return None
+    return _(
+        "Sitting out cannot be shared more evenly: players sit out from %(fewest)s to %(most)s "
+        "donnes, a spread of %(spread)s where the rules ask for one at most. With two tables, "
+        "each playing its own étui set every round, a player who changed table would replay a "
+        "donne: the players of the table of four stay there all session and never sit out, "
+        "while the five others share every sit-out. No movement does better with this number "
+        "of players and rounds."
+    ) % {"fewest": fewest, "most": most, "spread": most - fewest}

@@ -31,7 +31,10 @@ Stage length: the longest stages (fewest étuis, each donne compared at the most
 then two players would share a table in more than half of the rounds; then shorter stages are
 tried, and the plan with the fewest such repeats is kept. Sitting out comes first (RULES §7):
 when no seating with the longest stages shares it within one, the next shorter plans are tried
-(a new stage brings fresh sets, so the fifth seat can pass to anyone there).
+(a new stage brings fresh sets, so the fifth seat can pass to anyone there); failing that, on
+two tables the groups mix (below), and otherwise a local search re-chooses who sits where and
+who holds each relais, tables and sets unchanged (scoring.rules.movement_search; e.g. 22
+players over 3 rounds, 95 over 8).
 
 Guarantees (checked by tests/scoring/test_movement.py for every n from 8 to 200, 11 excepted):
 
@@ -56,8 +59,12 @@ with 3 or 4 tables (or 5 with tables of five) two of them share a stride within 
 pairs of players sit together for a whole stage (R ≤ 3 is a single stage). With 2 tables the
 étuis cannot move without a moving player meeting one again, so players move only between
 stages and can share a table for most of the session. Sitting out then cannot always be shared
-within one: e.g. 9 players over 2 rounds (the table of four keeps its players for the stage,
-so they never sit out while the five others share 8 sit-outs), declared as a spread of 2.
+within one: 9 players over 2 or 3 rounds, where no movement at all does better than a spread of
+2 or 3 (``least_sit_out_spread`` proves it by exhaustive search: with one copy of each set per
+round the table of four keeps its players, who never sit out, while the five others share 8 or
+12 sit-outs). Over more rounds the groups can mix: for 9 players the table of four then takes
+two groups of four in turn (``_two_tables_mixed``, one set per round: e.g. 5 and 7 rounds).
+From 8 to 200 players over 1 to 8 rounds, 9 × 2 and 9 × 3 are the only spreads above one.
 """
 
 from __future__ import annotations
@@ -73,6 +80,7 @@ from typing import Any
 
 from scoring.rules.errors import Message, ScoringError, ngettext
 from scoring.rules.movement_algebra import SETS, Ring, ring, stage_design
+from scoring.rules.movement_search import Seat, SharingProblem, share_by_search
 
 __all__ = [
     "MAX_ROUNDS",
@@ -92,6 +100,7 @@ __all__ = [
     "copies_needed",
     "donnes_of_set",
     "generate_movement",
+    "least_sit_out_spread",
     "max_rounds",
     "opponent_stats",
     "table_layout",
@@ -668,8 +677,10 @@ def _generate(players: int, rounds: int, sets: int | None, limit: int) -> Moveme
     the search below, instant for most sizes, takes a second or two for the hardest).
 
     Tries seatings (placements of the tables of five, strides that keep every position
-    moving, then shorter stages) until one shares sitting out within one donne; otherwise
-    keeps the smallest spread, then the fewest repeated meetings."""
+    moving, then shorter stages, then for 9 players groups that mix, then a local search on
+    who sits where) until one shares sitting out within one donne; otherwise keeps the
+    smallest spread, then the fewest repeated meetings. The last two are skipped where
+    ``least_sit_out_spread`` proves the spread found the least possible."""
     four, five = table_layout(players)
     t = four + five
     plans = [p for p in _plans(t, rounds) if sets is None or sum(s.sets(t) for s in p) <= sets]
@@ -712,6 +723,19 @@ def _generate(players: int, rounds: int, sets: int | None, limit: int) -> Moveme
                 best = (key, shared)
             if not forced and spread <= 1:
                 return shared
+    # Last resorts, unless an exhaustive search shows that no movement does better: on two
+    # tables, groups that mix across rounds; else the same tables and sets, with who sits
+    # where searched (movement_search).
+    least = least_sit_out_spread(players, rounds)
+    hopeless = least is not None and best[0][1] <= max(1, least)
+    if (four, five) == (1, 1) and not hopeless and (sets is None or rounds <= sets):
+        mixed = _two_tables_mixed(players, rounds)
+        if mixed is not None:
+            return mixed
+    for seed in range(0 if hopeless else SEARCH_SEEDS):
+        found = _search_sharing(best[1], seed)
+        if found is not None:
+            return found
     return best[1]
 
 
@@ -1074,6 +1098,194 @@ def _share_sit_outs(movement: Movement) -> tuple[Movement, bool]:
     return Movement(
         shared.players, shared.tables, shared.sets, shared.rounds, shared.scheme, max(1, spread)
     ), forced
+
+
+# --- where one donne's spread is impossible: a proof by exhaustive search ---------------------
+
+
+@functools.lru_cache(maxsize=16)
+def least_sit_out_spread(players: int, rounds: int) -> int | None:
+    """The smallest sit-out spread ANY movement reaches, where an exhaustive search settles it:
+    9 players (a table of four and a table of five) over 2 or 3 rounds; None elsewhere.
+
+    The search covers every movement that plays one copy of each étui set per round (the two
+    tables play different sets), every set at two tables or more (so at most R sets among
+    the 2R plays), nobody replaying a set, tables of 4 or 5 in any round; it even lets
+    players change position and hold relais twice running (so the answer bounds every real
+    movement from below). Why it is above one: a player who
+    changed table would replay a set, so the table of four keeps its four players all session
+    and they never sit out, while the five others share all 4 × rounds sit-outs.
+    """
+    four, five = table_layout(players)
+    if (four, five) != (1, 1) or not 2 <= rounds <= 3:
+        return None
+    best: int | None = None
+    pairs = [(a, b) for a in range(rounds) for b in range(rounds) if a != b]
+    for schedule in itertools.product(pairs, repeat=rounds):
+        plays = Counter(set_no for pair in schedule for set_no in pair)
+        if min(plays.values()) < 2:
+            continue  # a set played at one table only
+        paths = [
+            path
+            for path in itertools.product((0, 1), repeat=rounds)
+            if len({schedule[r][path[r]] for r in range(rounds)}) == rounds
+        ]
+        for counts in _compositions(players, len(paths)):
+            seated = [path for path, k in zip(paths, counts, strict=True) for _ in range(k)]
+            spread = _least_spread_of(seated, rounds)
+            if spread is not None and (best is None or spread < best):
+                best = spread
+    return best
+
+
+def _compositions(total: int, parts: int) -> list[tuple[int, ...]]:
+    """Every way of writing ``total`` as an ordered sum of ``parts`` whole numbers ≥ 0."""
+    if parts == 0:
+        return [()] if total == 0 else []
+    return [(k, *rest) for k in range(total + 1) for rest in _compositions(total - k, parts - 1)]
+
+
+def _least_spread_of(seated: list[tuple[int, ...]], rounds: int) -> int | None:
+    """Smallest spread over every choice of holders, players following ``seated`` (the table
+    of each, round by round); None when some round has a table of other than 4 or 5."""
+    at_five: list[list[int]] = []
+    for r in range(rounds):
+        table_zero = [i for i, path in enumerate(seated) if path[r] == 0]
+        table_one = [i for i, path in enumerate(seated) if path[r] == 1]
+        if {len(table_zero), len(table_one)} != {4, 5}:
+            return None
+        at_five.append(table_zero if len(table_zero) == 5 else table_one)
+    best: int | None = None
+    for holders in itertools.product(*at_five):
+        counts = [0] * len(seated)
+        for r, holder in enumerate(holders):
+            for i in at_five[r]:
+                counts[i] += i != holder
+        spread = max(counts) - min(counts)
+        best = spread if best is None else min(best, spread)
+    return best
+
+
+# --- two tables whose players mix (9 players) ---------------------------------------------------
+
+
+def _two_tables_mixed(players: int, rounds: int) -> Movement | None:
+    """9 players on a table of four and a table of five, R sets, the groups mixing: a movement
+    sharing sitting out within one, or None if none of this shape does.
+
+    In a two-table stage the players cannot change table (they would replay a set), so the
+    table of four keeps its players for the stage. Here instead set r + 1 is played at the
+    table of five in round r and, at the table of four, in the round where σ names it (σ(r)
+    is the set of the table of four in round r, σ(r) ≠ r, so every set is played at both
+    tables). A player F (fifth) is at the table of five every round; four players A are there
+    with him in the rounds of ``with_a`` and at the table of four in the others, four players
+    C the other way round. Every σ and ``with_a`` where A and C never replay a set is tried;
+    the first whose holders share sitting out within one is kept."""
+    if players != 9 or rounds < 2:
+        return None
+    everyone = range(rounds)
+    for sigma in itertools.permutations(everyone):
+        if any(sigma[r] == r for r in everyone):
+            continue
+        for size in range(1, rounds):
+            for with_a in itertools.combinations(everyone, size):
+                a_sets = {r if r in with_a else sigma[r] for r in everyone}
+                c_sets = {sigma[r] if r in with_a else r for r in everyone}
+                if len(a_sets) == len(c_sets) == rounds:
+                    found = _mixed_movement(set(with_a), sigma)
+                    if found is not None:
+                        return found
+    return None
+
+
+def _mixed_movement(with_a: set[int], sigma: tuple[int, ...]) -> Movement | None:
+    """The movement of ``_two_tables_mixed`` for one (σ, with_a), with its holders chosen; None
+    unless it shares sitting out within one and every holder sits out at his next table."""
+    group_a = tuple(zip(POSITIONS, (1, 2, 3, 4), strict=True))
+    group_c = tuple(zip(POSITIONS, (6, 7, 8, 9), strict=True))
+    out = []
+    for r, four_set in enumerate(sigma):
+        five_seats, four_seats = (group_a, group_c) if r in with_a else (group_c, group_a)
+        four = Sitting(1, four_set + 1, four_seats)
+        five = Sitting(2, r + 1, (*five_seats, (FIFTH, 5)), POSITIONS)
+        out.append(Round(r + 1, (four, five)))
+    scheme = "2 tables (1 of five); the players of the two tables mix, one set per round"
+    plain = Movement(9, 2, len(sigma), tuple(out), scheme)
+    for rng in (None, *(random.Random(seed) for seed in range(SHARE_TRIES))):
+        shared, clean = _choose_holders(plain, rng)
+        if clean and sit_out_spread(shared) <= 1:
+            found = _renumber(shared)
+            return found if not validate(found) else None
+    return None
+
+
+SEARCH_STEPS = 60_000  # proposals per seed of the last-resort search (≈ 1 s at 100 players)
+SEARCH_SEEDS = 3
+SEARCH_POLISH = 20_000  # then proposals that only lower repeated meetings, sharing kept
+
+
+def _search_sharing(movement: Movement, seed: int) -> Movement | None:
+    """The movement with seats and holders re-chosen by local search (movement_search) so
+    that sitting out is shared within one; None if the search finds no such seating.
+
+    Tables, étui sets and the roles of the seats stay: only who sits where changes, so the
+    result keeps every property of ``movement`` but its meetings, and is validated again."""
+    problem = _sharing_problem(movement)
+    if not share_by_search(problem, SEARCH_STEPS, seed, SEARCH_POLISH):
+        return None
+    rounds = []
+    for r, rnd in enumerate(movement.rounds):
+        sittings = []
+        for s in rnd.sittings:
+            seats = tuple(
+                (seat.role, problem.occupant[r][k])
+                for k, seat in enumerate(problem.seats[r])
+                if seat.table == s.table
+            )
+            order: tuple[str, ...] = ()
+            if s.is_five:
+                held = problem.seats[r][problem.holder[r][s.table]].role
+                order = tuple(role for role in ROLES if role != held)
+            sittings.append(Sitting(s.table, s.set_no, seats, order))
+        rounds.append(Round(rnd.number, tuple(sittings)))
+    found = _renumber(
+        Movement(movement.players, movement.tables, movement.sets, tuple(rounds), movement.scheme)
+    )
+    if sit_out_spread(found) > 1 or validate(found):  # pragma: no cover - the search's contract
+        return None
+    return found
+
+
+def _sharing_problem(movement: Movement) -> SharingProblem:
+    """The movement as movement_search's plain lists: seats, occupants, holders, positions."""
+    seats: list[list[Seat]] = []
+    occupant: list[list[int]] = []
+    holder: list[dict[int, int]] = []
+    group: dict[int, str] = {}
+    for rnd in movement.rounds:
+        row: list[Seat] = []
+        occ: list[int] = []
+        held: dict[int, int] = {}
+        for s in rnd.sittings:
+            holds = _holder(s)
+            for role, p in s.seats:
+                if p == holds or (s.is_five and holds is None and role == FIFTH):
+                    held[s.table] = len(row)
+                row.append(Seat(s.table, s.set_no, role, s.is_five))
+                occ.append(p)
+                if role != FIFTH:
+                    group.setdefault(p, role)
+        seats.append(row)
+        occupant.append(occ)
+        holder.append(held)
+    # a player seated fifth in every round joins the smallest position group
+    sizes = Counter(group.values())
+    for p in range(1, movement.players + 1):
+        if p not in group:
+            role = min(POSITIONS, key=lambda r: (sizes[r], POSITIONS.index(r)))
+            group[p] = role
+            sizes[role] += 1
+    return SharingProblem(seats, occupant, holder, group)
 
 
 # --- validation ------------------------------------------------------------------------------

@@ -68,6 +68,35 @@ def test_seating_plan_says_when_the_spread_is_larger_than_one(client, personas: 
     ).content.decode()
     assert "a spread of 2 where the rules ask for one at most" in page
     assert "Checked: no breach of the movement rules." in page
+    # no movement does better (proved by exhaustive search), and the plan says why
+    assert "Sitting out cannot be shared more evenly: players sit out from 0 to 2 donnes" in page
+    assert "the players of the table of four stay there all session and never sit out" in page
+    assert "as evenly as found" not in page
+    page = client.get(
+        reverse("organiser_seating_plan", args=[tournament.pk]), **FR
+    ).content.decode()
+    assert "Le mort ne peut pas être mieux partagé\u202f: les joueurs sont morts sur 0 à 2" in page
+    assert "les joueurs de la table de quatre y restent toute la séance" in page
+
+
+def test_seating_plan_without_a_proof_says_as_evenly_as_found(client, personas: Personas):
+    # a spread of 2 declared by the movement where no proof says that one is impossible (no
+    # generated movement of 8 to 200 players over 1 to 8 rounds is left so: one made so here)
+    tournament = stage_tournament(players=10, rounds=2, personas=personas)
+    rows = TableRound.objects.filter(round__tournament=tournament).prefetch_related("seats")
+    holder = next(s.player_id for s in rows[0].seats.all() if s.position == "F")
+    for table_round in rows:
+        role = next((s.position for s in table_round.seats.all() if s.player_id == holder), "F")
+        table_round.sit_outs = "".join(r for r in "NESWF" if r != role)
+        table_round.save(update_fields=["sit_outs"])
+    tournament.movement = {**tournament.movement, "sit_out_allowance": 2}
+    tournament.save(update_fields=["movement"])
+    client.force_login(personas.organiser)
+    page = client.get(
+        reverse("organiser_seating_plan", args=[tournament.pk]), **EN
+    ).content.decode()
+    assert "Sitting out is shared as evenly as found" in page
+    assert "cannot be shared more evenly" not in page
 
 
 def test_seating_plan_of_tables_of_four_says_nothing_of_sitting_out(client, personas: Personas):
@@ -77,6 +106,28 @@ def test_seating_plan_of_tables_of_four_says_nothing_of_sitting_out(client, pers
         reverse("organiser_seating_plan", args=[tournament.pk]), **EN
     ).content.decode()
     assert 'id="sit-out-sharing"' not in page and "Sits out donnes" not in page
+
+
+def movement_chart_text(tournament: Tournament, language: str) -> str:
+    kind = Document.Kind.MOVEMENT_CHART
+    document = Document(tournament=tournament, kind=kind, language=language)
+    (_name, _mime, content), _renderer = document_render(document)
+    return " ".join(pdf_text(content).split())
+
+
+def test_movement_chart_says_why_when_no_movement_shares_within_one(personas: Personas):
+    tournament = stage_tournament(players=9, rounds=3, personas=personas)
+    text = movement_chart_text(tournament, "en")
+    assert "Sitting out cannot be shared more evenly: players sit out from 0 to 3 donnes" in text
+    assert "the players of the table of four stay there all session" in text
+    french = movement_chart_text(tournament, "fr")
+    assert "Le mort ne peut pas être mieux partagé" in french
+
+
+def test_movement_chart_says_nothing_of_sitting_out_shared_within_one(personas: Personas):
+    # the seating plan says it is shared; the wall chart keeps to where everyone goes
+    shared = stage_tournament(players=21, rounds=2, personas=personas)
+    assert "Sitting out" not in movement_chart_text(shared, "en")
 
 
 def test_route_card_lists_the_donnes_the_player_sits_out(personas: Personas):

@@ -475,6 +475,20 @@ class SeatingPlan:
     def generated(self) -> bool:
         return bool(self.rounds)
 
+    @property
+    def sit_out_proved(self) -> bool:
+        """The spread is above one and no movement at all does better (RULES §7): an
+        exhaustive search proves it for these numbers of players and rounds."""
+        from scoring.rules.movement import InvalidSeating, least_sit_out_spread
+
+        if self.sit_out_spread <= 1:
+            return False
+        try:
+            least = least_sit_out_spread(len(self.routes), len(self.rounds))
+        except InvalidSeating:
+            return False
+        return least == self.sit_out_spread
+
 
 POSITION_ORDER = {code: index for index, code in enumerate("NESWF")}
 
