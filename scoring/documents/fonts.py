@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -113,13 +114,21 @@ def register_fonts() -> Fonts:
         _FALLBACKS[:] = [family[0], family[1], condensed[0], *extra]
         font_runs.cache_clear()
         _glyphs_cached.cache_clear()
-        from . import textfit  # measured widths depend on the fallbacks just registered
-
-        textfit.clear_caches()
+        for forget in _ON_REGISTERED:  # measured widths depend on the fallbacks just registered
+            forget()
         return _fonts
 
 
 _FALLBACKS: list[str] = []
+# What measures text with these fonts and must forget it when they are registered again
+# (textfit's caches register themselves here): called after every registration.
+_ON_REGISTERED: list[Callable[[], None]] = []
+
+
+def on_registered(forget: Callable[[], None]) -> None:
+    """Have ``forget`` called whenever the fonts are registered again."""
+    if forget not in _ON_REGISTERED:
+        _ON_REGISTERED.append(forget)
 
 
 def _register_fallbacks() -> tuple[str, ...]:

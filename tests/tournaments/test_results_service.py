@@ -27,15 +27,13 @@ from tournaments.models import (
     Tournament,
 )
 from tournaments.services.checks import WARNING_CODES
+from tournaments.services.penalties import PenaltyInvalid, penalty_give, penalty_withdraw
 from tournaments.services.preparation import seats_for_donne
 from tournaments.services.results import (
-    PenaltyInvalid,
     ResultConflict,
     ResultInput,
     ResultInvalid,
     ResultNeedsConfirmation,
-    penalty_give,
-    penalty_withdraw,
     result_annul,
     result_describe,
     result_preview,
