@@ -226,6 +226,13 @@ CACHES = {
 # attempt for that name waits LOGIN_SLOWDOWN_SECONDS (at most 5) before it is checked.
 # The sign-up page (/signup/): anyone may open an account, then create his club. A site
 # whose owner hands out the accounts himself (manage.py create_organiser) closes it.
+# A simultaneous event's hub (tournaments/simultaneous/hub): seconds between two computations
+# of an event's overall ranking, after which the sweep computes an event left stale, and
+# whether a process without a broker computes the ranking and the booklet in the request.
+SIMULTANEOUS_RANKING_MIN_INTERVAL = float(env_str("SIMULTANEOUS_RANKING_MIN_INTERVAL", "2"))
+SIMULTANEOUS_RANKING_SWEEP_AFTER = float(env_str("SIMULTANEOUS_RANKING_SWEEP_AFTER", "30"))
+SIMULTANEOUS_RANKING_INLINE = env_bool("SIMULTANEOUS_RANKING_INLINE", True)
+SIMULTANEOUS_BOOKLET_INLINE = env_bool("SIMULTANEOUS_BOOKLET_INLINE", True)
 SIGNUP_OPEN = env_bool("SIGNUP_OPEN", True)
 LOGIN_SLOWDOWN_AFTER = int(env_str("LOGIN_SLOWDOWN_AFTER", "10"))
 LOGIN_SLOWDOWN_SECONDS = float(env_str("LOGIN_SLOWDOWN_SECONDS", "2"))
