@@ -196,6 +196,20 @@ def _page_strings() -> dict[str, str]:
         "bound_to": _("This phone is %(n)s's: no code to type."),
         "unbind": _("Not %(n)s? Hand this phone over"),
         "confirm_as": _("I confirm this result, as %(n)s"),
+        "kept_meanwhile": _(
+            "Another phone saved this donne meanwhile (above). Yours, below, is not saved: "
+            "compare them. If the saved one is right, confirm it above."
+        ),
+        "kept_conflict": _(
+            "Yours, below, was not saved: this donne was saved meanwhile (above). Compare "
+            "them: if the saved one is right, confirm it above; if yours is, save it to "
+            "correct the saved one."
+        ),
+        "kept_counts": _(
+            "Yours, below, was not saved: the result above already counts. If yours is right, "
+            "show it to the arbiter."
+        ),
+        "who_confirms": _("Choose who confirms: tap your name."),
         # The entry's state in the page's language, whatever language a resend was answered in.
         "entry_labels": {code: str(label) for code, label in EntryStatus.choices},
     }
