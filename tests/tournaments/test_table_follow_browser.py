@@ -39,9 +39,7 @@ def second_phone(browser, live_server) -> Iterator[object]:
 def open_phone(phone, url: str) -> list[int]:
     """Opens the table's page; returns the list its state polls' statuses are added to."""
     statuses: list[int] = []
-    phone.on(
-        "response", lambda r: statuses.append(r.status) if "/state.json" in r.url else None
-    )
+    phone.on("response", lambda r: statuses.append(r.status) if "/state.json" in r.url else None)
     phone.set_viewport_size(PHONE)
     phone.goto(url)
     phone.wait_for_selector("#donne-tabs .tab")
@@ -150,12 +148,10 @@ def test_an_entry_refused_by_a_conflict_stays_beside_the_saved_one_to_confirm_it
     expect(second_phone.locator("#points")).to_have_value("41")
     expect(second_phone.locator('#takers input[value="N"]')).to_be_checked()
     expect(second_phone.locator("#result-summary")).to_be_visible()
-    expect(second_phone.locator('#preview tr[data-position="N"] [data-score]')).to_have_text(
-        "+150"
+    expect(second_phone.locator('#preview tr[data-position="N"] [data-score]')).to_have_text("+150")
+    expect(second_phone.locator('#result-scores tr[data-position="N"] [data-score]')).to_have_text(
+        "+204"
     )
-    expect(
-        second_phone.locator('#result-scores tr[data-position="N"] [data-score]')
-    ).to_have_text("+204")
     saved = Result.objects.get(table=tr.table, donne__number=first)
     assert saved.points == 50 and saved.entry_status == EntryStatus.AWAITING
 
