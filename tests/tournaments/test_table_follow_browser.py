@@ -152,6 +152,7 @@ def test_an_entry_refused_by_a_conflict_stays_beside_the_saved_one_to_confirm_it
     expect(second_phone.locator('#result-scores tr[data-position="N"] [data-score]')).to_have_text(
         "+204"
     )
+    second_phone.screenshot(path="/tmp/table-kept-390.png", full_page=True)
     saved = Result.objects.get(table=tr.table, donne__number=first)
     assert saved.points == 50 and saved.entry_status == EntryStatus.AWAITING
 
@@ -176,3 +177,64 @@ def test_an_entry_refused_by_a_conflict_stays_beside_the_saved_one_to_confirm_it
     expect(second_phone.locator("#entry-form")).to_be_hidden()  # nothing kept any more
     saved.refresh_from_db()
     assert saved.points == 50 and saved.entry_status == EntryStatus.CONFIRMED
+
+
+BROKEN_WORDS = """() => {
+  // Words of the names beside the takers and who may confirm that the line breaks inside
+  // (after a hyphen, as in print, is not inside: "N'Diaye-" then "Kouyaté").
+  const out = [];
+  document.querySelectorAll('#takers .who, #confirm-players label').forEach(el => {
+    const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const re = /[^\\s-]+-?/g;
+      let m;
+      while ((m = re.exec(node.data))) {
+        const range = document.createRange();
+        range.setStart(node, m.index);
+        range.setEnd(node, m.index + m[0].length);
+        const tops = new Set([...range.getClientRects()].filter(r => r.width > 0).map(r => Math.round(r.top)));
+        if (tops.size > 1) out.push(m[0]);
+      }
+    }
+  });
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("width", [320, 390])
+def test_long_names_beside_the_takers_wrap_at_spaces_only(
+    page, live_server, running_tournament, settings, width
+):
+    from playwright.sync_api import expect
+
+    t = running_tournament
+    settings.SITE_URL = live_server.url
+    tr = prepare(t)
+    seats = seats_for_donne(tr, 0).hands
+    names = {
+        "N": ("Aïssatou", "N'Diaye-Kouyaté"),
+        "E": ("Jérôme", "de La Tour d'Auvergne"),
+        "S": ("Marie-Christine", "Œuvray"),
+        "W": ("Anne", "Ébrard"),
+    }
+    for position, (first_name, last_name) in names.items():
+        player = seats[position]
+        player.first_name, player.last_name = first_name, last_name
+        player.save()
+    codes = player_codes_get(tournament=t)
+    page.set_viewport_size({"width": width, "height": 844})
+    page.goto(table_page_url(table_round=tr))
+    page.wait_for_selector("#donne-tabs .tab")
+    expect(page.locator('#takers .who[data-seat="N"]')).to_contain_text("Aïssatou")
+    page.screenshot(path=f"/tmp/table-takers-{width}.png", full_page=True)
+    assert page.evaluate(BROKEN_WORDS) == []
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+
+    # Who confirms, after South's entry: the three others, one a row.
+    sign_in(page, seats["S"], codes[seats["S"].pk])
+    page.locator('input[name="contract"][value="all_passed"]').check()
+    page.locator("#save").click()
+    expect(page.locator("#confirm-form")).to_be_visible()
+    page.screenshot(path=f"/tmp/table-confirm-{width}.png", full_page=True)
+    assert page.evaluate(BROKEN_WORDS) == []
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
