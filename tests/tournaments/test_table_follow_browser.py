@@ -88,6 +88,15 @@ def test_the_second_phone_follows_a_save_without_reloading_nor_taking_the_focus(
         timeout=FOLLOWS,
     )
 
+    # Phone 1 opens its entry to correct it: typing there, its own polls (nothing new) do not
+    # call it "saved meanwhile".
+    page.locator("#correct").click()
+    page.fill("#points", "51")
+    page.wait_for_event(
+        "response", predicate=lambda r: "/state.json" in r.url and r.status == 304, timeout=FOLLOWS
+    )
+    expect(page.locator("#kept")).to_be_hidden()
+
     # On the first donne, phone 2 may confirm: East entered, so only North (the taker's camp)
     # may, and he is chosen already.
     second_phone.locator(f'#donne-tabs .tab[data-donne="{first}"]').click()
@@ -99,8 +108,10 @@ def test_the_second_phone_follows_a_save_without_reloading_nor_taking_the_focus(
     second_phone.fill("#confirm-code", codes[seats["N"].pk])
     second_phone.locator("#confirm-form button[type=submit]").click()
     expect(second_phone.locator("#result-status")).to_contain_text("Confirmé")
-    # Phone 1 follows too.
+    # Phone 1 follows too; the correction it was typing stays, and it is told why it cannot.
     expect(page.locator("#result-status")).to_contain_text("Confirmé", timeout=FOLLOWS)
+    expect(page.locator("#kept-note")).to_contain_text("compte déjà")
+    expect(page.locator("#points")).to_have_value("51")
     assert page.evaluate("window.sameLoad === true")
     assert Result.objects.get(table=tr.table, donne__number=first).entry_status == (
         EntryStatus.CONFIRMED

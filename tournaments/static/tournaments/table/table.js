@@ -412,7 +412,8 @@
     $("entry-note").textContent = !waiting ? "" : navigator.onLine ? T.sending : T.saved_offline;
     // An entry typed here stays open when the donne was saved elsewhere meanwhile (seen by the
     // poll, or a conflict refused it): she compares it with the saved one above.
-    var keeping = Boolean(r) && (Boolean(d.kept) || form.dataset.dirty === String(d.number));
+    var keeping = Boolean(r) && (Boolean(d.kept) ||
+      (form.dataset.dirty === String(d.number) && String(r.version) !== form.dataset.base));
     var editing = !waiting && (!r || keeping || (!r.counts && form.dataset.editing === String(d.number)));
     form.hidden = !editing;
     if (r) {
@@ -435,6 +436,7 @@
         fill(r);
         if (d.kept) restore(d.kept);
         form.dataset.filled = String(d.number);
+        form.dataset.base = r ? String(r.version) : ""; // the result the form started from
       }
       showKept(d, r, keeping);
       toggle();
