@@ -226,6 +226,7 @@
   var POLL_MS = 3000;
   var stateTag = state.version ? '"' + state.version + '"' : "";
   var pollTimer = null;
+  var closed = false; // the page was revoked or its round closed (403): nothing more to follow
   // A refusal only this phone knows of survives a new state from the site (`merge` keeps the
   // newer results and the entries kept after a conflict).
   function carry(known) {
@@ -238,6 +239,7 @@
     var headers = { "Accept": "application/json" };
     if (stateTag) headers["If-None-Match"] = stateTag;
     return fetch(root.dataset.state, { credentials: "omit", cache: "no-store", headers: headers }).then(function (r) {
+      if (r.status === 403) closed = true;
       if (r.status === 304 || !r.ok) return;
       return r.json().then(function (s) {
         var known = state;
@@ -252,6 +254,7 @@
   }
   function follow() {
     clearTimeout(pollTimer);
+    if (closed) return;
     pollTimer = setTimeout(function () {
       // Not while the queue is being sent: its answers bring the newer results themselves.
       if (document.visibilityState !== "visible" || !navigator.onLine || inflight) { follow(); return; }
