@@ -173,6 +173,13 @@ def test_an_entry_refused_by_a_conflict_stays_beside_the_saved_one_to_confirm_it
     second_phone.locator(f'#donne-tabs .tab[data-donne="{first}"]').click()
     expect(second_phone.locator("#points")).to_have_value("41")
     expect(second_phone.locator("#kept-note")).to_contain_text("n'a pas été enregistrée")
+    kept = second_phone.evaluate(
+        """() => Object.keys(localStorage).filter(k => k.startsWith('tarot-table-state:'))
+             .map(k => JSON.parse(localStorage.getItem(k)).donnes.filter(d => d.kept)
+             .map(d => d.kept)).flat()"""
+    )
+    assert len(kept) == 1 and "points=41" in kept[0]
+    assert "code=" not in kept[0] and "binding=" not in kept[0]  # her entry, not her proofs
 
     # The saved one is right: she confirms it instead. Nobody chosen: the page's own words.
     second_phone.fill("#confirm-code", codes[seats["E"].pk])

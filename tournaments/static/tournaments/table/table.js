@@ -190,7 +190,7 @@
             if (res.data.binding) { bind(res.data.binding); showBinding(); }
           } else if (res.status === 409) {
             if (res.data.result) d.result = res.data.result;
-            d.kept = item.body; // what she typed stays on screen, beside the saved one
+            d.kept = keepable(item.body); // what she typed stays on screen, beside the saved one
             conflict(item.donne, res.data.errors);
           } else {
             d.failed = res.data.errors || { __all__: [T.error] };
@@ -503,6 +503,14 @@
   }
 
   /* --- an entry kept beside the saved one ------------------------------------------------- */
+  // An entry's form body as kept on the phone (in localStorage, until it is settled): without
+  // the personal code nor the binding token, which prove who she is.
+  function keepable(body) {
+    var data = new URLSearchParams(body);
+    data.delete("code");
+    data.delete("binding");
+    return data.toString();
+  }
   // Puts an entry's form body (as queued) back into the form's fields.
   function restore(body) {
     var data = new URLSearchParams(body);
