@@ -349,7 +349,7 @@ def test_five_wrong_codes_lock_confirmation_for_a_minute(
     assert Result.objects.get().entry_status == EntryStatus.AWAITING
 
 
-def test_an_entry_against_the_cards_is_answered_like_any_other_and_a_conflict_is_shown(
+def test_an_entry_against_the_cards_is_answered_like_any_other_and_a_late_one_is_kept(
     page, live_server, running_tournament, personas, settings
 ):
     from playwright.sync_api import expect
@@ -378,13 +378,15 @@ def test_an_entry_against_the_cards_is_answered_like_any_other_and_a_conflict_is
     saved = Result.objects.get()
     assert saved.entry_status == EntryStatus.AWAITING and saved.card_flags
 
-    # Meanwhile the arbiter enters the next donne himself; the page did not know.
-    enter(t, 1, second, personas.arbiter, points=60)
+    # While the table types the next donne, the arbiter enters it himself: the page follows
+    # within a few seconds, keeps what was typed beside his result, and says it counts.
     page.locator(f'#donne-tabs .tab[data-donne="{second}"]').click()
     fill_garde(page)
-    page.locator("#save").click()
-    expect(page.locator("#conflicts")).to_be_visible()
-    expect(page.locator("#conflict-list li")).to_contain_text(f"Donne {second}")
+    enter(t, 1, second, personas.arbiter, points=60)
+    expect(page.locator("#kept-note")).to_contain_text("compte déjà", timeout=10_000)
+    expect(page.locator("#points")).to_have_value("50")
+    expect(page.locator("#result-summary")).to_be_visible()
+    expect(page.locator("#save")).to_be_hidden()
     saved = Result.objects.get(table=tr.table, donne__number=second)
     assert saved.points == 60 and saved.entry_status == EntryStatus.ARBITER
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import NON_FIELD_ERRORS, PermissionDenied
 from django.db.models import Q
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect, render
@@ -292,9 +292,11 @@ def _radio_groups(
     for choice in takers:
         choice["player"] = seats.get(choice["value"])
     # The cursor starts on the taker: his radio when known, else the first; after a warning
-    # to confirm it starts on the first box to tick instead (the preview's autofocus).
+    # to confirm it starts on the first box to tick instead (the preview's autofocus); after
+    # a refusal on another field, on that field (arbiter.js, focusFirstFault).
     focus = next((c for c in takers if c["checked"]), takers[0] if takers else None)
-    if focus is not None and not confirming:
+    faults = set(form.errors) - {NON_FIELD_ERRORS} if form.is_bound else set()
+    if focus is not None and not confirming and (not faults or "taker" in faults):
         focus["autofocus"] = True
     contracts = form.radios("contract", CONTRACT_KEYS)
     for choice in contracts:

@@ -17,6 +17,7 @@ import hashlib
 from typing import Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.db.models import Count, Sum
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.templatetags.static import static
@@ -106,8 +107,25 @@ def _result_json(result: Result | None) -> dict[str, Any] | None:
     }
 
 
+def _state_version(access: TableAccess) -> str:
+    """A short tag of the table's state in the round, cheap to compute (two small queries):
+    it changes whenever a result of this table on its relais is saved or changes status (a
+    result's version only grows and results are never deleted, so the count and the sum of
+    the versions change together with any write), or a seat of the table changes. It depends
+    on this table only: it tells nothing of the hands nor of another table (RULES.md §6.2)."""
+    table_round = access.table_round
+    results = Result.objects.filter(
+        table_id=table_round.table_id, donne__etui_set_id=table_round.etui_set_id
+    ).aggregate(n=Count("pk"), v=Sum("version"))
+    seats = Seat.objects.filter(table_round=table_round).order_by("position")
+    digest = hashlib.sha256(repr(list(seats.values_list("position", "player_id"))).encode())
+    return f"{results['n']}.{results['v'] or 0}.{digest.hexdigest()[:10]}"
+
+
 def _state(access: TableAccess) -> dict[str, Any]:
-    """The table's seats and donnes in the round, and its own results: never hands."""
+    """The table's seats and donnes in the round, and its own results: never hands. Its
+    ``version`` is `_state_version`'s tag, the poll's ETag."""
+    version = _state_version(access)
     table_round = access.table_round
     seats = list(Seat.objects.filter(table_round=table_round).select_related("player"))
     donnes = list(Donne.objects.filter(etui_set_id=table_round.etui_set_id).order_by("number"))
@@ -133,6 +151,7 @@ def _state(access: TableAccess) -> dict[str, Any]:
             }
         )
     return {
+        "version": version,
         "table": table_round.table.number,
         "round": table_round.round.number,
         "tournament": access.tournament.name,
@@ -179,6 +198,20 @@ def _page_strings() -> dict[str, str]:
         "bound_to": _("This phone is %(n)s's: no code to type."),
         "unbind": _("Not %(n)s? Hand this phone over"),
         "confirm_as": _("I confirm this result, as %(n)s"),
+        "kept_meanwhile": _(
+            "Another phone saved this donne meanwhile (above). Yours, below, is not saved: "
+            "compare them. If the saved one is right, confirm it above."
+        ),
+        "kept_conflict": _(
+            "Yours, below, was not saved: this donne was saved meanwhile (above). Compare "
+            "them: if the saved one is right, confirm it above; if yours is, save it to "
+            "correct the saved one."
+        ),
+        "kept_counts": _(
+            "Yours, below, was not saved: the result above already counts. If yours is right, "
+            "show it to the arbiter."
+        ),
+        "who_confirms": _("Choose who confirms: tap your name."),
         # The entry's state in the page's language, whatever language a resend was answered in.
         "entry_labels": {code: str(label) for code, label in EntryStatus.choices},
     }
@@ -206,14 +239,33 @@ def table_page(request: HttpRequest, secret: str) -> HttpResponse:
     return render(request, "tournaments/table/page.html", context)
 
 
+def _etag_matches(request: HttpRequest, tag: str) -> bool:
+    """Whether the request's If-None-Match names ``tag`` (quoted, weak or not, or "*")."""
+    header = request.headers.get("If-None-Match") or ""
+    names = {t.strip().removeprefix("W/").strip('"') for t in header.split(",")}
+    return tag in names or "*" in names
+
+
 @never_cache
 @require_GET
 def table_state(request: HttpRequest, secret: str) -> HttpResponse:
+    """The table's state, followed by its page every few seconds: with the ETag it last got
+    in If-None-Match, an unchanged state is a 304 without a body (the access and two small
+    queries, `_state_version`); a changed one is the whole state, with its new ETag."""
     try:
         access = _access(secret)
     except TableAccessDenied as exc:
         return _denied(request, exc)
-    return JsonResponse(_state(access))
+    if request.headers.get("If-None-Match"):
+        tag = _state_version(access)
+        if _etag_matches(request, tag):
+            response = HttpResponse(status=304)
+            response["ETag"] = f'"{tag}"'
+            return response
+    state = _state(access)
+    response = JsonResponse(state)
+    response["ETag"] = f'"{state["version"]}"'
+    return response
 
 
 def _form(request: HttpRequest) -> ResultForm:

@@ -213,7 +213,8 @@ def player_binding_end(request: HttpRequest, pk: int, player_id: int) -> HttpRes
 @require_POST
 @once_per_form
 def entry_confirm(request: HttpRequest, pk: int, table: int, donne: int) -> HttpResponse:
-    """The arbiter makes a table's entry count as it stands."""
+    """The arbiter makes a table's entry count as it stands (a ledger line says so); back to
+    the dashboard, or to the cell's entry page when it was sent from there (``back=entry``)."""
     tournament = _tournament(request, pk)
     result = get_object_or_404(
         Result.objects.select_related("tournament", "table", "donne"),
@@ -231,4 +232,6 @@ def entry_confirm(request: HttpRequest, pk: int, table: int, donne: int) -> Http
             _("Table %(table)s, donne %(donne)s: the result counts.")
             % {"table": table, "donne": donne},
         )
+    if request.POST.get("back") == "entry":
+        return redirect(reverse("arbiter_result", args=[tournament.pk, table, donne]))
     return redirect(reverse("arbiter_dashboard", args=[tournament.pk]) + "#at-tables")

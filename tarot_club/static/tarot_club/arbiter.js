@@ -92,10 +92,32 @@
     if (boxes.length) boxes[0].focus();
   }
 
-  if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", focusFirstConfirmation);
-  } else {
+  // After a refused save, the cursor starts on the first field at fault, in the page's order
+  // (a radio group's checked radio, else its first; the points; the reason), not on the taker.
+  function focusFirstFault() {
+    var form = document.querySelector("form[data-arbiter-form]");
+    if (!form || document.getElementById("needs-confirmation")) return;
+    var faults = Array.prototype.filter.call(
+      document.querySelectorAll('[aria-invalid="true"], tr.invalid'),
+      function (el) { return form.contains(el) || el.getAttribute("form") === form.id; }
+    );
+    if (!faults.length) return;
+    var el = faults[0];
+    if (el.tagName === "FIELDSET" || el.tagName === "TR") {
+      el = el.querySelector("input[type=radio]:checked") || el.querySelector("input");
+    }
+    if (el && typeof el.focus === "function") el.focus();
+  }
+
+  function focusOnLoad() {
     focusFirstConfirmation();
+    focusFirstFault();
+  }
+
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", focusOnLoad);
+  } else {
+    focusOnLoad();
   }
 
   document.addEventListener("keydown", function (event) {

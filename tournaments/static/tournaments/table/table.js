@@ -78,6 +78,7 @@
     (older && older.donnes || []).forEach(function (o) {
       var d = donneOf(o.number);
       if (d && o.result && (!d.result || o.result.version > d.result.version)) d.result = o.result;
+      if (d && o.kept && !d.kept) d.kept = o.kept; // an entry refused by a conflict, kept
     });
   }
   function remember() {
@@ -211,9 +212,11 @@
           var d = donneOf(item.donne);
           if (res.status === 200) {
             d.result = res.data.result;
+            forget(d);
             if (res.data.binding) { bind(res.data.binding); showBinding(); }
           } else if (res.status === 409) {
             if (res.data.result) d.result = res.data.result;
+            d.kept = keepable(item.body); // what she typed stays on screen, beside the saved one
             conflict(item.donne, res.data.errors);
           } else {
             d.failed = res.data.errors || { __all__: [T.error] };
@@ -239,17 +242,50 @@
     $("conflict-list").appendChild(li);
     $("conflicts").hidden = false;
   }
+
+  /* --- following the table while the page is open ---------------------------------------- */
+  // Every few seconds while the page is seen and online, the state is asked with the ETag last
+  // received: unchanged, it is a 304 without a body; changed, it is merged and drawn in place
+  // (tabs and choices are updated, never rebuilt under the focus; an entry being typed stays
+  // open, `keeping`). A hidden page or a phone offline does not ask; it asks at once when it
+  // comes back (visibilitychange, online).
+  var POLL_MS = 3000;
+  var stateTag = state.version ? '"' + state.version + '"' : "";
+  var pollTimer = null;
+  var closed = false; // the page was revoked or its round closed (403): nothing more to follow
+  // A refusal only this phone knows of survives a new state from the site (`merge` keeps the
+  // newer results and the entries kept after a conflict).
+  function carry(known) {
+    (known && known.donnes || []).forEach(function (o) {
+      var d = donneOf(o.number);
+      if (d && o.failed && !d.failed) d.failed = o.failed;
+    });
+  }
   function refresh() {
-    return fetch(root.dataset.state, { credentials: "omit", cache: "no-store" }).then(function (r) {
-      if (!r.ok) return;
+    var headers = { "Accept": "application/json" };
+    if (stateTag) headers["If-None-Match"] = stateTag;
+    return fetch(root.dataset.state, { credentials: "omit", cache: "no-store", headers: headers }).then(function (r) {
+      if (r.status === 403) closed = true;
+      if (r.status === 304 || !r.ok) return;
       return r.json().then(function (s) {
         var known = state;
         state = s;
+        stateTag = r.headers.get("ETag") || (s.version ? '"' + s.version + '"' : "");
         merge(known);
+        carry(known);
         remember();
         render();
       });
     }).catch(function () {});
+  }
+  function follow() {
+    clearTimeout(pollTimer);
+    if (closed) return;
+    pollTimer = setTimeout(function () {
+      // Not while the queue is being sent: its answers bring the newer results themselves.
+      if (document.visibilityState !== "visible" || !navigator.onLine || inflight) { follow(); return; }
+      refresh().then(follow);
+    }, POLL_MS);
   }
 
   /* --- rendering -------------------------------------------------------------------------- */
@@ -403,7 +439,11 @@
     var waiting = Boolean(pending[d.number]);
     $("entry-note").hidden = !waiting;
     $("entry-note").textContent = !waiting ? "" : navigator.onLine ? T.sending : T.saved_offline;
-    var editing = !waiting && (!r || (!r.counts && form.dataset.editing === String(d.number)));
+    // An entry typed here stays open when the donne was saved elsewhere meanwhile (seen by the
+    // poll, or a conflict refused it): she compares it with the saved one above.
+    var keeping = Boolean(r) && (Boolean(d.kept) ||
+      (form.dataset.dirty === String(d.number) && String(r.version) !== form.dataset.base));
+    var editing = !waiting && (!r || keeping || (!r.counts && form.dataset.editing === String(d.number)));
     form.hidden = !editing;
     if (r) {
       $("result-summary").textContent = r.summary;
@@ -421,7 +461,13 @@
       if (mayConfirm) $("confirm-as").textContent = fmt(T.confirm_as, b.name);
     }
     if (editing) {
-      if (form.dataset.filled !== String(d.number)) { fill(r); form.dataset.filled = String(d.number); }
+      if (form.dataset.filled !== String(d.number)) {
+        fill(r);
+        if (d.kept) restore(d.kept);
+        form.dataset.filled = String(d.number);
+        form.dataset.base = r ? String(r.version) : ""; // the result the form started from
+      }
+      showKept(d, r, keeping);
       toggle();
       showErrors(form, d.failed || {});
       scoreRows($("preview"), null, d.seats);
@@ -458,7 +504,8 @@
       input.name = "player";
       input.value = w.id;
       input.required = true;
-      input.checked = w.id === keep;
+      // The only one who may confirm is chosen already.
+      input.checked = w.id === keep || who.length === 1;
       label.appendChild(input);
       label.appendChild(document.createTextNode(w.text));
       box.appendChild(label);
@@ -470,6 +517,7 @@
     current = n;
     form.dataset.filled = "";
     form.dataset.editing = "";
+    form.dataset.dirty = "";
     $("confirm-code").value = "";
     clearErrors(confirmForm);
     render();
@@ -479,6 +527,52 @@
     var c = (form.querySelector('input[name="contract"]:checked') || {}).value;
     form.querySelectorAll("[data-played]").forEach(function (el) { el.hidden = c === "all_passed"; });
   }
+
+  /* --- an entry kept beside the saved one ------------------------------------------------- */
+  // An entry's form body as kept on the phone (in localStorage, until it is settled): without
+  // the personal code nor the binding token, which prove who she is.
+  function keepable(body) {
+    var data = new URLSearchParams(body);
+    data.delete("code");
+    data.delete("binding");
+    return data.toString();
+  }
+  // Puts an entry's form body (as queued) back into the form's fields.
+  function restore(body) {
+    var data = new URLSearchParams(body);
+    Array.prototype.forEach.call(form.elements, function (el) {
+      if (!el.name || el.type === "hidden" || el.disabled || !data.has(el.name)) return;
+      if (el.type === "radio") el.checked = el.value === data.get(el.name);
+      else if (el.type === "checkbox") el.checked = data.getAll(el.name).indexOf(el.value) >= 0;
+      else el.value = data.get(el.name);
+    });
+  }
+  // The note over an entry kept open beside the saved result: what happened, what she can do.
+  // Refused by a conflict, saving it again corrects the saved one (its version is now known),
+  // unless that one already counts: then only the arbiter can change it.
+  function showKept(d, r, keeping) {
+    $("kept").hidden = !keeping;
+    $("save").hidden = keeping && r.counts;
+    if (!keeping) return;
+    var text = r.counts ? T.kept_counts : d.kept ? T.kept_conflict : T.kept_meanwhile;
+    if ($("kept-note").textContent !== text) $("kept-note").textContent = text;
+    if (d.kept) form.elements.version.value = r.version;
+  }
+  // The donne's entry is settled (saved, confirmed or dropped): nothing more to keep.
+  function forget(d) {
+    delete d.kept;
+    if (form.dataset.dirty === String(d.number)) { form.dataset.dirty = ""; form.dataset.filled = ""; }
+  }
+  $("kept-drop").addEventListener("click", function () {
+    var d = donneOf(current);
+    if (!d) return;
+    forget(d);
+    d.failed = null;
+    form.dataset.editing = "";
+    remember();
+    render();
+    focusOn(!$("result-box").hidden ? $("result-status") : $("entry-title"));
+  });
 
   /* --- live preview ------------------------------------------------------------------------ */
   var timer = null, seq = 0;
@@ -512,6 +606,8 @@
     var d = donneOf(current);
     var name = e.target.name || "";
     if (d && d.failed) delete d.failed[name.indexOf("poignee_") === 0 ? "poignees." + name.slice(8) : name];
+    // Typed into the result (not who enters): kept open if another phone saves it meanwhile.
+    if (["player", "code", "bind"].indexOf(name) < 0) form.dataset.dirty = String(current);
     toggle();
     preview();
   });
@@ -580,6 +676,7 @@
     post(base + "donne/" + current + "/" + path + "/", data.toString(), key()).then(function (res) {
       if (res.status === 200) {
         d.result = res.data.result;
+        forget(d);
         remember();
         $("confirm-code").value = "";
         clearErrors(confirmForm);
@@ -598,7 +695,22 @@
   }
   confirmForm.addEventListener("submit", function (e) {
     e.preventDefault();
-    statusWrite("confirm", { code: $("confirm-code").value });
+    // Nobody chosen (and no bound phone to speak): the page's own words, not the browser's.
+    var code = $("confirm-code").value;
+    if (!confirmForm.querySelector('input[name="player"]:checked') && !(binding() && !code)) {
+      var errs = { player: [T.who_confirms] };
+      refused(confirmForm, errs, showErrors(confirmForm, errs), moves);
+      return;
+    }
+    statusWrite("confirm", { code: code });
+  });
+  confirmForm.addEventListener("change", function (e) {
+    if (e.target.name !== "player") return;
+    $("confirm-err-player").textContent = "";
+    fieldsOf(confirmForm, "player").forEach(function (i) {
+      i.removeAttribute("aria-invalid");
+      i.removeAttribute("aria-describedby");
+    });
   });
   $("confirm-as").addEventListener("click", function () {
     var b = binding();
@@ -626,10 +738,10 @@
     e.returnValue = "";
     return "";
   });
-  window.addEventListener("online", function () { showNet(); flush().then(refresh); });
+  window.addEventListener("online", function () { showNet(); flush().then(refresh).then(follow); });
   window.addEventListener("offline", showNet);
   document.addEventListener("visibilitychange", function () {
-    if (document.visibilityState === "visible" && navigator.onLine) flush().then(refresh);
+    if (document.visibilityState === "visible" && navigator.onLine) flush().then(refresh).then(follow);
   });
   setInterval(function () { if (navigator.onLine && !inflight) flush(); }, 5000);
 
@@ -651,5 +763,5 @@
   openDb().then(function (handle) {
     db = handle;
     return showQueue();
-  }).then(render).then(function () { if (navigator.onLine) flush(); });
+  }).then(render).then(function () { if (navigator.onLine) flush(); follow(); });
 })();
