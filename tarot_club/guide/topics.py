@@ -102,6 +102,7 @@ NO_HELP = frozenset(
         "arbiter_clock_action",
         "arbiter_entry_confirm",
         "arbiter_player_code",
+        "arbiter_player_unbind",
         "arbiter_table_reissue",
         "arbiter_table_revoke",
         "room_screen_clock",

@@ -141,7 +141,7 @@ def test_the_registrations_follow_the_same_order(club, personas: Personas):
 def test_the_migration_folds_the_players_saved_before_it(club):
     """The names saved before the one normalisation get both columns computed again."""
     Player.objects.update(search_name="n'diaye aissatou", sort_name="")
-    migration = importlib.import_module("tournaments.migrations.0012_player_sort_name")
+    migration = importlib.import_module("tournaments.migrations.0013_player_sort_name")
     migration.refold(django_apps, None)
     assert _order(Player.objects.all()) == FRENCH_ORDER
     assert [p.last_name for p in players_matching(Player.objects.all(), "ndiaye")] == ["N'Diaye"]
