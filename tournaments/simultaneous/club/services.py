@@ -84,9 +84,12 @@ def _check_event(event: dict[str, Any]) -> list[cards.Donne]:
             % {"reason": translate_error(err)}
         ) from err
     except (KeyError, TypeError, ValueError) as err:
+        logger.info("event description not understood: %r", err)
         raise JoinError(
-            _("The hub's description of the event is incomplete or not understood (%(what)s).")
-            % {"what": err}
+            _(
+                "The address answered, but not with a simultaneous event's description: "
+                "check the hub's address."
+            )
         ) from err
     if [d.number for d in donnes] != list(range(1, 4 * sets + 1)):
         raise JoinError(
@@ -137,7 +140,7 @@ def _fetch(hub_url: str, token: str) -> dict[str, Any]:
     try:
         return hub_client.fetch_event(hub_client.check_hub_url(hub_url), token.strip())
     except HubRefused as err:
-        if err.status in (401, 403):
+        if err.code == "not_invited":
             raise JoinError(
                 _("The hub does not accept this token: %(detail)s") % {"detail": err.detail}
             ) from err
