@@ -339,6 +339,68 @@ class InvitationCreateView(HubView):
         return Response({**body, "token": token}, status=201)
 
 
+INVITATION_ID = OpenApiParameter(
+    "invitation",
+    {"type": "string", "pattern": "^[0-9a-z-]{1,40}$"},
+    OpenApiParameter.PATH,
+    description="The invitation's public id.",
+)
+
+
+class InvitationRevokeView(HubView):
+    @extend_schema(
+        operation_id="simultaneous_invitation_revoke",
+        summary="Revoke a club's invitation: its players, results and penalties leave the field",
+        parameters=[EVENT_ID, INVITATION_ID],
+        request=None,
+        responses={200: SimultaneousInvitationSerializer, **errors(401, 403, 404, 429)},
+        tags=TAGS,
+        examples=[
+            OpenApiExample(
+                "Revoked",
+                value={"invitation": "a1b2c3d4e5f60718", "club_name": "Club B", "active": False},
+                response_only=True,
+            )
+        ],
+    )
+    def post(self, request: Request, event: str, invitation: str) -> Response:
+        the_event = self.event()
+        found = Invitation.objects.filter(event=the_event, public_id=invitation).first()
+        if found is None:
+            raise Http404
+        return Response(
+            SimultaneousInvitationSerializer(services.invitation_revoke(invitation=found)).data
+        )
+
+
+class SimultaneousClaimSerializer(serializers.Serializer):
+    invitation = serializers.CharField(source="invitation.public_id")
+    club_name = serializers.CharField(source="invitation.club_name")
+    first_name = serializers.CharField()
+    last_name = serializers.CharField()
+    at = serializers.DateTimeField(allow_null=True)
+
+
+class SimultaneousConflictSerializer(serializers.Serializer):
+    licence = serializers.CharField()
+    holder = SimultaneousClaimSerializer(help_text="The club whose players hold the licence.")
+    claimant = SimultaneousClaimSerializer(help_text="The club refused with licence_elsewhere.")
+
+
+class EventConflictsView(HubView):
+    @extend_schema(
+        operation_id="simultaneous_conflicts",
+        summary="Licences two clubs claim, with both claims, for the organiser to settle",
+        parameters=[EVENT_ID],
+        responses={200: SimultaneousConflictSerializer(many=True), **errors(401, 403, 404)},
+        tags=TAGS,
+        examples=[OpenApiExample("None", value=[], response_only=True)],
+    )
+    def get(self, request: Request, event: str) -> Response:
+        conflicts = services.licence_conflicts(self.event())
+        return Response(SimultaneousConflictSerializer(conflicts, many=True).data)
+
+
 class EventCloseView(HubView):
     @extend_schema(
         operation_id="simultaneous_event_close",

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -18,7 +19,7 @@ from tournaments.once import once_per_form
 
 from . import services
 from .forms import EventForm, InvitationForm, UploadFileForm
-from .models import OverallRankingState, SimultaneousEvent, UploadLog
+from .models import Invitation, OverallRankingState, SimultaneousEvent, UploadLog
 
 UPLOADS_SHOWN = 50
 
@@ -75,6 +76,8 @@ def _status(request: HttpRequest, event: SimultaneousEvent, **extra: Any) -> Htt
         "active": sum(1 for i in invitations if i.active),
         "uploads": uploads,
         "state": OverallRankingState.objects.filter(pk=event.pk).first(),
+        "conflicts": services.licence_conflicts(event),
+        "hub_address": settings.SITE_URL + "/",
         "invite_form": extra.pop("invite_form", None) or InvitationForm(),
         "upload_form": extra.pop("upload_form", None) or UploadFileForm(),
         **extra,
@@ -143,4 +146,26 @@ def event_close_view(request: HttpRequest, public_id: str) -> HttpResponse:
     event = _organised_event(request, public_id)
     services.event_close(event=event, user=request.user)
     messages.success(request, _("The event is closed; the embargo is lifted."))
+    return redirect("simultaneous_event", public_id=event.public_id)
+
+
+@login_required
+@require_POST
+@once_per_form
+def invitation_revoke_view(
+    request: HttpRequest, public_id: str, invitation_id: str
+) -> HttpResponse:
+    """Withdraw a club from the event (services.invitation_revoke): its token opens nothing
+    any more and its players, results and penalties leave the field."""
+    event = _organised_event(request, public_id)
+    invitation = get_object_or_404(Invitation, event=event, public_id=invitation_id)
+    services.invitation_revoke(invitation=invitation)
+    messages.success(
+        request,
+        _(
+            "The invitation of %(club)s is revoked: its players, results and penalties have "
+            "left the field, and its licences are free."
+        )
+        % {"club": invitation.club_name},
+    )
     return redirect("simultaneous_event", public_id=event.public_id)
