@@ -19,6 +19,7 @@ from typing import Any
 
 from django.db import transaction
 from django.db.models import F, Q
+from django.db.models.functions import Greatest
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -136,6 +137,27 @@ def _check_tournament(tournament: Tournament, event: dict[str, Any]) -> None:
         )
 
 
+def _check_not_joined(event: dict[str, Any]) -> None:
+    """One tournament per invitation: a second one would send uploads numbered from 1 again,
+    which the hub ignores as older than the first one's (issue 30.10)."""
+    first = (
+        SimultaneousLink.objects.filter(
+            event=str(event["event"]), invitation=str(event["club"]["invitation"])
+        )
+        .select_related("tournament")
+        .first()
+    )
+    if first is not None:
+        raise JoinError(
+            _(
+                "Your club already plays this event with the tournament “%(name)s” of "
+                "%(date)s: open that tournament's “Simultaneous event” page instead of joining "
+                "again (the hub takes one tournament per invitation)."
+            )
+            % {"name": first.tournament.name, "date": first.tournament.date}
+        )
+
+
 def _fetch(hub_url: str, token: str) -> dict[str, Any]:
     try:
         return hub_client.fetch_event(hub_client.check_hub_url(hub_url), token.strip())
@@ -170,6 +192,7 @@ def join(
         raise JoinError(_("Type the token the event's organiser gave your club."))
     event = _fetch(hub_url, token)
     donnes = _check_event(event)
+    _check_not_joined(event)
     with transaction.atomic():
         if tournament is None:
             if club is None:
@@ -311,8 +334,10 @@ def upload_run(*, tournament_id: int) -> str:
     """Send the tournament's current state to the hub once; the outcome on the link.
 
     Returns "acknowledged", "refused" (4xx, or players without licence: kept with its reason,
-    not retried until someone sends again), "failing" (transient: ``retry_at`` set, the task
-    and the sweep try again) or "none" (no link)."""
+    not retried until someone sends again), "stale" (the hub holds a newer upload of this
+    invitation and ignored this one: kept with what to do, not retried until someone sends
+    again), "failing" (transient: ``retry_at`` set, the task and the sweep try again) or
+    "none" (no link)."""
     SimultaneousLink.objects.filter(tournament_id=tournament_id).update(queued_at=None)
     if not SimultaneousLink.objects.filter(tournament_id=tournament_id).exists():
         return "none"
@@ -339,8 +364,33 @@ def upload_run(*, tournament_id: int) -> str:
             retry_at=timezone.now() + datetime.timedelta(seconds=_backoff(attempts)),
         )
         return "failing"
+    if answer.get("stale"):
+        _stale(tournament_id, upload, answer)
+        return "stale"
     _acknowledged(link, upload, answer)
     return "acknowledged"
+
+
+def _stale(tournament_id: int, upload: dict[str, Any], answer: dict[str, Any]) -> None:
+    """The hub ignored the upload: it holds a newer one of this invitation (this site was
+    restored from a backup, or another tournament or site sends with the same token)."""
+    held = answer.get("last_sequence")
+    SimultaneousLink.objects.filter(tournament_id=tournament_id).update(
+        state=SimultaneousLink.State.STALE,
+        error=_(
+            "The hub ignored upload n° %(ours)s: it holds a newer one from your club "
+            "(n° %(held)s), so nothing of this tournament counts there now. If this site was "
+            "restored from a backup, press “Send the results to the hub now”: the next upload "
+            "is numbered after the hub's and replaces what it holds. If another tournament or "
+            "site sends with the same token, only one of them may: ask the event's organiser "
+            "before sending."
+        )
+        % {"ours": upload["sequence"], "held": held if isinstance(held, int) else "?"},
+        error_code="stale",
+        response=answer,
+        attempts=0,
+        retry_at=None,
+    )
 
 
 def _note(tournament_id: int, *, state: str, error: str, code: str, **more: Any) -> None:
@@ -378,9 +428,15 @@ def _acknowledged(link: SimultaneousLink, upload: dict[str, Any], answer: dict[s
 
 
 def upload_again(*, link: SimultaneousLink) -> None:
-    """The arbiter's "send again": clears a refusal or a wait and queues an upload now."""
+    """The arbiter's "send again": clears a refusal or a wait and queues an upload now.
+    After a stale answer the next upload is numbered after the hub's last one, so that it
+    replaces what the hub holds (the arbiter was told what that means)."""
+    held = (link.response or {}).get("last_sequence") if link.state == link.State.STALE else None
+    updates: dict[str, Any] = {}
+    if isinstance(held, int) and held > 0:
+        updates["sequence"] = Greatest(F("sequence"), held)
     SimultaneousLink.objects.filter(pk=link.pk).update(
-        state=SimultaneousLink.State.PENDING, retry_at=None, queued_at=None
+        state=SimultaneousLink.State.PENDING, retry_at=None, queued_at=None, **updates
     )
     schedule_upload(link.tournament_id, recall=False)
 
@@ -390,7 +446,9 @@ def links_behind() -> list[int]:
     a transient failure) is over; refused ones wait for the arbiter."""
     now = timezone.now()
     due = (
-        SimultaneousLink.objects.exclude(state=SimultaneousLink.State.REFUSED)
+        SimultaneousLink.objects.exclude(
+            state__in=(SimultaneousLink.State.REFUSED, SimultaneousLink.State.STALE)
+        )
         .filter(Q(retry_at__isnull=True) | Q(retry_at__lte=now))
         .filter(
             Q(acked_version__isnull=True)

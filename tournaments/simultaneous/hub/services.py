@@ -22,6 +22,7 @@ from decimal import Decimal
 from functools import lru_cache
 from typing import Any
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
@@ -347,6 +348,7 @@ class UploadOutcome:
     penalties: dict[str, int] = field(default_factory=dict)
     final: bool = False
     stale: bool = False
+    last_sequence: int | None = None  # a stale upload: the sequence the hub holds
 
     def as_json(self) -> dict[str, Any]:
         body: dict[str, Any] = {
@@ -357,6 +359,7 @@ class UploadOutcome:
         }
         if self.stale:
             body["stale"] = True
+            body["last_sequence"] = self.last_sequence
         return body
 
 
@@ -416,6 +419,47 @@ def upload_receive(
 
         transaction.on_commit(lambda: schedule_overall_ranking(event.pk))
     return outcome.outcome
+
+
+def upload_refused_unread(*, token: str | None, code: str, status: int, size: int) -> UploadRefused:
+    """A club's upload refused before its body is read (too large, a NUL character, nested
+    too deeply; `BODY_CODES`): logged in the organiser's log when the token opens an
+    invitation; the refusal to raise. An unknown token is `not_invited` (logged without an
+    event, as any unknown token)."""
+    invitation = invitation_for_token(token)
+    refused = (
+        UploadRefused(code, status, BODY_CODES[code](), invitation=invitation)
+        if invitation is not None
+        else UploadRefused(
+            "not_invited", 401, _("This token opens no invitation to a simultaneous event.")
+        )
+    )
+    UploadLog.objects.create(
+        event=invitation.event if invitation else None,
+        invitation=invitation,
+        outcome=UploadLog.Outcome.REFUSED,
+        code=refused.code,
+        reason=refused.message[:2000],
+        size=min(size, 2**31 - 1),
+        source=UploadLog.Source.API,
+    )
+    return refused
+
+
+BODY_CODES = {
+    "too_large": lambda: (
+        _(
+            "The upload is larger than the hub takes (%(limit)s bytes): send the club's state "
+            "without anything else, or ask the event's organiser."
+        )
+        % {"limit": settings.DATA_UPLOAD_MAX_MEMORY_SIZE}
+    ),
+    "invalid_characters": lambda: _(
+        "The upload contains a NUL character, which no name or field may hold: "
+        "correct the name on the club's site and send again."
+    ),
+    "too_deep": lambda: _("The upload nests arrays or objects too deeply: it is not the format."),
+}
 
 
 def _authenticate(token: str | None, signature: str | None, body: bytes) -> Invitation:
@@ -600,7 +644,9 @@ def _apply(
         log.penalties_unchanged = len(upload.penalties)
         log.duration_ms = int((time.perf_counter() - started) * 1000)
         log.save()
-        return _Applied(_outcome(log, stale=True), results_changed=False)
+        outcome = _outcome(log, stale=True)
+        outcome.last_sequence = invitation.last_sequence
+        return _Applied(outcome, results_changed=False)
     _check_licences(event, invitation, upload)
     _apply_players(event, invitation, upload)
     results = _apply_results(event, invitation, upload.results)
