@@ -43,6 +43,13 @@ MATRIX = {
     "simultaneous_uploads_manual": ("POST", E + "uploads/", "upload", (200, 403, 403, 401, 401)),
     "simultaneous_ranking": ("GET", E + "ranking/", None, (200, 403, 403, 401, 401)),
     "simultaneous_conflicts": ("GET", E + "conflicts/", None, (200, 403, 403, 401, 401)),
+    # The club's side (joining from this site): a club's organiser is told what is wrong.
+    "simultaneous_join": (
+        "POST",
+        BASE + "join/",
+        {"hub_url": "", "token": ""},
+        (400, 400, 403, 401, 401),
+    ),
     "simultaneous_invitation_revoke": (
         "POST",
         E + "invitations/{invitation}/revoke/",

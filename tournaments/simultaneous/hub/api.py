@@ -360,7 +360,7 @@ class InvitationRevokeView(HubView):
         summary="Revoke a club's invitation: its players, results and penalties leave the field",
         parameters=[EVENT_ID, INVITATION_ID],
         request=None,
-        responses={200: SimultaneousInvitationSerializer, **errors(401, 403, 404, 429)},
+        responses={200: SimultaneousInvitationSerializer, **errors(400, 401, 403, 404, 429)},
         tags=TAGS,
         examples=[
             OpenApiExample(
