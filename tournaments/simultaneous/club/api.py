@@ -46,6 +46,13 @@ class JoinSerializer(serializers.Serializer):
 
 class LinkSerializer(serializers.ModelSerializer):
     tournament = serializers.IntegerField(source="tournament_id")
+    warnings = serializers.ListField(
+        child=serializers.CharField(),
+        read_only=True,
+        default=list,
+        help_text="What the club must know: e.g. more players registered than the event's "
+        "étui sets seat.",
+    )
     state = serializers.CharField(
         help_text="joined, acknowledged, pending, failing, refused or stale (the link's page "
         "says what each means)."
@@ -62,6 +69,7 @@ class LinkSerializer(serializers.ModelSerializer):
             "club_name",
             "sets",
             "state",
+            "warnings",
         ]
 
 
@@ -74,6 +82,7 @@ JOINED = {
     "club_name": "Tarot Club de Lyon",
     "sets": 10,
     "state": "joined",
+    "warnings": [],
 }
 
 
@@ -136,4 +145,5 @@ class JoinView(ApiView):
                 message=str(err),
                 details={NON_FIELD: [str(err)]},
             ) from None
-        return Response(LinkSerializer(link).data, status=201)
+        answer = {**LinkSerializer(link).data, "warnings": services.join_warnings(link)}
+        return Response(answer, status=201)

@@ -25,9 +25,14 @@ from django.utils.translation import gettext as _
 
 from scoring.rules import cards, dealing
 from scoring.rules.errors import ScoringError
+from scoring.rules.movement import most_players, sets_needed
 from tournaments.models import Club, Player, Result, Tournament
 from tournaments.services.errors import translate_error, translate_message
-from tournaments.services.preparation import PreparationError, tournament_generate
+from tournaments.services.preparation import (
+    PreparationError,
+    too_many_players,
+    tournament_generate,
+)
 from tournaments.services.tournaments import tournament_create
 
 from . import hub_client
@@ -259,6 +264,50 @@ def event_donnes(tournament: Tournament) -> list[cards.Donne] | None:
     if rows is None:
         return None
     return _event_donnes({"donnes": rows})
+
+
+def seating_limit(tournament: Tournament, players: int) -> str | None:
+    """Preparation's seating limit (registered from apps.ready): when the event's étui sets
+    cannot seat ``players`` over the tournament's rounds, why and how many can. No query for
+    a tournament that deals its own donnes: a linked one took the event's identity
+    ("simultaneous:<event>", the hub's `event_create`) when it joined."""
+    if not (tournament.identity or "").startswith("simultaneous:"):
+        return None
+    sets = (
+        SimultaneousLink.objects.filter(tournament_id=tournament.pk)
+        .values_list("sets", flat=True)
+        .first()
+    )
+    if sets is None:
+        return None
+    try:
+        if sets_needed(players, tournament.rounds) <= sets:
+            return None
+    except ScoringError:  # fewer than 8 or 11 players: the seating page says so
+        return None
+    return too_many_players(players, tournament.rounds, sets)
+
+
+def join_warnings(link: SimultaneousLink) -> list[str]:
+    """What the club must know once joined: more players registered than the event's étui
+    sets seat (the tournament joined all the same; the registrations page says it too)."""
+    players = Player.objects.filter(registrations__tournament_id=link.tournament_id).count()
+    said = seating_limit(link.tournament, players) if players else None
+    return [said] if said else []
+
+
+def event_capacity(sets: int, rounds: int) -> str:
+    """What an event's étui sets allow a club, in one sentence (the link and join pages)."""
+    most = most_players(sets, rounds)
+    if most is None:
+        return _(
+            "With %(sets)s étui sets over %(rounds)s rounds no club can be seated (even 8 "
+            "players need more): ask the event's organiser for more sets."
+        ) % {"sets": sets, "rounds": rounds}
+    return _(
+        "The event's %(sets)s étui sets seat a club of 8 to %(most)s players (not 11) over "
+        "%(rounds)s rounds; register no more."
+    ) % {"sets": sets, "most": most, "rounds": rounds}
 
 
 # --- uploads -------------------------------------------------------------------------------

@@ -15,10 +15,11 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from scoring.rules.movement import most_players
 from tournaments.once import once_per_form
 
 from . import services
-from .forms import EventForm, InvitationForm, UploadFileForm
+from .forms import SETS_TABLE_ROUNDS, EventForm, InvitationForm, UploadFileForm, sets_table
 from .models import Invitation, OverallRankingState, SimultaneousEvent, UploadLog
 
 UPLOADS_SHOWN = 50
@@ -59,7 +60,8 @@ def event_create_view(request: HttpRequest) -> HttpResponse:
         else:
             messages.success(request, _("The event is created and its donnes are dealt."))
             return redirect("simultaneous_event", public_id=event.public_id)
-    return render(request, "simultaneous/hub/event_form.html", {"form": form})
+    context = {"form": form, "sets_table": sets_table(51), "sets_rounds": SETS_TABLE_ROUNDS}
+    return render(request, "simultaneous/hub/event_form.html", context)
 
 
 def _status(request: HttpRequest, event: SimultaneousEvent, **extra: Any) -> HttpResponse:
@@ -77,6 +79,7 @@ def _status(request: HttpRequest, event: SimultaneousEvent, **extra: Any) -> Htt
         "uploads": uploads,
         "state": OverallRankingState.objects.filter(pk=event.pk).first(),
         "conflicts": services.licence_conflicts(event),
+        "most_players": most_players(event.sets, event.rounds),
         "hub_address": settings.SITE_URL + "/",
         "invite_form": extra.pop("invite_form", None) or InvitationForm(),
         "upload_form": extra.pop("upload_form", None) or UploadFileForm(),
