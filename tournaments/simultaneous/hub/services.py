@@ -602,9 +602,9 @@ def _check_licences(event: SimultaneousEvent, invitation: Invitation, upload: Up
             409,
             ngettext(
                 "Licence %(licences)s already plays in another club of the event. The "
-                "event's organiser sees both claims and settles it; send again once he has.",
+                "event's organiser sees both claims and settles it; send again once it is settled.",
                 "Licences %(licences)s already play in another club of the event. The "
-                "event's organiser sees both claims and settles it; send again once he has.",
+                "event's organiser sees both claims and settles it; send again once it is settled.",
                 len(taken),
             )
             % {"licences": ", ".join(taken)},
