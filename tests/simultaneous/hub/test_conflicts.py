@@ -57,7 +57,8 @@ def test_the_organiser_sees_both_claims_and_revoking_releases_the_licences(organ
     page = Client(HTTP_ACCEPT_LANGUAGE="en")
     page.force_login(organiser)
     text = page.get(f"/simultanes/{event_id}/").content.decode()
-    assert 'id="conflicts"' in text and "Club Squat: Faux" in text and "Club A: Vrai" in text
+    assert 'id="conflicts"' in text and "Club A claims players of Club Squat" in text
+    assert f"Faux Nom {A[0]}" in text and f"Vrai Joueur {A[0]}" in text
 
     event = SimultaneousEvent.objects.get(public_id=event_id)
     version = event.results_version

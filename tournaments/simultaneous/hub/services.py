@@ -43,6 +43,7 @@ from .models import (
 from .wire import POSITIONS, Upload, UploadInvalid, WireResult, parse_upload_bytes
 
 __all__ = [
+    "LicenceConflict",
     "UploadOutcome",
     "UploadRefused",
     "can_create_event",

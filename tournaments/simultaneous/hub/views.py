@@ -64,6 +64,20 @@ def event_create_view(request: HttpRequest) -> HttpResponse:
     return render(request, "simultaneous/hub/event_form.html", context)
 
 
+def _conflict_groups(conflicts: list[services.LicenceConflict]) -> list[dict[str, Any]]:
+    """The conflicts by pair of clubs (holder, claimant): the organiser settles a pair at once
+    (revoking one of the two invitations), the licences listed with both names."""
+    groups: dict[tuple[int, int], dict[str, Any]] = {}
+    for conflict in conflicts:
+        key = (conflict.holder.invitation.pk, conflict.claimant.invitation.pk)
+        group = groups.setdefault(
+            key,
+            {"holder": conflict.holder, "claimant": conflict.claimant, "licences": []},
+        )
+        group["licences"].append(conflict)
+    return list(groups.values())
+
+
 def _status(request: HttpRequest, event: SimultaneousEvent, **extra: Any) -> HttpResponse:
     invitations = list(event.invitations.order_by("club_name", "pk"))
     uploads = (
@@ -78,7 +92,7 @@ def _status(request: HttpRequest, event: SimultaneousEvent, **extra: Any) -> Htt
         "active": sum(1 for i in invitations if i.active),
         "uploads": uploads,
         "state": OverallRankingState.objects.filter(pk=event.pk).first(),
-        "conflicts": services.licence_conflicts(event),
+        "conflicts": _conflict_groups(services.licence_conflicts(event)),
         "most_players": most_players(event.sets, event.rounds),
         "hub_address": settings.SITE_URL + "/",
         "invite_form": extra.pop("invite_form", None) or InvitationForm(),
