@@ -103,3 +103,20 @@ def test_the_organiser_revokes_from_his_page_and_nobody_else_does(
     assert services.invitation_for_token(_token_a) is not None
     unknown = client_for(organiser).post(f"{BASE}events/{event_id}/invitations/nope/revoke/")
     assert unknown.status_code == 404
+
+
+def test_the_admins_revoke_releases_the_licences_too(organiser, event_id, make_user):  # noqa: F811
+    _token_a, inv_b = squatted(organiser, event_id)
+    admin = make_user("admin", is_staff=True, is_superuser=True)
+    client = Client()
+    client.force_login(admin)
+    invitation = services.Invitation.objects.get(public_id=inv_b)
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        response = client.post(
+            "/admin/simultaneous_hub/invitation/",
+            {"action": "revoke", "_selected_action": [invitation.pk]},
+        )
+    assert response.status_code == 302
+    invitation.refresh_from_db()
+    assert invitation.revoked_at is not None
+    assert not FieldPlayer.objects.filter(invitation=invitation).exists()

@@ -609,6 +609,7 @@ class ClubUploadView(ClubView):
         except ValueError:
             length = 0
         limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        body = b""
         code, status = "", 400
         if limit is not None and length > limit:
             code, status = "too_large", 413
