@@ -105,6 +105,8 @@ def test_public_addresses_may_be_a_hubs(address):
         "https:///nohost",
         "https://hub.example.org:99999/",
         "file:///etc/passwd",
+        "https://[::1",
+        "https://" + "a" * 300 + ".org/",
     ],
 )
 def test_only_https_addresses_are_taken(url, nothing_allowed):

@@ -40,6 +40,7 @@ API_PREFIX = "api/v1/simultaneous/"
 TIMEOUT_SECONDS = 5.0
 MAX_ANSWER_BYTES = 4 * 1024 * 1024
 MAX_DETAIL_CHARS = 600
+MAX_URL_CHARS = 300  # SimultaneousLink.hub_url
 # The refusal codes a hub answers (docs/API.md, "Refusals"): only an answer carrying one of
 # them is a hub's refusal whose sentence the club reads; anything else is "not a hub".
 HUB_CODES = frozenset(
@@ -149,8 +150,10 @@ def hub_target(hub_url: str) -> Target:
     """Where ``hub_url`` points, or HubRefused (``bad_url``) when it is not an https address
     the server may use: http only for an address the settings allow; no user name or
     password in it."""
-    parts = urlsplit(hub_url.strip())
+    if len(hub_url.strip()) > MAX_URL_CHARS:
+        raise _bad_url()
     try:
+        parts = urlsplit(hub_url.strip())
         port = parts.port
     except ValueError:
         raise _bad_url() from None
