@@ -423,23 +423,27 @@ def upload_run(*, tournament_id: int) -> str:
 def _stale(tournament_id: int, upload: dict[str, Any], answer: dict[str, Any]) -> None:
     """The hub ignored the upload: it holds a newer one of this invitation (this site was
     restored from a backup, or another tournament or site sends with the same token)."""
-    held = answer.get("last_sequence")
     SimultaneousLink.objects.filter(tournament_id=tournament_id).update(
         state=SimultaneousLink.State.STALE,
-        error=_(
-            "The hub ignored upload n° %(ours)s: it holds a newer one from your club "
-            "(n° %(held)s), so nothing of this tournament counts there now. If this site was "
-            "restored from a backup, press “Send the results to the hub now”: the next upload "
-            "is numbered after the hub's and replaces what it holds. If another tournament or "
-            "site sends with the same token, only one of them may: ask the event's organiser "
-            "before sending."
-        )
-        % {"ours": upload["sequence"], "held": held if isinstance(held, int) else "?"},
+        error=stale_message(sequence=upload["sequence"], held=answer.get("last_sequence")),
         error_code="stale",
         response=answer,
         attempts=0,
         retry_at=None,
     )
+
+
+def stale_message(*, sequence: int, held: Any) -> str:
+    """What a stale answer means and what to do (in the active language: the link's page
+    renders it for its reader, the link keeps it for the log)."""
+    return _(
+        "The hub ignored upload n° %(ours)s: it holds a newer one from your club "
+        "(n° %(held)s), so nothing of this tournament counts there now. If this site was "
+        "restored from a backup, press “Send the results to the hub now”: the next upload "
+        "is numbered after the hub's and replaces what it holds. If another tournament or "
+        "site sends with the same token, only one of them may: ask the event's organiser "
+        "before sending."
+    ) % {"ours": sequence, "held": held if isinstance(held, int) else "?"}
 
 
 def _note(tournament_id: int, *, state: str, error: str, code: str, **more: Any) -> None:

@@ -39,6 +39,17 @@ def _joined(request: HttpRequest, link: SimultaneousLink) -> None:
         messages.warning(request, warning)
 
 
+def _link_error(link: SimultaneousLink | None) -> str:
+    """The link's last error for its reader: a stale answer explained in the reader's
+    language; others as the hub or the task said them."""
+    if link is None:
+        return ""
+    if link.state == SimultaneousLink.State.STALE:
+        held = (link.response or {}).get("last_sequence")
+        return services.stale_message(sequence=link.sequence, held=held)
+    return link.error
+
+
 def _link(tournament: Tournament) -> SimultaneousLink | None:
     return SimultaneousLink.objects.filter(tournament=tournament).first()
 
@@ -69,6 +80,7 @@ def simultaneous_page(request: HttpRequest, pk: int) -> HttpResponse:
         "tournament": tournament,
         "link": link,
         "capacity": services.event_capacity(link.sets, tournament.rounds) if link else "",
+        "error": _link_error(link),
         "hub_url": request.POST.get("hub_url", "") if status == 400 else "",
         "behind": link is not None and tournament.pk in services.links_behind(),
     }
