@@ -197,6 +197,10 @@ DOCUMENT_STALE_SECONDS = int(env_str("DOCUMENT_STALE_SECONDS", "15"))
 # A penalty identical to one the same player was given (not withdrawn) less than this many
 # seconds ago is the same one sent twice and is not recorded again (RULES §8); 0: no check.
 PENALTY_REPEAT_SECONDS = float(env_str("PENALTY_REPEAT_SECONDS", "120"))
+# A club's site connects to the hub of a simultaneous event only over https to a public
+# address; these addresses are allowed besides (a hub in the room without internet, tests):
+# comma-separated, e.g. "http://hub.local,https://10.0.0.5:8443" (no port: every port).
+SIMULTANEOUS_HUB_ALLOWED_URLS = env_list("SIMULTANEOUS_HUB_ALLOWED_URLS", "")
 
 # Client addresses and shared counters (throttles): TRUSTED_PROXIES is the number of proxies
 # in front of the site that append to X-Forwarded-For (0: the header is ignored and the

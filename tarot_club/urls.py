@@ -7,12 +7,15 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
 from tournaments.api.throttling import throttled_login
+from tournaments.simultaneous.club.api import JoinView
 
 from . import views
 
 urlpatterns = [
     # First: every API call (a tablet's result write) is resolved without trying the site's
     # hundred patterns; no pattern below matches a path under api/, so nothing else changes.
+    # The club's side of a simultaneous event (joining one), before the hub's API and its 404.
+    path("api/v1/simultaneous/join/", JoinView.as_view(), name="api_simultaneous_join"),
     path("api/v1/simultaneous/", include("tournaments.simultaneous.hub.api_urls")),
     # The rankings' and documents' API routes live with those parts; unknown /api/ paths
     # fall through to tournaments.api.urls's JSON 404.

@@ -462,6 +462,41 @@ def max_rounds(players: int, sets: int | None = None) -> int:
     return min(best, MAX_ROUNDS)
 
 
+def sets_needed(players: int, rounds: int) -> int:
+    """The fewest étui sets a movement of ``players`` over ``rounds`` rounds can use:
+    `generate_movement(players, rounds, sets=sets_needed(players, rounds))` succeeds (a
+    simultaneous event must deal at least that many sets for a club of that size). Raises
+    InvalidSeating / InvalidRounds as generate_movement does."""
+    four, five = table_layout(players)
+    if isinstance(rounds, bool) or not isinstance(rounds, int):
+        raise InvalidRounds("rounds_type", value=repr(rounds))
+    if rounds < 1:
+        raise InvalidRounds("rounds_too_few", value=rounds)
+    t = four + five
+    for sets in range(1, t * rounds + 4):
+        if max_rounds(players, sets) >= rounds:
+            return sets
+    generate_movement(players, rounds)  # raises: more rounds than any movement gives
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def most_players(sets: int, rounds: int, *, at_most: int = 400) -> int | None:
+    """The most players a club may seat with ``sets`` étui sets over ``rounds`` rounds (None
+    when not even 8 can): every size from 8 up to it fits, except 11, which no movement
+    seats (more players mean more tables, so never fewer sets)."""
+    best = None
+    for players in range(8, at_most + 1):
+        if players == 11:
+            continue
+        try:
+            if sets_needed(players, rounds) > sets:
+                break
+        except ScoringError:
+            break
+        best = players
+    return best
+
+
 @dataclass(frozen=True)
 class _Stage:
     kind: str  # "mitchell", "bye" (two tables, three rounds, three sets), "shared" (R = 1)

@@ -94,6 +94,8 @@ def site_env(extra: dict[str, str]) -> dict[str, str]:
             "DEBUG": "0",
             "ALLOWED_HOSTS": "127.0.0.1,localhost",
             "PYTHONUNBUFFERED": "1",
+            # The hub is another site on the loopback: allowed by the site's setting only.
+            "SIMULTANEOUS_HUB_ALLOWED_URLS": "http://127.0.0.1",
         }
     )
     env.update(extra)

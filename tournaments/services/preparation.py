@@ -18,7 +18,14 @@ from django.utils.translation import gettext as _
 
 from scoring.rules import cards, dealing
 from scoring.rules.errors import ScoringError
-from scoring.rules.movement import FIFTH, Movement, generate_movement
+from scoring.rules.movement import (
+    DONNES_PER_SET,
+    FIFTH,
+    Movement,
+    generate_movement,
+    most_players,
+    sets_needed,
+)
 
 from ..models import (
     Donne,
@@ -56,6 +63,24 @@ def donne_source_register(source: DonneSource) -> None:
         _DONNE_SOURCES.append(source)
 
 
+# Parts that limit how many players a tournament may seat register here (a simultaneous
+# event's étui sets): a check answers, for the number of players registered, why they cannot
+# all be seated (a sentence for the organiser), or None.
+SeatingLimit = Callable[[Tournament, int], "str | None"]
+_SEATING_LIMITS: list[SeatingLimit] = []
+
+
+def seating_limit_register(check: SeatingLimit) -> None:
+    """Add a check of the players a tournament may seat (from an app's ready())."""
+    if check not in _SEATING_LIMITS:
+        _SEATING_LIMITS.append(check)
+
+
+def seating_limits(tournament: Tournament, players: int) -> list[str]:
+    """Why ``players`` registered players cannot all be seated, one sentence per check."""
+    return [said for check in _SEATING_LIMITS if (said := check(tournament, players))]
+
+
 def given_donnes(tournament: Tournament) -> list[cards.Donne] | None:
     """The donnes dealt elsewhere that the tournament plays, or None when it deals its own."""
     for source in _DONNE_SOURCES:
@@ -63,6 +88,47 @@ def given_donnes(tournament: Tournament) -> list[cards.Donne] | None:
         if donnes is not None:
             return donnes
     return None
+
+
+def _movement(players: int, rounds: int, given: list[cards.Donne] | None) -> Movement:
+    """The movement for the checked-in players; with donnes dealt elsewhere (a simultaneous
+    event), one that uses no more étui sets than they fill, or why none can."""
+    sets = None if given is None else len(given) // DONNES_PER_SET
+    try:
+        if sets is not None and sets_needed(players, rounds) > sets:
+            raise PreparationError(too_many_players(players, rounds, sets))
+        return generate_movement(players, rounds, sets=sets)
+    except ScoringError as err:
+        raise PreparationError(translate_error(err)) from err
+
+
+def too_many_players(players: int, rounds: int, sets: int) -> str:
+    """Why ``players`` cannot play ``rounds`` rounds with the ``sets`` étui sets an event
+    deals, and how many can (the club's limit, in words an organiser acts on)."""
+    needed = sets_needed(players, rounds)
+    most = most_players(sets, rounds)
+    message = _(
+        "%(players)s players need %(needed)s étui sets (%(donnes)s donnes) for %(rounds)s "
+        "rounds, but the event deals only %(available)s donnes (%(sets)s sets)."
+    ) % {
+        "players": players,
+        "needed": needed,
+        "donnes": DONNES_PER_SET * needed,
+        "rounds": rounds,
+        "available": DONNES_PER_SET * sets,
+        "sets": sets,
+    }
+    if most is None:
+        return message + " " + _("No club can play this event: ask its organiser for more sets.")
+    return (
+        message
+        + " "
+        + _(
+            "The event takes at most %(most)s players per club: check in fewer players, or "
+            "ask the event's organiser for more sets."
+        )
+        % {"most": most}
+    )
 
 
 def tournament_identity(tournament: Tournament) -> str:
@@ -96,26 +162,14 @@ def tournament_generate(
             registrations__tournament=locked, registrations__checked_in_at__isnull=False
         )
     )
-    try:
-        movement = generate_movement(len(players), locked.rounds)
-    except ScoringError as err:
-        raise PreparationError(translate_error(err)) from err
+    given = given_donnes(locked)
+    movement = _movement(len(players), locked.rounds, given)
     # Seating order is drawn at random: table assignments are not part of the fairness
     # commitment, the donnes are.
     secrets.SystemRandom().shuffle(players)
-    given = given_donnes(locked)
-    if given is not None:
-        # Dealt elsewhere (a simultaneous event): the identity and commitment were stored
-        # when the tournament joined; the seed is not known here until it is revealed.
-        if movement.donnes > len(given):
-            raise PreparationError(
-                _(
-                    "This movement needs %(needed)s donnes (%(sets)s étui sets) but the "
-                    "event deals only %(available)s: fewer tables, or an event with more sets."
-                )
-                % {"needed": movement.donnes, "sets": movement.sets, "available": len(given)}
-            )
-    elif seed is not None or not locked.seed:
+    # Dealt elsewhere (a simultaneous event), the identity and commitment were stored when
+    # the tournament joined; the seed is not known here until it is revealed.
+    if given is None and (seed is not None or not locked.seed):
         try:
             locked.seed = dealing.seed_bytes(seed or dealing.new_seed()).hex()
         except ScoringError as err:

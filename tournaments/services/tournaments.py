@@ -81,6 +81,17 @@ class SeatingStatus:
     not_seated: list[Player] = field(default_factory=list)
     not_checked_in: list[Player] = field(default_factory=list)
     shape_changed: bool = False
+    tournament: Tournament | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def limits(self) -> list[str]:
+        """What keeps the registered players from being seated as things stand (a
+        simultaneous event's étui sets: `preparation.seating_limits`), read when shown."""
+        from .preparation import seating_limits
+
+        if self.tournament is None:
+            return []
+        return seating_limits(self.tournament, self.registered)
 
     @property
     def generated(self) -> bool:
@@ -142,6 +153,7 @@ def tournament_seating_status(*, tournament: Tournament) -> SeatingStatus:
         not_seated=[p for p in names.values() if p.pk in missing_ids],
         not_checked_in=[p for p in names.values() if p.pk in extra_ids],
         shape_changed=bool(seated_ids) and rounds_generated != tournament.rounds,
+        tournament=tournament,
     )
     if not seated_ids:
         status.state = SeatingState.NONE

@@ -42,6 +42,20 @@ MATRIX = {
     "simultaneous_uploads_list": ("GET", E + "uploads/", None, (200, 403, 403, 401, 401)),
     "simultaneous_uploads_manual": ("POST", E + "uploads/", "upload", (200, 403, 403, 401, 401)),
     "simultaneous_ranking": ("GET", E + "ranking/", None, (200, 403, 403, 401, 401)),
+    "simultaneous_conflicts": ("GET", E + "conflicts/", None, (200, 403, 403, 401, 401)),
+    # The club's side (joining from this site): a club's organiser is told what is wrong.
+    "simultaneous_join": (
+        "POST",
+        BASE + "join/",
+        {"hub_url": "", "token": ""},
+        (400, 400, 403, 401, 401),
+    ),
+    "simultaneous_invitation_revoke": (
+        "POST",
+        E + "invitations/{invitation}/revoke/",
+        {},
+        (200, 403, 403, 401, 401),
+    ),
     "simultaneous_club_event": ("GET", BASE + "club/event/", None, (401, 401, 401, 401, 200)),
     "simultaneous_club_upload": ("POST", BASE + "club/uploads/", "signed", (401,) * 4 + (200,)),
 }
@@ -52,6 +66,7 @@ def _state() -> tuple:
         SimultaneousEvent.objects.count(),
         Invitation.objects.count(),
         FieldPlayer.objects.count(),  # (a refused upload is logged: that log is no write)
+        Invitation.objects.filter(revoked_at__isnull=False).count(),
         SimultaneousEvent.objects.filter(closed_at__isnull=False).count(),
     )
 
@@ -69,7 +84,7 @@ def test_each_caller_gets_its_status(operation, make_user):
         format="json",
     )
     event_id = event.json()["event"]
-    _invitation, token = invite(organiser, event_id, "Club A")
+    invitation, token = invite(organiser, event_id, "Club A")
     clients = {
         "organiser": client_for(organiser),
         "other_organiser": client_for(other),
@@ -77,7 +92,7 @@ def test_each_caller_gets_its_status(operation, make_user):
         "anonymous": APIClient(),
         "club": club_client(token),
     }
-    url = path.format(event=event_id)
+    url = path.format(event=event_id, invitation=invitation)
     got = {}
     for caller in CALLERS:
         client = clients[caller]

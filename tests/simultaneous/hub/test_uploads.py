@@ -116,7 +116,7 @@ def test_a_licence_playing_in_another_club_is_refused(hub):
     b = [A[0], *B[1:]]
     error = refused(lambda: hub.send(1, hub.upload(1, [played(1, 1, b)], b)))
     assert (error.code, error.status) == ("licence_elsewhere", 409)
-    assert error.extra["licences"] == [{"licence": A[0], "club": "Club A"}]
+    assert error.extra["licences"] == [A[0]] and "Club A" not in error.message
     assert A[0] in error.message
     assert FieldResult.objects.count() == 2
 

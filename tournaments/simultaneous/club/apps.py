@@ -13,16 +13,23 @@ class SimultaneousClubConfig(AppConfig):
     def ready(self) -> None:
         """Hooks: a linked tournament is seated with the event's donnes (preparation's donne
         source); a change of its results schedules an upload (`results_changed`);
-        the workers' sweep resends what the hub has not acknowledged; a link saved makes this
+        the workers' sweep resends what the hub has not acknowledged; the registrations say
+        when more players are registered than the event's étui sets seat; a link saved makes this
         process forget it saw its tournament without one."""
         from django.db.models.signals import post_save
 
         from scoring.rankings.sweep import sweep_register
-        from tournaments.services.preparation import donne_source_register
+        from tournaments.services.preparation import donne_source_register, seating_limit_register
         from tournaments.signals import results_changed
 
         from .models import SimultaneousLink
-        from .services import event_donnes, link_created, on_results_changed, uploads_sweep
+        from .services import (
+            event_donnes,
+            link_created,
+            on_results_changed,
+            seating_limit,
+            uploads_sweep,
+        )
 
         post_save.connect(
             lambda instance, **_kw: link_created(instance.tournament_id),
@@ -31,5 +38,6 @@ class SimultaneousClubConfig(AppConfig):
             dispatch_uid="simultaneous-link-created",
         )
         donne_source_register(event_donnes)
+        seating_limit_register(seating_limit)
         results_changed.connect(on_results_changed, weak=False, dispatch_uid="club-upload")
         sweep_register(uploads_sweep)

@@ -1,26 +1,62 @@
-"""HTTP to a simultaneous event's hub (stdlib urllib): the event for joining, the uploads.
+"""HTTP to a simultaneous event's hub: the event for joining, the uploads.
 
 Every request carries ``Authorization: Bearer <token>``; an upload also carries
 ``X-Simultaneous-Signature: sha256=<HMAC-SHA256 of the raw body, keyed by the token>``.
 Failures are typed: `HubRefused` (the hub answered 4xx: its translated ``detail`` and machine
 ``code``, not worth retrying as is) and `HubUnavailable` (unreachable, timeout, 5xx, 429 —
 the hub's API throttles writes per client address —, not JSON: worth retrying later).
+
+The hub's address is typed by a user, so the server connects only where a hub may be
+(RULES §6.3; issue 30.5): an ``https`` address whose host resolves to public addresses only
+(no loopback, private, link-local, shared or reserved range), the connection made to the very
+address checked (no second resolution, so no DNS rebinding), no redirect followed, a short
+timeout. `settings.SIMULTANEOUS_HUB_ALLOWED_URLS` lists the addresses allowed besides (a hub
+in the club's room without internet, the tests' loopback hubs): ``http://hub.local`` or
+``https://10.0.0.5:8443``; an entry without a port allows every port of its host. What the
+server met (refused connection, the answer of whatever listens there) is logged, never
+shown: the user reads that the hub could not be reached.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import http.client
+import ipaddress
 import json
-import urllib.error
-import urllib.request
+import logging
+import socket
+import ssl
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, urljoin, urlsplit
 
+from django.conf import settings
 from django.utils.translation import gettext as _
 
+logger = logging.getLogger(__name__)
+
 API_PREFIX = "api/v1/simultaneous/"
-TIMEOUT_SECONDS = 10.0
+TIMEOUT_SECONDS = 5.0
+MAX_ANSWER_BYTES = 4 * 1024 * 1024
+MAX_DETAIL_CHARS = 600
+MAX_URL_CHARS = 300  # SimultaneousLink.hub_url
+# The refusal codes a hub answers (docs/API.md, "Refusals"): only an answer carrying one of
+# them is a hub's refusal whose sentence the club reads; anything else is "not a hub".
+HUB_CODES = frozenset(
+    {
+        "invalid",
+        "invalid_characters",
+        "too_large",
+        "too_deep",
+        "not_invited",
+        "bad_signature",
+        "closed",
+        "licence_elsewhere",
+        "commitment_mismatch",
+        "throttled",
+    }
+)
 
 
 class HubError(Exception):
@@ -65,60 +101,214 @@ def ranking_url(hub_url: str, event: str) -> str:
     return urljoin(base, RANKING_PATH.format(event=quote(event, safe="")))
 
 
+# --- where the server may connect -------------------------------------------------------------
+
+
+def _bad_url() -> HubRefused:
+    return HubRefused(
+        _("The hub's address must start with https://, e.g. https://hub.example.org."),
+        code="bad_url",
+    )
+
+
+def _forbidden() -> HubRefused:
+    return HubRefused(
+        _(
+            "This address is not one a hub can have (a local or private network address): "
+            "type the hub's public https:// address."
+        ),
+        code="forbidden_address",
+    )
+
+
+@dataclass(frozen=True)
+class Target:
+    """A hub's address as the server will connect to it: ``allowed`` when the site's settings
+    list it (any scheme among http/https, any address class)."""
+
+    scheme: str
+    host: str
+    port: int
+    allowed: bool
+    where: str  # host[:port] as typed, for the messages
+
+
+def _allowed_entries() -> list[tuple[str, str, int | None]]:
+    entries = []
+    for raw in getattr(settings, "SIMULTANEOUS_HUB_ALLOWED_URLS", None) or []:
+        parts = urlsplit(str(raw).strip())
+        try:
+            port = parts.port
+        except ValueError:
+            continue
+        if parts.scheme in ("http", "https") and parts.hostname:
+            entries.append((parts.scheme, parts.hostname.lower(), port))
+    return entries
+
+
+def hub_target(hub_url: str) -> Target:
+    """Where ``hub_url`` points, or HubRefused (``bad_url``) when it is not an https address
+    the server may use: http only for an address the settings allow; no user name or
+    password in it."""
+    if len(hub_url.strip()) > MAX_URL_CHARS:
+        raise _bad_url()
+    try:
+        parts = urlsplit(hub_url.strip())
+        port = parts.port
+    except ValueError:
+        raise _bad_url() from None
+    host = (parts.hostname or "").lower()
+    if parts.scheme not in ("http", "https") or not host or parts.username or parts.password:
+        raise _bad_url()
+    allowed = any(
+        scheme == parts.scheme and name == host and (entry_port is None or entry_port == port)
+        for scheme, name, entry_port in _allowed_entries()
+    )
+    if parts.scheme != "https" and not allowed:
+        raise _bad_url()
+    default = 443 if parts.scheme == "https" else 80
+    return Target(parts.scheme, host, port or default, allowed, parts.netloc)
+
+
+def is_public_address(address: str) -> bool:
+    """Whether the server may connect to this IP address: a global unicast address, neither
+    loopback, private, link-local, shared (100.64/10), reserved, multicast nor unspecified
+    (an IPv4-mapped IPv6 address is judged as the IPv4 one it holds)."""
+    try:
+        ip = ipaddress.ip_address(address.split("%", 1)[0])
+    except ValueError:
+        return False
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    return bool(
+        ip.is_global
+        and not ip.is_multicast
+        and not ip.is_loopback
+        and not ip.is_private
+        and not ip.is_link_local
+        and not ip.is_reserved
+        and not ip.is_unspecified
+    )
+
+
+def resolve(target: Target) -> str:
+    """The address to connect to: the host resolved once; refused (``forbidden_address``)
+    when any address it resolves to is not public, unless the settings allow the host."""
+    try:
+        infos = socket.getaddrinfo(target.host, target.port, type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError) as err:
+        logger.info("hub %s: no address (%s)", target.host, err)
+        raise _unreachable(target.where) from err
+    addresses = [str(info[4][0]) for info in infos]
+    if not addresses:
+        raise _unreachable(target.where)
+    if not target.allowed and not all(is_public_address(a) for a in addresses):
+        logger.warning("hub %s refused: resolves to %s", target.host, ", ".join(addresses))
+        raise _forbidden()
+    return addresses[0]
+
+
 def check_hub_url(hub_url: str) -> str:
-    """The base address stripped, or HubRefused when it is not an http(s) address."""
-    parts = urlsplit(hub_url.strip())
-    if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise HubRefused(
-            _(
-                "The hub's address must start with https:// (or http://), e.g. https://hub.example.org."
-            ),
-            code="bad_url",
-        )
+    """The base address stripped, or HubRefused when the server may not connect to it (see
+    `hub_target`; the address's resolution is checked when connecting)."""
+    hub_target(hub_url)
     return hub_url.strip()
+
+
+def _unreachable(where: str) -> HubUnavailable:
+    return HubUnavailable(
+        _("The hub at %(where)s could not be reached.") % {"where": where}, code="unreachable"
+    )
+
+
+class _PinnedHTTP(http.client.HTTPConnection):
+    """HTTP to the address already checked (the Host header keeps the name)."""
+
+    def __init__(self, host: str, port: int, address: str, timeout: float) -> None:
+        super().__init__(host, port, timeout=timeout)
+        self.address = address
+
+    def connect(self) -> None:
+        self.sock = socket.create_connection((self.address, self.port), self.timeout)
+
+
+class _PinnedHTTPS(http.client.HTTPSConnection):
+    """HTTPS to the address already checked; the certificate is checked against the name."""
+
+    def __init__(self, host: str, port: int, address: str, timeout: float) -> None:
+        super().__init__(host, port, timeout=timeout, context=ssl.create_default_context())
+        self.address = address
+
+    def connect(self) -> None:
+        sock = socket.create_connection((self.address, self.port), self.timeout)
+        self.sock = self._context.wrap_socket(sock, server_hostname=self.host)
+
+
+def _exchange(
+    target: Target, url: str, headers: dict[str, str], body: bytes | None, timeout: float
+) -> tuple[int, bytes]:
+    """One request to the checked address; (status, answer), no redirect followed."""
+    address = resolve(target)
+    kind = _PinnedHTTPS if target.scheme == "https" else _PinnedHTTP
+    connection = kind(target.host, target.port, address, timeout)
+    parts = urlsplit(url)
+    path = parts.path + (f"?{parts.query}" if parts.query else "")
+    try:
+        connection.request("POST" if body else "GET", path or "/", body=body, headers=headers)
+        response = connection.getresponse()
+        raw = response.read(MAX_ANSWER_BYTES + 1)
+        return response.status, raw
+    except (OSError, http.client.HTTPException) as err:
+        logger.info("hub %s unreachable: %r", target.where, err)
+        raise _unreachable(target.where) from err
+    finally:
+        connection.close()
+
+
+def _refusal(data: Any, status: int) -> HubRefused:
+    """A 4xx: the hub's own sentence when the answer is a hub's refusal, else a plain one."""
+    if isinstance(data, dict) and str(data.get("code", "")) in HUB_CODES and data.get("detail"):
+        detail = "".join(c for c in str(data["detail"]) if c.isprintable())[:MAX_DETAIL_CHARS]
+        return HubRefused(detail, code=str(data["code"]), status=status)
+    if status in (401, 403):
+        return HubRefused(_("The hub refused the token."), code="not_invited", status=status)
+    return HubRefused(
+        _("The address does not answer as a simultaneous-event hub: check it."),
+        code="not_a_hub",
+        status=status,
+    )
 
 
 def _request(
     hub_url: str, path: str, token: str, *, body: bytes | None = None, timeout: float
 ) -> dict[str, Any]:
+    target = hub_target(hub_url)
     headers = {"Authorization": f"Bearer {token}", "Accept": "application/json"}
     if body is not None:
         headers["Content-Type"] = "application/json"
         headers["X-Simultaneous-Signature"] = signature(token, body)
-    request = urllib.request.Request(
-        api_url(hub_url, path), data=body, headers=headers, method="POST" if body else "GET"
-    )
-    where = urlsplit(hub_url).netloc
+    status, raw = _exchange(target, api_url(hub_url, path), headers, body, timeout)
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
-            raw = response.read()
-            status = response.status
-    except urllib.error.HTTPError as err:
-        raw, status = err.read(), err.code
-    except (urllib.error.URLError, TimeoutError, OSError) as err:
-        reason = getattr(err, "reason", err)
-        raise HubUnavailable(
-            _("The hub at %(where)s cannot be reached (%(reason)s).")
-            % {"where": where, "reason": reason},
-            code="unreachable",
-        ) from err
-    try:
-        data = json.loads(raw.decode("utf-8")) if raw else {}
-    except (UnicodeDecodeError, ValueError):
+        data = json.loads(raw.decode("utf-8")) if raw and len(raw) <= MAX_ANSWER_BYTES else None
+    except (UnicodeDecodeError, ValueError, RecursionError):
         data = None
-    if 400 <= status < 500 and status != 429:
-        detail = data.get("detail") if isinstance(data, dict) else None
+    if 300 <= status < 400:
+        logger.info("hub %s answered a redirect (HTTP %s)", target.host, status)
         raise HubRefused(
-            str(detail)
-            if detail
-            else _("The hub refused the request (HTTP %(status)s).") % {"status": status},
-            code=str(data.get("code", "")) if isinstance(data, dict) else "",
+            _(
+                "The address answers with a redirect, which is not followed: type the hub's "
+                "exact address."
+            ),
+            code="redirect",
             status=status,
         )
+    if 400 <= status < 500 and status != 429:
+        raise _refusal(data, status)
     if status >= 500 or status == 429 or not isinstance(data, dict):
+        logger.info("hub %s answered HTTP %s", target.host, status)
         raise HubUnavailable(
-            _("The hub at %(where)s answered with an error (HTTP %(status)s); trying again later.")
-            % {"where": where, "status": status},
+            _("The hub at %(where)s did not answer usefully; trying again later.")
+            % {"where": target.where},
             code="hub_error",
             status=status,
         )

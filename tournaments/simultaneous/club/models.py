@@ -13,8 +13,10 @@ class SimultaneousLink(models.Model):
 
     ``token`` is the club's secret for this event (never shown again once stored). Uploads are
     numbered by ``sequence``; ``acked_sequence`` is the last one the hub applied. A refusal
-    (4xx) is kept in ``error``/``error_code`` and not retried until someone sends again; a
-    transient failure (hub unreachable, 5xx) is retried at ``retry_at``.
+    (4xx) is kept in ``error``/``error_code`` and not retried until someone sends again; so
+    is an upload the hub ignored as older than one it holds (STALE: ``response`` holds the
+    hub's ``last_sequence``); a transient failure (hub unreachable, 5xx) is retried at
+    ``retry_at``.
     """
 
     class State(models.TextChoices):
@@ -23,6 +25,7 @@ class SimultaneousLink(models.Model):
         PENDING = "pending", _("Results waiting to be sent")
         FAILING = "failing", _("Hub unreachable, retrying")
         REFUSED = "refused", _("Refused by the hub")
+        STALE = "stale", _("Ignored by the hub: it holds a newer upload")
 
     tournament = models.OneToOneField(
         Tournament, on_delete=models.CASCADE, related_name="simultaneous_link"

@@ -19,14 +19,20 @@ from typing import Any
 
 from django.db import transaction
 from django.db.models import F, Q
+from django.db.models.functions import Greatest
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from scoring.rules import cards, dealing
 from scoring.rules.errors import ScoringError
+from scoring.rules.movement import most_players, sets_needed
 from tournaments.models import Club, Player, Result, Tournament
 from tournaments.services.errors import translate_error, translate_message
-from tournaments.services.preparation import PreparationError, tournament_generate
+from tournaments.services.preparation import (
+    PreparationError,
+    too_many_players,
+    tournament_generate,
+)
 from tournaments.services.tournaments import tournament_create
 
 from . import hub_client
@@ -84,9 +90,12 @@ def _check_event(event: dict[str, Any]) -> list[cards.Donne]:
             % {"reason": translate_error(err)}
         ) from err
     except (KeyError, TypeError, ValueError) as err:
+        logger.info("event description not understood: %r", err)
         raise JoinError(
-            _("The hub's description of the event is incomplete or not understood (%(what)s).")
-            % {"what": err}
+            _(
+                "The address answered, but not with a simultaneous event's description: "
+                "check the hub's address."
+            )
         ) from err
     if [d.number for d in donnes] != list(range(1, 4 * sets + 1)):
         raise JoinError(
@@ -133,11 +142,32 @@ def _check_tournament(tournament: Tournament, event: dict[str, Any]) -> None:
         )
 
 
+def _check_not_joined(event: dict[str, Any]) -> None:
+    """One tournament per invitation: a second one would send uploads numbered from 1 again,
+    which the hub ignores as older than the first one's (issue 30.10)."""
+    first = (
+        SimultaneousLink.objects.filter(
+            event=str(event["event"]), invitation=str(event["club"]["invitation"])
+        )
+        .select_related("tournament")
+        .first()
+    )
+    if first is not None:
+        raise JoinError(
+            _(
+                "Your club already plays this event with the tournament “%(name)s” of "
+                "%(date)s: open that tournament's “Simultaneous event” page instead of joining "
+                "again (the hub takes one tournament per invitation)."
+            )
+            % {"name": first.tournament.name, "date": first.tournament.date}
+        )
+
+
 def _fetch(hub_url: str, token: str) -> dict[str, Any]:
     try:
         return hub_client.fetch_event(hub_client.check_hub_url(hub_url), token.strip())
     except HubRefused as err:
-        if err.status in (401, 403):
+        if err.code == "not_invited":
             raise JoinError(
                 _("The hub does not accept this token: %(detail)s") % {"detail": err.detail}
             ) from err
@@ -167,6 +197,7 @@ def join(
         raise JoinError(_("Type the token the event's organiser gave your club."))
     event = _fetch(hub_url, token)
     donnes = _check_event(event)
+    _check_not_joined(event)
     with transaction.atomic():
         if tournament is None:
             if club is None:
@@ -233,6 +264,50 @@ def event_donnes(tournament: Tournament) -> list[cards.Donne] | None:
     if rows is None:
         return None
     return _event_donnes({"donnes": rows})
+
+
+def seating_limit(tournament: Tournament, players: int) -> str | None:
+    """Preparation's seating limit (registered from apps.ready): when the event's étui sets
+    cannot seat ``players`` over the tournament's rounds, why and how many can. No query for
+    a tournament that deals its own donnes: a linked one took the event's identity
+    ("simultaneous:<event>", the hub's `event_create`) when it joined."""
+    if not (tournament.identity or "").startswith("simultaneous:"):
+        return None
+    sets = (
+        SimultaneousLink.objects.filter(tournament_id=tournament.pk)
+        .values_list("sets", flat=True)
+        .first()
+    )
+    if sets is None:
+        return None
+    try:
+        if sets_needed(players, tournament.rounds) <= sets:
+            return None
+    except ScoringError:  # fewer than 8 or 11 players: the seating page says so
+        return None
+    return too_many_players(players, tournament.rounds, sets)
+
+
+def join_warnings(link: SimultaneousLink) -> list[str]:
+    """What the club must know once joined: more players registered than the event's étui
+    sets seat (the tournament joined all the same; the registrations page says it too)."""
+    players = Player.objects.filter(registrations__tournament_id=link.tournament_id).count()
+    said = seating_limit(link.tournament, players) if players else None
+    return [said] if said else []
+
+
+def event_capacity(sets: int, rounds: int) -> str:
+    """What an event's étui sets allow a club, in one sentence (the link and join pages)."""
+    most = most_players(sets, rounds)
+    if most is None:
+        return _(
+            "With %(sets)s étui sets over %(rounds)s rounds no club can be seated (even 8 "
+            "players need more): ask the event's organiser for more sets."
+        ) % {"sets": sets, "rounds": rounds}
+    return _(
+        "The event's %(sets)s étui sets seat a club of 8 to %(most)s players (not 11) over "
+        "%(rounds)s rounds; register no more."
+    ) % {"sets": sets, "most": most, "rounds": rounds}
 
 
 # --- uploads -------------------------------------------------------------------------------
@@ -314,8 +389,10 @@ def upload_run(*, tournament_id: int) -> str:
     """Send the tournament's current state to the hub once; the outcome on the link.
 
     Returns "acknowledged", "refused" (4xx, or players without licence: kept with its reason,
-    not retried until someone sends again), "failing" (transient: ``retry_at`` set, the task
-    and the sweep try again) or "none" (no link)."""
+    not retried until someone sends again), "stale" (the hub holds a newer upload of this
+    invitation and ignored this one: kept with what to do, not retried until someone sends
+    again), "failing" (transient: ``retry_at`` set, the task and the sweep try again) or
+    "none" (no link)."""
     SimultaneousLink.objects.filter(tournament_id=tournament_id).update(queued_at=None)
     if not SimultaneousLink.objects.filter(tournament_id=tournament_id).exists():
         return "none"
@@ -342,8 +419,37 @@ def upload_run(*, tournament_id: int) -> str:
             retry_at=timezone.now() + datetime.timedelta(seconds=_backoff(attempts)),
         )
         return "failing"
+    if answer.get("stale"):
+        _stale(tournament_id, upload, answer)
+        return "stale"
     _acknowledged(link, upload, answer)
     return "acknowledged"
+
+
+def _stale(tournament_id: int, upload: dict[str, Any], answer: dict[str, Any]) -> None:
+    """The hub ignored the upload: it holds a newer one of this invitation (this site was
+    restored from a backup, or another tournament or site sends with the same token)."""
+    SimultaneousLink.objects.filter(tournament_id=tournament_id).update(
+        state=SimultaneousLink.State.STALE,
+        error=stale_message(sequence=upload["sequence"], held=answer.get("last_sequence")),
+        error_code="stale",
+        response=answer,
+        attempts=0,
+        retry_at=None,
+    )
+
+
+def stale_message(*, sequence: int, held: Any) -> str:
+    """What a stale answer means and what to do (in the active language: the link's page
+    renders it for its reader, the link keeps it for the log)."""
+    return _(
+        "The hub ignored upload n° %(ours)s: it holds a newer one from your club "
+        "(n° %(held)s), so nothing of this tournament counts there now. If this site was "
+        "restored from a backup, press “Send the results to the hub now”: the next upload "
+        "is numbered after the hub's and replaces what it holds. If another tournament or "
+        "site sends with the same token, only one of them may: ask the event's organiser "
+        "before sending."
+    ) % {"ours": sequence, "held": held if isinstance(held, int) else "?"}
 
 
 def _note(tournament_id: int, *, state: str, error: str, code: str, **more: Any) -> None:
@@ -381,9 +487,15 @@ def _acknowledged(link: SimultaneousLink, upload: dict[str, Any], answer: dict[s
 
 
 def upload_again(*, link: SimultaneousLink) -> None:
-    """The arbiter's "send again": clears a refusal or a wait and queues an upload now."""
+    """The arbiter's "send again": clears a refusal or a wait and queues an upload now.
+    After a stale answer the next upload is numbered after the hub's last one, so that it
+    replaces what the hub holds (the arbiter was told what that means)."""
+    held = (link.response or {}).get("last_sequence") if link.state == link.State.STALE else None
+    updates: dict[str, Any] = {}
+    if isinstance(held, int) and held > 0:
+        updates["sequence"] = Greatest(F("sequence"), held)
     SimultaneousLink.objects.filter(pk=link.pk).update(
-        state=SimultaneousLink.State.PENDING, retry_at=None, queued_at=None
+        state=SimultaneousLink.State.PENDING, retry_at=None, queued_at=None, **updates
     )
     schedule_upload(link.tournament_id, recall=False)
 
@@ -393,7 +505,9 @@ def links_behind() -> list[int]:
     a transient failure) is over; refused ones wait for the arbiter."""
     now = timezone.now()
     due = (
-        SimultaneousLink.objects.exclude(state=SimultaneousLink.State.REFUSED)
+        SimultaneousLink.objects.exclude(
+            state__in=(SimultaneousLink.State.REFUSED, SimultaneousLink.State.STALE)
+        )
         .filter(Q(retry_at__isnull=True) | Q(retry_at__lte=now))
         .filter(
             Q(acked_version__isnull=True)

@@ -31,6 +31,25 @@ def _managed(request: HttpRequest, pk: int) -> Tournament:
     return tournament
 
 
+def _joined(request: HttpRequest, link: SimultaneousLink) -> None:
+    messages.success(
+        request, _("The tournament plays the donnes of “%(event)s”.") % {"event": link.event_name}
+    )
+    for warning in services.join_warnings(link):
+        messages.warning(request, warning)
+
+
+def _link_error(link: SimultaneousLink | None) -> str:
+    """The link's last error for its reader: a stale answer explained in the reader's
+    language; others as the hub or the task said them."""
+    if link is None:
+        return ""
+    if link.state == SimultaneousLink.State.STALE:
+        held = (link.response or {}).get("last_sequence")
+        return services.stale_message(sequence=link.sequence, held=held)
+    return link.error
+
+
 def _link(tournament: Tournament) -> SimultaneousLink | None:
     return SimultaneousLink.objects.filter(tournament=tournament).first()
 
@@ -55,14 +74,13 @@ def simultaneous_page(request: HttpRequest, pk: int) -> HttpResponse:
             messages.error(request, str(err))
             status = 400
         else:
-            messages.success(
-                request,
-                _("The tournament plays the donnes of “%(event)s”.") % {"event": link.event_name},
-            )
+            _joined(request, link)
             return redirect("simultaneous_club", pk=tournament.pk)
     context = {
         "tournament": tournament,
         "link": link,
+        "capacity": services.event_capacity(link.sets, tournament.rounds) if link else "",
+        "error": _link_error(link),
         "hub_url": request.POST.get("hub_url", "") if status == 400 else "",
         "behind": link is not None and tournament.pk in services.links_behind(),
     }
@@ -101,10 +119,7 @@ def simultaneous_join(request: HttpRequest) -> HttpResponse:
             messages.error(request, str(err))
             status = 400
         else:
-            messages.success(
-                request,
-                _("The tournament plays the donnes of “%(event)s”.") % {"event": link.event_name},
-            )
+            _joined(request, link)
             return redirect("simultaneous_club", pk=link.tournament_id)
     context = {
         "clubs": clubs,

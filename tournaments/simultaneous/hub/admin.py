@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import admin
+from django.utils.translation import gettext_lazy as _
 
 from . import models
+from .services import invitation_revoke
 
 
 @admin.register(models.SimultaneousEvent)
@@ -25,10 +29,25 @@ class SimultaneousEventAdmin(admin.ModelAdmin):
 
 @admin.register(models.Invitation)
 class InvitationAdmin(admin.ModelAdmin):
-    list_display = ["club_name", "event", "public_id", "last_sequence", "final_received_at"]
+    """Revoking goes through the service (its players, results and penalties leave the
+    field, its licences are freed): an action, not an editable date."""
+
+    list_display = ["club_name", "event", "public_id", "last_sequence", "revoked_at"]
     search_fields = ["club_name", "public_id", "federation_number"]
-    readonly_fields = ["public_id", "last_sequence", "last_upload_at", "final_received_at"]
+    readonly_fields = [
+        "public_id",
+        "last_sequence",
+        "last_upload_at",
+        "final_received_at",
+        "revoked_at",
+    ]
     exclude = ["token_sha256"]
+    actions = ["revoke"]
+
+    @admin.action(description=_("Revoke the selected invitations (their players leave the field)"))
+    def revoke(self, request: Any, queryset: Any) -> None:
+        for invitation in queryset:
+            invitation_revoke(invitation=invitation)
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.db.models import Q
 from django.http import Http404
 from django.utils.translation import gettext as _
@@ -145,7 +146,13 @@ class SimultaneousUploadOutcomeSerializer(serializers.Serializer):
     results = serializers.DictField(child=serializers.IntegerField())
     penalties = serializers.DictField(child=serializers.IntegerField())
     final = serializers.BooleanField()
-    stale = serializers.BooleanField(required=False)
+    stale = serializers.BooleanField(
+        required=False,
+        help_text="Present (true) when the upload is older than one applied: nothing changed.",
+    )
+    last_sequence = serializers.IntegerField(
+        required=False, help_text="With stale: the sequence of the upload the hub holds."
+    )
 
 
 class SimultaneousUploadLogSerializer(serializers.Serializer):
@@ -339,6 +346,68 @@ class InvitationCreateView(HubView):
         return Response({**body, "token": token}, status=201)
 
 
+INVITATION_ID = OpenApiParameter(
+    "invitation",
+    {"type": "string", "pattern": "^[0-9a-z-]{1,40}$"},
+    OpenApiParameter.PATH,
+    description="The invitation's public id.",
+)
+
+
+class InvitationRevokeView(HubView):
+    @extend_schema(
+        operation_id="simultaneous_invitation_revoke",
+        summary="Revoke a club's invitation: its players, results and penalties leave the field",
+        parameters=[EVENT_ID, INVITATION_ID],
+        request=None,
+        responses={200: SimultaneousInvitationSerializer, **errors(400, 401, 403, 404, 429)},
+        tags=TAGS,
+        examples=[
+            OpenApiExample(
+                "Revoked",
+                value={"invitation": "a1b2c3d4e5f60718", "club_name": "Club B", "active": False},
+                response_only=True,
+            )
+        ],
+    )
+    def post(self, request: Request, event: str, invitation: str) -> Response:
+        the_event = self.event()
+        found = Invitation.objects.filter(event=the_event, public_id=invitation).first()
+        if found is None:
+            raise Http404
+        return Response(
+            SimultaneousInvitationSerializer(services.invitation_revoke(invitation=found)).data
+        )
+
+
+class SimultaneousClaimSerializer(serializers.Serializer):
+    invitation = serializers.CharField(source="invitation.public_id")
+    club_name = serializers.CharField(source="invitation.club_name")
+    first_name = serializers.CharField()
+    last_name = serializers.CharField()
+    at = serializers.DateTimeField(allow_null=True)
+
+
+class SimultaneousConflictSerializer(serializers.Serializer):
+    licence = serializers.CharField()
+    holder = SimultaneousClaimSerializer(help_text="The club whose players hold the licence.")
+    claimant = SimultaneousClaimSerializer(help_text="The club refused with licence_elsewhere.")
+
+
+class EventConflictsView(HubView):
+    @extend_schema(
+        operation_id="simultaneous_conflicts",
+        summary="Licences two clubs claim, with both claims, for the organiser to settle",
+        parameters=[EVENT_ID],
+        responses={200: SimultaneousConflictSerializer(many=True), **errors(401, 403, 404)},
+        tags=TAGS,
+        examples=[OpenApiExample("None", value=[], response_only=True)],
+    )
+    def get(self, request: Request, event: str) -> Response:
+        conflicts = services.licence_conflicts(self.event())
+        return Response(SimultaneousConflictSerializer(conflicts, many=True).data)
+
+
 class EventCloseView(HubView):
     @extend_schema(
         operation_id="simultaneous_event_close",
@@ -526,6 +595,38 @@ class ClubEventView(ClubView):
 
 
 class ClubUploadView(ClubView):
+    def checked_body(self) -> bytes:
+        """The raw body, once it is known to be one the hub may read: not over
+        DATA_UPLOAD_MAX_MEMORY_SIZE (checked before reading it), without a NUL character,
+        not nested too deeply. The site's middleware leaves this path to this check
+        (tarot_club.middleware.SELF_CHECKED_PATHS) so that a refusal of a valid token is in
+        the organiser's log."""
+        from tarot_club.middleware import MAX_JSON_DEPTH, json_depth
+
+        request = self.request
+        try:
+            length = int(request.META.get("CONTENT_LENGTH") or 0)
+        except ValueError:
+            length = 0
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        body = b""
+        code, status = "", 400
+        if limit is not None and length > limit:
+            code, status = "too_large", 413
+        else:
+            body = request.body
+            if b"\x00" in body or b"\\u0000" in body:
+                code = "invalid_characters"
+            elif json_depth(body) > MAX_JSON_DEPTH:
+                code = "too_deep"
+        if code:
+            raise refusal(
+                services.upload_refused_unread(
+                    token=self.token(), code=code, status=status, size=length
+                )
+            )
+        return body
+
     @extend_schema(
         operation_id="simultaneous_club_upload",
         summary="Send the club's whole current state (docs/simultaneous-upload.schema.json)",
@@ -546,7 +647,7 @@ class ClubUploadView(ClubView):
     def post(self, request: Request) -> Response:
         try:
             outcome = services.upload_receive(
-                body=request.body,
+                body=self.checked_body(),
                 token=self.token(),
                 signature=request.META.get("HTTP_X_SIMULTANEOUS_SIGNATURE"),
             )

@@ -44,6 +44,12 @@ urlpatterns: list[URLPattern] = [
         api.InvitationCreateView.as_view(),
         name="api_simultaneous_invitations",
     ),
+    path(
+        E + "invitations/<public_id:invitation>/revoke/",
+        api.InvitationRevokeView.as_view(),
+        name="api_simultaneous_invitation_revoke",
+    ),
+    path(E + "conflicts/", api.EventConflictsView.as_view(), name="api_simultaneous_conflicts"),
     path(E + "close/", api.EventCloseView.as_view(), name="api_simultaneous_close"),
     path(E + "uploads/", api.EventUploadsView.as_view(), name="api_simultaneous_uploads"),
     path(E + "ranking/", api.EventRankingView.as_view(), name="api_simultaneous_ranking"),

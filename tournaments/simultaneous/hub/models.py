@@ -173,6 +173,9 @@ class UploadLog(models.Model):
     outcome = models.CharField(max_length=8, choices=Outcome.choices)
     code = models.CharField(max_length=40, blank=True)  # the refusal's machine code
     reason = models.TextField(blank=True)  # the refusal's message (in the sender's language)
+    # A licence_elsewhere refusal: the players the club claimed that another club holds
+    # ([{"licence", "first_name", "last_name"}]), for the organiser to settle.
+    claims = models.JSONField(default=list, blank=True)
     sequence = models.BigIntegerField(null=True, blank=True)
     final = models.BooleanField(default=False)
     body_sha256 = models.CharField(max_length=64, blank=True)

@@ -22,6 +22,7 @@ from decimal import Decimal
 from functools import lru_cache
 from typing import Any
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
@@ -42,6 +43,7 @@ from .models import (
 from .wire import POSITIONS, Upload, UploadInvalid, WireResult, parse_upload_bytes
 
 __all__ = [
+    "LicenceConflict",
     "UploadOutcome",
     "UploadRefused",
     "can_create_event",
@@ -53,6 +55,7 @@ __all__ = [
     "invitation_for_token",
     "invitation_revoke",
     "is_event_organiser",
+    "licence_conflicts",
     "signature_of",
     "upload_receive",
 ]
@@ -212,12 +215,96 @@ def invitation_for_token(token: str | None) -> Invitation | None:
     )
 
 
-def invitation_revoke(*, invitation: Invitation) -> None:
-    """The token opens nothing any more; the club's applied results stay."""
-    Invitation.objects.filter(pk=invitation.pk, revoked_at__isnull=True).update(
-        revoked_at=timezone.now()
-    )
-    _embargo_check(invitation.event_id)
+def invitation_revoke(*, invitation: Invitation) -> Invitation:
+    """Withdraw a club from the event (its organiser's decision, e.g. a club that claimed
+    another's players): the token opens nothing any more, and the club's players, results
+    and penalties leave the field, so its licences are free for the club they belong to.
+    The overall ranking is recomputed on commit; the embargo ends if every club still
+    invited has sent its final upload. Revoking again changes nothing."""
+    with transaction.atomic():
+        locked = Invitation.objects.select_for_update().get(pk=invitation.pk)
+        if locked.revoked_at is None:
+            locked.revoked_at = timezone.now()
+            locked.save(update_fields=["revoked_at"])
+        removed = FieldResult.objects.filter(invitation=locked).delete()[0]
+        removed += FieldPenalty.objects.filter(invitation=locked).delete()[0]
+        FieldPlayer.objects.filter(invitation=locked).delete()
+        if removed:
+            SimultaneousEvent.objects.filter(pk=locked.event_id).update(
+                results_version=F("results_version") + 1
+            )
+            from .tasks import schedule_overall_ranking
+
+            event_id = locked.event_id
+            transaction.on_commit(lambda: schedule_overall_ranking(event_id))
+        _embargo_check(locked.event_id)
+    return locked
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One club's claim on a licence: the invitation and the name it gives the player."""
+
+    invitation: Invitation
+    first_name: str
+    last_name: str
+    at: datetime | None
+
+
+@dataclass(frozen=True)
+class LicenceConflict:
+    """A licence two clubs claim: the one holding it in the field and the one refused."""
+
+    licence: str
+    holder: Claim
+    claimant: Claim
+
+
+def licence_conflicts(event: SimultaneousEvent) -> list[LicenceConflict]:
+    """The licences an invited club's latest upload claimed but another club holds (its last
+    refusal was `licence_elsewhere` and no upload of it was applied since), with both claims,
+    for the event's organiser to settle (revoking one of the invitations). A conflict ends
+    when the holder lets the licence go or either invitation is revoked."""
+    latest: dict[int, UploadLog] = {}
+    for log in (
+        UploadLog.objects.filter(event=event, invitation__revoked_at__isnull=True)
+        .exclude(outcome=UploadLog.Outcome.STALE)
+        .select_related("invitation")
+        .order_by("-pk")
+    ):
+        latest.setdefault(log.invitation_id, log)
+    refused = [log for log in latest.values() if log.code == "licence_elsewhere" and log.claims]
+    wanted = {claim["licence"] for log in refused for claim in log.claims}
+    held = {
+        p.licence: p
+        for p in FieldPlayer.objects.filter(
+            event=event, licence__in=wanted, invitation__revoked_at__isnull=True
+        ).select_related("invitation")
+    }
+    conflicts = []
+    for log in refused:
+        for claim in log.claims:
+            holder = held.get(claim["licence"])
+            if holder is None or holder.invitation_id == log.invitation_id:
+                continue
+            conflicts.append(
+                LicenceConflict(
+                    licence=claim["licence"],
+                    holder=Claim(
+                        holder.invitation,
+                        holder.first_name,
+                        holder.last_name,
+                        holder.invitation.last_upload_at,
+                    ),
+                    claimant=Claim(
+                        log.invitation,
+                        str(claim.get("first_name", "")),
+                        str(claim.get("last_name", "")),
+                        log.received_at,
+                    ),
+                )
+            )
+    return sorted(conflicts, key=lambda c: (c.licence, c.claimant.invitation.club_name))
 
 
 def signature_of(token: str, body: bytes) -> str:
@@ -233,13 +320,24 @@ class UploadRefused(Exception):
     `message`, and `extra` keys for the answer (the licences, the JSON paths)."""
 
     def __init__(
-        self, code: str, status: int, message: str, extra: dict[str, Any] | None = None
+        self,
+        code: str,
+        status: int,
+        message: str,
+        extra: dict[str, Any] | None = None,
+        *,
+        invitation: Invitation | None = None,
+        claims: list[dict[str, str]] | None = None,
     ) -> None:
         super().__init__(message)
         self.code = code
         self.status = status
         self.message = message
         self.extra = extra or {}
+        # For the log only, never in the answer: whose token it was, and the players a
+        # licence_elsewhere refusal claimed (the organiser settles the conflict with them).
+        self.invitation = invitation
+        self.claims = claims or []
 
 
 @dataclass
@@ -251,6 +349,7 @@ class UploadOutcome:
     penalties: dict[str, int] = field(default_factory=dict)
     final: bool = False
     stale: bool = False
+    last_sequence: int | None = None  # a stale upload: the sequence the hub holds
 
     def as_json(self) -> dict[str, Any]:
         body: dict[str, Any] = {
@@ -261,6 +360,7 @@ class UploadOutcome:
         }
         if self.stale:
             body["stale"] = True
+            body["last_sequence"] = self.last_sequence
         return body
 
 
@@ -301,12 +401,14 @@ def upload_receive(
             _check_licences(event, invitation, upload)
             raise
     except UploadRefused as refused:
+        invitation = invitation or refused.invitation
         UploadLog.objects.create(
-            event=event,
+            event=event or (invitation.event if invitation else None),
             invitation=invitation,
             outcome=UploadLog.Outcome.REFUSED,
             code=refused.code,
             reason=refused.message[:2000],
+            claims=refused.claims,
             sequence=upload.sequence if upload else None,
             final=bool(upload and upload.final),
             duration_ms=int((time.perf_counter() - started) * 1000),
@@ -318,6 +420,47 @@ def upload_receive(
 
         transaction.on_commit(lambda: schedule_overall_ranking(event.pk))
     return outcome.outcome
+
+
+def upload_refused_unread(*, token: str | None, code: str, status: int, size: int) -> UploadRefused:
+    """A club's upload refused before its body is read (too large, a NUL character, nested
+    too deeply; `BODY_CODES`): logged in the organiser's log when the token opens an
+    invitation; the refusal to raise. An unknown token is `not_invited` (logged without an
+    event, as any unknown token)."""
+    invitation = invitation_for_token(token)
+    refused = (
+        UploadRefused(code, status, BODY_CODES[code](), invitation=invitation)
+        if invitation is not None
+        else UploadRefused(
+            "not_invited", 401, _("This token opens no invitation to a simultaneous event.")
+        )
+    )
+    UploadLog.objects.create(
+        event=invitation.event if invitation else None,
+        invitation=invitation,
+        outcome=UploadLog.Outcome.REFUSED,
+        code=refused.code,
+        reason=refused.message[:2000],
+        size=min(size, 2**31 - 1),
+        source=UploadLog.Source.API,
+    )
+    return refused
+
+
+BODY_CODES = {
+    "too_large": lambda: (
+        _(
+            "The upload is larger than the hub takes (%(limit)s bytes): send the club's state "
+            "without anything else, or ask the event's organiser."
+        )
+        % {"limit": settings.DATA_UPLOAD_MAX_MEMORY_SIZE}
+    ),
+    "invalid_characters": lambda: _(
+        "The upload contains a NUL character, which no name or field may hold: "
+        "correct the name on the club's site and send again."
+    ),
+    "too_deep": lambda: _("The upload nests arrays or objects too deeply: it is not the format."),
+}
 
 
 def _authenticate(token: str | None, signature: str | None, body: bytes) -> Invitation:
@@ -336,10 +479,14 @@ def _authenticate(token: str | None, signature: str | None, body: bytes) -> Invi
                 "HMAC-SHA256 of the body with the club's token."
             )
             % {"header": SIGNATURE_HEADER},
+            invitation=invitation,
         )
     if not invitation.active:
         raise UploadRefused(
-            "not_invited", 403, _("This club's invitation to the event was revoked.")
+            "not_invited",
+            403,
+            _("This club's invitation to the event was revoked."),
+            invitation=invitation,
         )
     return invitation
 
@@ -442,24 +589,35 @@ def _check_event(event: SimultaneousEvent, invitation: Invitation, upload: Uploa
 
 def _check_licences(event: SimultaneousEvent, invitation: Invitation, upload: Upload) -> None:
     """Refuse licences that already play in another club of the event."""
-    licences = [p.licence for p in upload.players]
-    taken = list(
-        FieldPlayer.objects.filter(event=event, licence__in=licences)
+    players = {p.licence: p for p in upload.players}
+    taken = sorted(
+        FieldPlayer.objects.filter(event=event, licence__in=list(players))
         .exclude(invitation=invitation)
-        .values_list("licence", "invitation__club_name")
-        .order_by("licence")
+        .values_list("licence", flat=True)
     )
     if taken:
+        # The answer names only the club's own licences: neither the other club nor the
+        # names it gave; the organiser sees both claims (licence_conflicts) and settles.
         raise UploadRefused(
             "licence_elsewhere",
             409,
             ngettext(
-                "A licence already plays in another club of the event: %(licences)s.",
-                "Licences already play in other clubs of the event: %(licences)s.",
+                "Licence %(licences)s already plays in another club of the event. The "
+                "event's organiser sees both claims and settles it; send again once it is settled.",
+                "Licences %(licences)s already play in another club of the event. The "
+                "event's organiser sees both claims and settles it; send again once it is settled.",
                 len(taken),
             )
-            % {"licences": ", ".join(f"{licence} ({club})" for licence, club in taken)},
-            {"licences": [{"licence": licence, "club": club} for licence, club in taken]},
+            % {"licences": ", ".join(taken)},
+            {"licences": taken},
+            claims=[
+                {
+                    "licence": licence,
+                    "first_name": players[licence].first_name,
+                    "last_name": players[licence].last_name,
+                }
+                for licence in taken
+            ],
         )
 
 
@@ -487,7 +645,9 @@ def _apply(
         log.penalties_unchanged = len(upload.penalties)
         log.duration_ms = int((time.perf_counter() - started) * 1000)
         log.save()
-        return _Applied(_outcome(log, stale=True), results_changed=False)
+        outcome = _outcome(log, stale=True)
+        outcome.last_sequence = invitation.last_sequence
+        return _Applied(outcome, results_changed=False)
     _check_licences(event, invitation, upload)
     _apply_players(event, invitation, upload)
     results = _apply_results(event, invitation, upload.results)

@@ -14,6 +14,11 @@ urlpatterns: list[URLPattern] = [
     path(E, views.event_detail, name="simultaneous_event"),
     path(E + "inviter/", views.invitation_create_view, name="simultaneous_invite"),
     path(E + "envoi/", views.upload_view, name="simultaneous_upload"),
+    path(
+        E + "invitations/<str:invitation_id>/revoquer/",
+        views.invitation_revoke_view,
+        name="simultaneous_revoke",
+    ),
     path(E + "clore/", views.event_close_view, name="simultaneous_close"),
     path("simultanes/", include("tournaments.simultaneous.hub.page_urls")),  # type: ignore[list-item]
 ]

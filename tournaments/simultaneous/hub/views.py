@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -14,11 +15,12 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from scoring.rules.movement import most_players
 from tournaments.once import once_per_form
 
 from . import services
-from .forms import EventForm, InvitationForm, UploadFileForm
-from .models import OverallRankingState, SimultaneousEvent, UploadLog
+from .forms import SETS_TABLE_ROUNDS, EventForm, InvitationForm, UploadFileForm, sets_table
+from .models import Invitation, OverallRankingState, SimultaneousEvent, UploadLog
 
 UPLOADS_SHOWN = 50
 
@@ -58,7 +60,22 @@ def event_create_view(request: HttpRequest) -> HttpResponse:
         else:
             messages.success(request, _("The event is created and its donnes are dealt."))
             return redirect("simultaneous_event", public_id=event.public_id)
-    return render(request, "simultaneous/hub/event_form.html", {"form": form})
+    context = {"form": form, "sets_table": sets_table(51), "sets_rounds": SETS_TABLE_ROUNDS}
+    return render(request, "simultaneous/hub/event_form.html", context)
+
+
+def _conflict_groups(conflicts: list[services.LicenceConflict]) -> list[dict[str, Any]]:
+    """The conflicts by pair of clubs (holder, claimant): the organiser settles a pair at once
+    (revoking one of the two invitations), the licences listed with both names."""
+    groups: dict[tuple[int, int], dict[str, Any]] = {}
+    for conflict in conflicts:
+        key = (conflict.holder.invitation.pk, conflict.claimant.invitation.pk)
+        group = groups.setdefault(
+            key,
+            {"holder": conflict.holder, "claimant": conflict.claimant, "licences": []},
+        )
+        group["licences"].append(conflict)
+    return list(groups.values())
 
 
 def _status(request: HttpRequest, event: SimultaneousEvent, **extra: Any) -> HttpResponse:
@@ -75,6 +92,9 @@ def _status(request: HttpRequest, event: SimultaneousEvent, **extra: Any) -> Htt
         "active": sum(1 for i in invitations if i.active),
         "uploads": uploads,
         "state": OverallRankingState.objects.filter(pk=event.pk).first(),
+        "conflicts": _conflict_groups(services.licence_conflicts(event)),
+        "most_players": most_players(event.sets, event.rounds),
+        "hub_address": settings.SITE_URL + "/",
         "invite_form": extra.pop("invite_form", None) or InvitationForm(),
         "upload_form": extra.pop("upload_form", None) or UploadFileForm(),
         **extra,
@@ -143,4 +163,26 @@ def event_close_view(request: HttpRequest, public_id: str) -> HttpResponse:
     event = _organised_event(request, public_id)
     services.event_close(event=event, user=request.user)
     messages.success(request, _("The event is closed; the embargo is lifted."))
+    return redirect("simultaneous_event", public_id=event.public_id)
+
+
+@login_required
+@require_POST
+@once_per_form
+def invitation_revoke_view(
+    request: HttpRequest, public_id: str, invitation_id: str
+) -> HttpResponse:
+    """Withdraw a club from the event (services.invitation_revoke): its token opens nothing
+    any more and its players, results and penalties leave the field."""
+    event = _organised_event(request, public_id)
+    invitation = get_object_or_404(Invitation, event=event, public_id=invitation_id)
+    services.invitation_revoke(invitation=invitation)
+    messages.success(
+        request,
+        _(
+            "The invitation of %(club)s is revoked: its players, results and penalties have "
+            "left the field, and its licences are free."
+        )
+        % {"club": invitation.club_name},
+    )
     return redirect("simultaneous_event", public_id=event.public_id)
