@@ -29,6 +29,8 @@ def site_url_names() -> set[str]:
                     continue
                 yield from walk(p.url_patterns, prefix + str(p.pattern))
             elif isinstance(p, URLPattern) and p.name:
+                if (prefix + str(p.pattern)).startswith("api/"):
+                    continue  # the API's routes are in docs/API.md, not the guide
                 yield p.name
 
     return set(walk(get_resolver().url_patterns))
