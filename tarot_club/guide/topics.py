@@ -67,6 +67,7 @@ TOPICS: dict[str, tuple[str, str]] = {
     "simultaneous_traveller": ("organiser", "simultanes"),
     "simultaneous_club": ("organiser", "simultanes"),
     "simultaneous_join": ("organiser", "simultanes"),
+    "simultaneous_revoke": ("organiser", "simultanes"),
 }
 
 NO_HELP = frozenset(
