@@ -93,6 +93,14 @@ class Club(models.Model):
         related_name="organised_clubs",
         verbose_name=_("organisers"),
     )
+    # The club's arbiters: with its organisers, the only accounts its tournaments may name
+    # arbiter (tournaments.services.clubs.club_staff).
+    arbiters = models.ManyToManyField(
+        settings.AUTH_USER_MODEL,
+        blank=True,
+        related_name="arbitrated_clubs",
+        verbose_name=_("arbiters"),
+    )
 
     class Meta:
         ordering = ["name"]
