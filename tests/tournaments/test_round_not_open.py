@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pytest
 from django.urls import reverse
+from django.utils import translation
 
 from tests.api.conftest import client_for
 from tests.fixtures.tournaments import stage_tournament
@@ -66,6 +67,12 @@ def round_opened_lines(t: Tournament, number: int) -> list[LedgerEntry]:
     )
 
 
+@pytest.fixture(autouse=True)
+def english():
+    with translation.override("en"):
+        yield
+
+
 @pytest.fixture
 def t(personas) -> Tournament:
     """Round 1 open (its first result opened it), round 2 not started."""
@@ -89,6 +96,11 @@ class TestService:
             save(t, personas.arbiter, cells(t, 2)[0])
         assert state(t) == before
         assert before[2] == ["open", "pending"]
+        with translation.override("fr"), pytest.raises(ResultInvalid) as caught:
+            save(t, personas.arbiter, cells(t, 2)[0])
+        assert "Le tour 2 n'a pas commencé\u202f: le tour 1 est encore en cours." in str(
+            caught.value
+        )
 
     def test_once_the_earlier_round_is_closed_the_next_opens_with_its_first_result(
         self, t, personas
@@ -114,6 +126,7 @@ class TestArbiterPage:
         assert response["Location"] == dashboard + "#round-1"
         page = client.get(dashboard, **EN).content.decode()
         assert "Every result of round 1 is entered." in page
+        assert 'id="rounds-entered"' in page and "Every result is entered." not in page
         assert state(t)[2] == ["open", "pending"]
 
     def test_the_skip_link_stays_in_the_round(self, client, t, personas):

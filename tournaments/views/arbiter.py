@@ -119,6 +119,8 @@ def dashboard(request: HttpRequest, pk: int) -> HttpResponse:
         "needs_filter": needs_filter,
         "jump_form": JumpForm(),
         "next_cell": board.next_missing(),
+        # The rounds being played are entered, a later one is not open: say so (not "all").
+        "rounds_entered": any(c.state == MISSING for c in board.cells),
         "active_penalties": active_penalties,
     }
     return render(request, "tournaments/arbiter/dashboard.html", context)
