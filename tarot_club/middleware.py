@@ -169,7 +169,15 @@ def lone_surrogate_in_json(body: bytes) -> bool:
 def refuse(
     request: HttpRequest, status: int, code: str, *, surrogate: bool = False
 ) -> HttpResponse:
-    """A 400 / 413 in the API's error shape, or the site's page for that status."""
+    """A 400 / 413 in the API's error shape, or the site's page for that status, in the
+    language the request asks for (this middleware runs before the locale's)."""
+    from django.utils import translation
+
+    with translation.override(translation.get_language_from_request(request)):
+        return _refusal(request, status, code, surrogate=surrogate)
+
+
+def _refusal(request: HttpRequest, status: int, code: str, *, surrogate: bool) -> HttpResponse:
     from django.http import JsonResponse
     from django.utils.translation import gettext as _
 

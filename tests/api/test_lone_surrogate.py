@@ -28,7 +28,14 @@ def refused(response) -> None:
 @pytest.mark.parametrize("value", [LONE, TRAILING, r'"\uD800\u0041"'])
 def test_the_token_endpoint_refuses_it_anonymously(client, value):
     body = '{"username": @, "password": "x"}'.replace("@", value)
-    refused(client.post("/api/v1/auth/token/", body, content_type="application/json"))
+    refused(
+        client.post(
+            "/api/v1/auth/token/",
+            body,
+            content_type="application/json",
+            HTTP_ACCEPT_LANGUAGE="en",
+        )
+    )
 
 
 def test_writes_refuse_it_in_values_keys_and_lists(running_tournament, personas):
@@ -41,7 +48,9 @@ def test_writes_refuse_it_in_values_keys_and_lists(running_tournament, personas)
         (f"/api/v1/tournaments/{t.pk}/", "patch", '{@: "x"}'),
     ]:
         text = body.replace("#", str(t.club_id)).replace("@", LONE)
-        response = getattr(api, method)(path, text, content_type="application/json")
+        response = getattr(api, method)(
+            path, text, content_type="application/json", HTTP_ACCEPT_LANGUAGE="en"
+        )
         refused(response)
 
 

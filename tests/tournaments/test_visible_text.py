@@ -39,9 +39,10 @@ FINE = ["Hélène", "Nguye\u0302\u0303n", "Jean-Luc", "O'Brien", "Zoé Dupont", 
 @pytest.mark.parametrize("value", HOSTILE.values(), ids=HOSTILE.keys())
 @pytest.mark.parametrize("validator", [validate_plain_text, validate_free_text])
 def test_the_validator_refuses_what_prints_nothing(validator, value):
-    with translation.override("en"), pytest.raises(ValidationError) as caught:
-        validator(value)
-    message = " ".join(caught.value.messages)
+    with translation.override("en"):
+        with pytest.raises(ValidationError) as caught:
+            validator(value)
+        message = " ".join(caught.value.messages)
     assert "position" in message or "nothing visible" in message
 
 
