@@ -89,3 +89,15 @@ def test_the_hubs_upload_refuses_such_names(name):
     with translation.override("en"):
         found = faults(data)
     assert "players[0].first_name" in found, found
+
+
+@pytest.mark.parametrize("value", ["\u3164", "Club\u2800", STACKED, "Tarot\ufe0f"])
+def test_the_hubs_event_and_invitation_names_use_the_same_check(value):
+    from tournaments.simultaneous.hub.models import Invitation, SimultaneousEvent
+
+    for field in (
+        SimultaneousEvent._meta.get_field("name"),
+        Invitation._meta.get_field("club_name"),
+    ):
+        with pytest.raises(ValidationError):
+            field.run_validators(value)
