@@ -569,7 +569,9 @@ def _require_write(user: Any, tournament: Tournament) -> None:
 
 
 def _require_open(tournament: Tournament, round_: Round) -> None:
-    """Results are entered while the tournament runs or after it, never into a closed round."""
+    """Results are entered while the tournament runs or after it, never into a closed round,
+    nor into a round not yet open while an earlier one is not closed (the arbiter opens it
+    on purpose: `round_still_played_before`)."""
     status = Tournament.Status
     if tournament.status in (status.DRAFT, status.REGISTRATION):
         raise ResultInvalid(
@@ -1110,7 +1112,7 @@ def lock_round(round_: Round) -> tuple[str, str]:
 
     Every change of a round's state takes its locks in this one order, tournament first (as
     a status change and a result's write, whose inserts key-share the tournament): opening
-    one round while closing another never deadlocks, one waits for the other."""
+    a round while someone closes it (or another) never deadlocks, one waits for the other."""
     status = (
         Tournament.objects.select_for_update()
         .filter(pk=round_.tournament_id)
