@@ -55,6 +55,12 @@ def _invisible(char: str, allowed: frozenset[str]) -> bool:
     return unicodedata.category(char) in INVISIBLE_CATEGORIES
 
 
+def prints_nothing(char: str) -> bool:
+    """Whether ``char`` prints nothing or rearranges the text (what `first_invisible` finds
+    outside multiline text)."""
+    return _invisible(char, frozenset())
+
+
 def stacked_marks(value: str) -> int | None:
     """The position (from 1) of the first combining mark beyond `MAX_MARKS` in a row on one
     letter, or None."""
@@ -74,7 +80,7 @@ def nothing_visible(value: str) -> bool:
     included) and characters that print nothing."""
     if not value:
         return False
-    return all(char.isspace() or _invisible(char, frozenset()) for char in value)
+    return all(char.isspace() or prints_nothing(char) for char in value)
 
 
 def hidden_characters(value: str) -> list[str]:
