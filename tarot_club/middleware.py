@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 
@@ -100,6 +101,8 @@ class BadInputMiddleware:
                 return refuse(request, 400, "invalid_characters")
             if "json" in content_type and json_depth(body) > MAX_JSON_DEPTH:
                 return refuse(request, 400, "too_deep")
+            if "json" in content_type and lone_surrogate_in_json(body):
+                return refuse(request, 400, "invalid_characters", surrogate=True)
         elif (
             request.method == "POST"
             and content_type.startswith("multipart/")
@@ -141,8 +144,49 @@ def json_depth(body: bytes) -> int:
     return deepest
 
 
-def refuse(request: HttpRequest, status: int, code: str) -> HttpResponse:
-    """A 400 / 413 in the API's error shape, or the site's page for that status."""
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89abcdefABCDEF]")
+
+
+def lone_surrogate_in_json(body: bytes) -> bool:
+    """Whether a JSON body holds a string with a lone UTF-16 surrogate (``"\ud800"``):
+    Python's parser accepts it, but the text cannot be encoded (nor stored, nor answered),
+    a 500 wherever it goes. Only a body with such an escape is parsed (its depth is already
+    bounded); one that does not parse is left to the view, which refuses it as it always has.
+    """
+    if not _SURROGATE_ESCAPE.search(body):
+        return False
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return False
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
+def refuse(
+    request: HttpRequest, status: int, code: str, *, surrogate: bool = False
+) -> HttpResponse:
+    """A 400 / 413 in the API's error shape, or the site's page for that status, in the
+    language the request asks for (this middleware runs before the locale's)."""
+    from django.utils import translation
+
+    with translation.override(translation.get_language_from_request(request)):
+        return _refusal(request, status, code, surrogate=surrogate)
+
+
+def _refusal(request: HttpRequest, status: int, code: str, *, surrogate: bool) -> HttpResponse:
     from django.http import JsonResponse
     from django.utils.translation import gettext as _
 
@@ -152,6 +196,11 @@ def refuse(request: HttpRequest, status: int, code: str) -> HttpResponse:
         message = _("The request is too large.")
     elif code == "too_deep":
         message = _("The JSON body nests arrays or objects too deeply: send flatter data.")
+    elif surrogate:
+        message = _(
+            "The request contains a character that is not allowed: a lone UTF-16 surrogate "
+            "(an escape such as \\ud800 without its pair). Send the text as valid Unicode."
+        )
     else:
         message = _("The request contains a character that is not allowed (a NUL byte).")
     if request.path_info.startswith("/api/"):

@@ -9,13 +9,20 @@ from __future__ import annotations
 
 import random
 from decimal import Decimal
+from typing import Any
 
 from scoring.rules import cards
 from scoring.rules.engine import THRESHOLDS, points_range
 
-from .models import TableRound, Tournament
+from .models import Round, TableRound, Tournament
 from .services.preparation import donne_from_row
-from .services.results import ResultInput, ResultNeedsConfirmation, result_save
+from .services.results import (
+    ResultInput,
+    ResultNeedsConfirmation,
+    result_save,
+    round_open,
+    round_still_played_before,
+)
 
 
 def demo_result(deal: cards.Donne, rng: random.Random) -> ResultInput:
@@ -42,10 +49,11 @@ def play_demo_results(tournament: Tournament, arbiter, seed: int = 2026) -> int:
     rng = random.Random(seed)
     entered = 0
     table_rounds = TableRound.objects.filter(round__tournament=tournament).select_related(
-        "table", "etui_set"
+        "table", "etui_set", "round__tournament"
     )
     done = set(tournament.results.values_list("table_id", "donne_id"))
     for table_round in table_rounds.order_by("round__number", "table__number"):
+        _open_if_needed(table_round.round, arbiter)
         for donne in table_round.etui_set.donnes.order_by("number"):
             if (table_round.table_id, donne.pk) in done:
                 continue
@@ -58,3 +66,11 @@ def play_demo_results(tournament: Tournament, arbiter, seed: int = 2026) -> int:
                 result_save(**save, confirmed=list(warning.warnings))
             entered += 1
     return entered
+
+
+def _open_if_needed(round_: Round, arbiter: Any) -> None:
+    """Open a later round as the arbiter does while an earlier one is not closed (a result
+    alone opens only the earliest round not closed)."""
+    round_.refresh_from_db(fields=["state"])
+    if round_.state == Round.State.PENDING and round_still_played_before(round_):
+        round_open(round_=round_, user=arbiter)

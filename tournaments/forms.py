@@ -8,6 +8,8 @@ from django import forms
 from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import UserCreationForm
 from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import ValidationError
+from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
 from .models import Club, Player, Tournament
@@ -128,13 +130,36 @@ class TournamentForm(forms.ModelForm):
             clubs = clubs.filter(organisers=user)
         self.fields["club"].queryset = clubs
         self.fields["club"].empty_label = None
-        self.fields["arbiters"].queryset = (
-            get_user_model().objects.filter(is_active=True).order_by("username")
+        # Only the club's own organisers and arbiters (and those the tournament already has):
+        # the form never lists another club's accounts, a player's or the administrator's.
+        User = get_user_model()
+        staff = User.objects.filter(
+            Q(organised_clubs__in=clubs) | Q(arbitrated_clubs__in=clubs)
+        ).filter(is_active=True)
+        if self.instance.pk is not None:
+            staff = staff | User.objects.filter(arbitrated_tournaments=self.instance)
+        self.fields["arbiters"].queryset = User.objects.filter(pk__in=staff.values("pk")).order_by(
+            "username"
         )
         if self.instance.pk is not None:
             self.fields["club"].disabled = True
         # Left empty, the round's length keeps its value (the default for a new tournament).
         self.fields["round_minutes"].required = False
+
+    def clean(self) -> dict[str, Any]:
+        """The arbiters chosen are the chosen club's own (the list offers every club the
+        user organises)."""
+        from .services.clubs import club_staff_check
+
+        cleaned = super().clean()
+        club, arbiters = cleaned.get("club"), cleaned.get("arbiters")
+        if club is not None and arbiters:
+            kept = self.instance.arbiters.all() if self.instance.pk is not None else ()
+            try:
+                club_staff_check(club, arbiters, kept=kept)
+            except ValidationError as exc:
+                self.add_error(None, exc)
+        return cleaned
 
     def clean_round_minutes(self) -> int:
         minutes = self.cleaned_data.get("round_minutes")

@@ -94,12 +94,12 @@ class Club(models.Model):
         related_name="organised_clubs",
         verbose_name=_("organisers"),
     )
-    # Arbiter accounts the club's organisers made: listed with the club's accounts from
-    # their creation on, before any tournament names them.
+    # The club's arbiters: with its organisers, the only accounts its tournaments may name
+    # arbiter (tournaments.services.clubs.club_staff).
     arbiters = models.ManyToManyField(
         settings.AUTH_USER_MODEL,
         blank=True,
-        related_name="club_arbiter_of",
+        related_name="arbitrated_clubs",
         verbose_name=_("arbiters"),
     )
 

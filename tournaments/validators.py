@@ -1,5 +1,7 @@
 """Validators for the text people type that others read (names of players, clubs, tournaments,
-venues; announcements, notes and reasons): printed on rankings, score sheets and PDFs, so invisible characters must not get in.
+venues, simultaneous events and their clubs; announcements, notes and reasons): printed on
+rankings, score sheets, CSV files and PDFs, so invisible characters must not get in, nor
+blank-looking letters, piles of accents, or a value with nothing visible at all.
 
 Why: a control character breaks a printed line or a CSV export, and a bidirectional override
 (U+202E…) reverses the text after it on screen, which could make a ranking or a sheet show a
@@ -24,12 +26,61 @@ BIDI_CONTROLS = frozenset(
 INVISIBLE_CATEGORIES = frozenset({"Cf", "Zl", "Zp", "Cc", "Cs"})
 # Free text (notes, reasons, announcements) may hold line breaks and tabs.
 LINE_BREAKS = frozenset("\n\r\t")
+# Letters and symbols that print as a blank although they are not spaces (Hangul fillers,
+# the blank Braille pattern), and Unicode's other default-ignorable code points that are not
+# format characters: the combining grapheme joiner, variation selectors, Mongolian free
+# variation selectors, Khmer inherent vowels, musical formatting marks, tags.
+BLANK_LOOKING = frozenset("\u115f\u1160\u17b4\u17b5\u2800\u3164\uffa0\u034f")
+IGNORABLE_RANGES = (
+    (0x180B, 0x180F),
+    (0xFE00, 0xFE0F),
+    (0x1D173, 0x1D17A),
+    (0xE0000, 0xE0FFF),
+    (0xE0100, 0xE01EF),
+)
+# Accents a letter may carry (Vietnamese stacks two; 20 stacked make the text spill over the
+# lines around it).
+MAX_MARKS = 3
+MARK_CATEGORIES = frozenset({"Mn", "Me"})
 
 
 def _invisible(char: str, allowed: frozenset[str]) -> bool:
     if char in allowed:
         return False
-    return char in BIDI_CONTROLS or unicodedata.category(char) in INVISIBLE_CATEGORIES
+    if char in BIDI_CONTROLS or char in BLANK_LOOKING:
+        return True
+    code = ord(char)
+    if any(low <= code <= high for low, high in IGNORABLE_RANGES):
+        return True
+    return unicodedata.category(char) in INVISIBLE_CATEGORIES
+
+
+def prints_nothing(char: str) -> bool:
+    """Whether ``char`` prints nothing or rearranges the text (what `first_invisible` finds
+    outside multiline text)."""
+    return _invisible(char, frozenset())
+
+
+def stacked_marks(value: str) -> int | None:
+    """The position (from 1) of the first combining mark beyond `MAX_MARKS` in a row on one
+    letter, or None."""
+    run = 0
+    for position, char in enumerate(value or "", start=1):
+        if unicodedata.category(char) in MARK_CATEGORIES:
+            run += 1
+            if run > MAX_MARKS:
+                return position
+        else:
+            run = 0
+    return None
+
+
+def nothing_visible(value: str) -> bool:
+    """Whether a value that is not empty prints nothing at all: only spaces (no-break ones
+    included) and characters that print nothing."""
+    if not value:
+        return False
+    return all(char.isspace() or prints_nothing(char) for char in value)
 
 
 def hidden_characters(value: str) -> list[str]:
@@ -60,6 +111,13 @@ def character_label(char: str) -> str:
 
 
 def _refuse(value: str, *, multiline: bool, message: Any) -> None:
+    """The one check of visible text (`validate_plain_text`, `validate_free_text`): nothing
+    that prints nothing or rearranges the text, no pile of accents, and something to read."""
+    if nothing_visible(value):
+        raise ValidationError(
+            _("The text has nothing visible (only spaces or invisible characters): type it."),
+            code="nothing_visible",
+        )
     found = first_invisible(value, multiline=multiline)
     if found is not None:
         position, char = found
@@ -67,6 +125,16 @@ def _refuse(value: str, *, multiline: bool, message: Any) -> None:
             message,
             code="hidden_characters",
             params={"character": character_label(char), "position": position},
+        )
+    position = stacked_marks(value)
+    if position is not None:
+        raise ValidationError(
+            _(
+                "Too many accents on one letter (at position %(position)s): at most "
+                "%(count)s. Type the letter with its accents only."
+            ),
+            code="stacked_marks",
+            params={"position": position, "count": MAX_MARKS},
         )
 
 

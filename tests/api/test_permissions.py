@@ -21,7 +21,7 @@ from django.db import transaction
 
 from scoring.documents.models import Document
 from tests.api.conftest import client_for
-from tests.fixtures.tournaments import Personas, stage_tournament
+from tests.fixtures.tournaments import Personas, open_round_for, stage_tournament
 from tournaments.models import (
     Club,
     LedgerEntry,
@@ -367,6 +367,7 @@ def setup(personas: Personas, status: str) -> dict[str, Any]:
         Tournament.objects.filter(pk=tournament.pk).update(status="running")
         tournament.refresh_from_db()
         for table in Table.objects.filter(tournament=tournament):
+            open_round_for(table, tournament.donnes.get(number=1), personas.arbiter)
             result_save(
                 tournament=tournament,
                 table=table,

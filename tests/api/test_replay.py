@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from django.test import Client
+from django.urls import reverse
 
 from scoring.rankings.services import ranking_recompute
 from tests.api.conftest import client_for
@@ -44,6 +45,23 @@ def cells(t: Tournament) -> list[tuple[int, int]]:
         for donne in tr.etui_set.donnes.order_by("number"):
             out.append((tr.round.number, tr.table.number, donne.number))
     return [(table, donne) for _r, table, donne in sorted(out)]
+
+
+def round_starts(t: Tournament) -> dict[tuple[int, int], int]:
+    """The first (table, donne) of every round after the first, and its round: the arbiter
+    opens that round on purpose before entering it while the earlier one is not closed."""
+    starts: dict[tuple[int, int], int] = {}
+    for tr in TableRound.objects.filter(round__tournament=t, round__number__gt=1).select_related(
+        "table", "round"
+    ):
+        for donne in tr.etui_set.donnes.all():
+            starts[(tr.table.number, donne.number)] = tr.round.number
+    first = {}
+    for cell in cells(t):
+        number = starts.get(cell)
+        if number is not None and number not in first.values():
+            first[cell] = number
+    return first
 
 
 def entry_for(t: Tournament, table: int, donne: int) -> dict[str, Any]:
@@ -133,7 +151,11 @@ def enter_through_the_screens(
     screen = Client(HTTP_ACCEPT_LANGUAGE="en")
     screen.force_login(arbiter)
     base = f"/t/{a.pk}/arbiter"
+    starts = round_starts(a)
     for table, donne in schedule:
+        if (table, donne) in starts:
+            number = starts[(table, donne)]
+            screen.post(reverse("arbiter_round_open", args=[a.pk, number]), {"confirm_open": "1"})
         response = screen.post(
             f"{base}/table/{table}/donne/{donne}/", form_data(entry_for(a, table, donne))
         )
@@ -166,7 +188,15 @@ def enter_through_the_api(
 ) -> None:
     """B: the same score sheets, correction, annulment and penalty (to `sitter`, A's
     penalised player's place in B) through the API."""
+    starts = round_starts(b)
     for table, donne in schedule:
+        if (table, donne) in starts:
+            opened = api.post(
+                root + f"rounds/{starts[(table, donne)]}/open/",
+                {"confirm_open": True},
+                format="json",
+            )
+            assert opened.status_code == 200, opened.json()
         entry = entry_for(b, table, donne)
         body = {"table": table, "donne": donne, **entry, "confirm": list(WARNING_CODES)}
         response = api.post(

@@ -9,7 +9,7 @@ import pytest
 from django.utils import timezone, translation
 from rest_framework.renderers import JSONRenderer
 
-from tests.fixtures.tournaments import stage_tournament
+from tests.fixtures.tournaments import open_round_for, stage_tournament
 from tournaments.api.serializers import ResultSerializer, result_data
 from tournaments.models import Donne, Result, TableRound
 from tournaments.services.checks import WARNING_CODES
@@ -32,6 +32,7 @@ def test_same_data_as_the_serializer(personas) -> None:
     ]
     written = []  # as the services return them (what an API write answers with)
     for i, (table, donne) in enumerate(cells):
+        open_round_for(table, donne, personas.arbiter)
         entry = entries[i % 3]
         if entry is None:
             saved = result_annul(

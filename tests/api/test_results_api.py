@@ -257,6 +257,8 @@ def test_hands_and_results_hidden_until_every_table_played_the_donne(
     assert player.get(url(t, "results/1/1/")).status_code == 403
     assert player.get(url(t, "travellers/1/")).status_code == 403
 
+    # Table 2 plays donne 1 in round 2, which the arbiter opens first (issue 30.8).
+    assert post(arbiter, url(t, "rounds/2/open/"), {"confirm_open": True}).status_code == 200
     create(arbiter, t, 2, 1)
     shown = player.get(url(t, "donnes/1/")).json()
     assert shown["complete"] is True and shown["hands"]["chien"] == t.donnes.get(number=1).chien

@@ -26,6 +26,7 @@ from schemathesis.checks import (
 )
 
 from scoring.documents.models import Document
+from tests.fixtures.tournaments import open_round_for
 from tournaments.models import Player, Table
 from tournaments.services.penalties import penalty_give
 from tournaments.services.results import ResultInput, result_save
@@ -130,6 +131,7 @@ def _stage_rows(tournament: Any, personas: Any) -> None:
     """Results at both tables for donne 1 and a penalty, so requests reach real rows."""
     donne = tournament.donnes.get(number=1)
     for table in Table.objects.filter(tournament=tournament):
+        open_round_for(table, donne, personas.arbiter)
         result_save(
             tournament=tournament,
             table=table,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tests.api.conftest import client_for
+from tests.fixtures.tournaments import open_round_for
 from tests.tournaments.test_results_service import GARDE_WON, cell
 from tournaments.models import Tournament
 from tournaments.services.checks import WARNING_CODES
@@ -26,8 +27,10 @@ def test_anonymous_tournament_answers_contain_no_user_name(running_tournament, p
     personas.arbiter.first_name, personas.arbiter.last_name = "Anne", "Bonnet"
     personas.arbiter.save()
     for table in (1, 2):  # donne 1 complete: its results are public
+        where = cell(t, table, 1)
+        open_round_for(where["table"], where["donne"], personas.arbiter)
         result_save(
-            **cell(t, table, 1),
+            **where,
             data=GARDE_WON,
             user=personas.arbiter,
             expected_version=None,

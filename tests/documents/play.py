@@ -11,6 +11,7 @@ import random
 from decimal import Decimal
 from typing import Any
 
+from tests.fixtures.tournaments import open_round_for
 from tournaments.models import Result, TableRound, Tournament
 from tournaments.services.results import (
     ResultInput,
@@ -69,6 +70,7 @@ def play_results(
 def save(
     tournament: Tournament, tr: TableRound, donne: Any, data: ResultInput, user: Any
 ) -> Result:
+    open_round_for(tr.table, donne, user)
     try:
         return result_save(
             tournament=tournament,

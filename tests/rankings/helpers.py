@@ -13,6 +13,7 @@ from scoring.rankings.selectors import (
     ranking_view,
     score_cards_from_snapshot,
 )
+from tests.fixtures.tournaments import open_round_for
 from tournaments.models import Donne, Player, Result, Table, TableRound, Tournament
 from tournaments.services.results import (
     ResultInput,
@@ -56,6 +57,7 @@ def enter(
     version = current.version if current else None
     reason = "correction" if current else ""
     if status == "annulled":
+        open_round_for(table, donne, user)
         return result_annul(
             tournament=tournament,
             table=table,
@@ -70,6 +72,7 @@ def enter(
         data = ResultInput(
             status="played", taker=taker, contract=contract, bouts=bouts, points=Decimal(points)
         )
+    open_round_for(table, donne, user)
     kwargs = {
         "tournament": tournament,
         "table": table,

@@ -128,7 +128,8 @@ def enter_table_2_round_1(page) -> None:
         page.keyboard.type(points)
         expect(score(page, taker.upper())).to_have_text(expected)
         page.keyboard.press("Enter")
-    expect_cell(page, 1, 5)  # round 1 is done: table 1 plays donnes 5 to 8 in round 2
+    # Round 1 is entered: the chain stops at its end (round 2 is not open), on the dashboard.
+    page.wait_for_url(re.compile(r"/arbiter/#round-1$"))
 
 
 def correct_table_1_donne_1(page) -> None:
@@ -147,7 +148,7 @@ def correct_table_1_donne_1(page) -> None:
     assert Result.objects.get(table__number=1, donne__number=1).version == 1
     page.fill("#id_reason", "feuille de marque mal lue")
     page.keyboard.press("Enter")
-    expect_cell(page, 1, 5)  # on to the next missing result
+    page.wait_for_url(re.compile(r"/arbiter/#round-1$"))  # round 1 has no missing result left
     corrected = Result.objects.get(table__number=1, donne__number=1)
     assert corrected.version == 2 and corrected.scores["N"] == -186
 

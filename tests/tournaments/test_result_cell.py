@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.fixtures.tournaments import stage_tournament
+from tests.fixtures.tournaments import open_round_for, stage_tournament
 from tournaments.models import Donne, Player, Result, Round, TableRound
 from tournaments.services.checks import WARNING_CODES
 from tournaments.services.results import (
@@ -38,6 +38,7 @@ def test_every_cell_of_a_tournament_with_a_table_of_five(personas) -> None:
     ]
     assert len(cells) == 16 and any(table.size == 5 for table, _donne in cells)
     for table, donne in cells:
+        open_round_for(table, donne, personas.arbiter)
         expected = result_context(tournament=t, table=table, donne=donne)
         fast = result_cell(
             tournament=t, table_number=table.number, donne_number=donne.number, correcting=False

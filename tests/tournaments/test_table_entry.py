@@ -30,7 +30,13 @@ from tournaments.models import (
     TableRound,
 )
 from tournaments.services.preparation import seats_for_donne
-from tournaments.services.results import ResultConflict, ResultInput, ResultInvalid, result_save
+from tournaments.services.results import (
+    ResultConflict,
+    ResultInput,
+    ResultInvalid,
+    result_save,
+    round_open,
+)
 from tournaments.services.table_entry import (
     SHORT_CODE_LOOKUPS_PER_MINUTE,
     CodeLocked,
@@ -432,7 +438,8 @@ def test_awaiting_results_stay_out_of_the_ranking_and_of_complete_donnes(t, pers
 
     access = table_access_issue(table_round=table_round(t, 1))
     d = first_donne(t, 1)
-    # Table 2 plays the same donne in round 2; enter it by the arbiter.
+    # Table 2 plays the same donne in round 2; the arbiter opens it and enters it.
+    round_open(round_=Round.objects.get(tournament=t, number=2), user=personas.arbiter)
     other = TableRound.objects.get(
         round__tournament=t, etui_set=table_round(t, 1).etui_set, table__number=2
     )
@@ -460,6 +467,7 @@ def test_table_one_secret_cannot_write_table_two_nor_read_hands(t, client, perso
     access = table_access_issue(table_round=table_round(t, 1))
     # Table 2 plays table 1's donnes in round 2: its result is another table's traveller line.
     d = first_donne(t, 1)
+    round_open(round_=Round.objects.get(tournament=t, number=2), user=personas.arbiter)
     result_save(**cell(t, 2, d), data=GARDE_WON, user=personas.arbiter, expected_version=None)
     page = client.get(reverse("table_page", args=[access.secret]))
     assert page.status_code == 200
@@ -601,6 +609,7 @@ def test_dashboard_lists_results_unlike_the_others(t, personas, client):
     d = first_donne(t, 1)
     result_save(**cell(t, 1, d), data=GARDE_WON, user=personas.arbiter, expected_version=None)
     lost = ResultInput(status="played", taker="N", contract="garde", bouts=2, points=Decimal(30))
+    round_open(round_=Round.objects.get(tournament=t, number=2), user=personas.arbiter)
     result_save(**cell(t, 2, d), data=lost, user=personas.arbiter, expected_version=None)
     board = dashboard_build(tournament=t)
     assert {c.key for c in board.unusual} == {(1, d), (2, d)}  # two tables, opposite signs
@@ -978,16 +987,21 @@ def holders_in(t, table: int, round_: int, donne: int) -> dict[str, int]:
     return {p: player.pk for p, player in seats_for_donne(tr, numbers.index(donne)).hands.items()}
 
 
-def test_the_arbiter_still_opens_a_round_by_entering_a_result(t, personas):
+def test_a_later_round_opens_only_when_the_arbiter_opens_it(t, personas):
+    """Issue 30.8: the arbiter's result in round 2 while round 1 is played is refused (it
+    used to open round 2 and its table pages); opening it on purpose opens its pages."""
     later = table_access_issue(table_round=table_round(t, 1, 2))
     result_save(
         **cell(t, 1, first_donne(t)), data=GARDE_WON, user=personas.arbiter, expected_version=None
     )
+    d2 = min(d.number for d in Donne.objects.filter(etui_set=table_round(t, 1, 2).etui_set))
+    with pytest.raises(ResultInvalid, match="Round 2 has not started"):
+        result_save(**cell(t, 1, d2), data=GARDE_WON, user=personas.arbiter, expected_version=None)
+    assert Round.objects.get(tournament=t, number=2).state == Round.State.PENDING
     with pytest.raises(TableAccessDenied):
         table_access_resolve(secret=later.secret)
-    d2 = min(d.number for d in Donne.objects.filter(etui_set=table_round(t, 1, 2).etui_set))
+    round_open(round_=Round.objects.get(tournament=t, number=2), user=personas.arbiter)
     result_save(**cell(t, 1, d2), data=GARDE_WON, user=personas.arbiter, expected_version=None)
-    assert Round.objects.get(tournament=t, number=2).state == Round.State.OPEN
     assert table_access_resolve(secret=later.secret) == later
 
 

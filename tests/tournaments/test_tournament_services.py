@@ -68,6 +68,7 @@ def enter_a_result(tournament: Tournament, user) -> Result:
 
 def test_create_makes_a_draft_with_its_arbiters(club, make_user):
     arbiter = make_user("arbitre")
+    club.arbiters.add(arbiter)  # only the club's own can be named (issue 30.9)
     tournament = tournament_create(
         club=club,
         name="  Tournoi de Noël ",
@@ -107,6 +108,7 @@ def test_relais_other_than_four_is_explained(club):
 def test_update_changes_details_and_arbiters(club, make_user):
     tournament = tournament_create(club=club, name="T", date=datetime.date(2026, 1, 1))
     arbiter = make_user("arbitre")
+    club.arbiters.add(arbiter)
     tournament_update(tournament=tournament, name="Tournoi", venue="Mairie", arbiters=[arbiter])
     tournament.refresh_from_db()
     assert (tournament.name, tournament.venue) == ("Tournoi", "Mairie")

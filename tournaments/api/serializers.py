@@ -9,7 +9,6 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
-from django.contrib.auth import get_user_model
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
@@ -265,12 +264,12 @@ class TournamentWriteSerializer(serializers.Serializer):
     matchpoint_penalty_rate = serializers.DecimalField(
         max_digits=6, decimal_places=3, min_value=Decimal(0), default=Decimal("0.1")
     )
-    arbiters = serializers.SlugRelatedField(
-        slug_field="username",
-        queryset=get_user_model().objects.all(),
-        many=True,
+    arbiters = serializers.ListField(
+        child=serializers.CharField(max_length=150),
+        max_length=50,
         required=False,
-        help_text="User names of the tournament's arbiters.",
+        help_text="User names of the tournament's arbiters: the club's own organisers and "
+        "arbiters only.",
     )
 
 
@@ -286,11 +285,12 @@ class TournamentUpdateSerializer(serializers.Serializer):
     matchpoint_penalty_rate = serializers.DecimalField(
         max_digits=6, decimal_places=3, min_value=Decimal(0), required=False
     )
-    arbiters = serializers.SlugRelatedField(
-        slug_field="username",
-        queryset=get_user_model().objects.all(),
-        many=True,
+    arbiters = serializers.ListField(
+        child=serializers.CharField(max_length=150),
+        max_length=50,
         required=False,
+        help_text="User names of the tournament's arbiters: the club's own organisers and "
+        "arbiters only.",
     )
 
 

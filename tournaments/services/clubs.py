@@ -20,6 +20,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.tokens import default_token_generator
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
+from django.db.models import Q
 from django.urls import reverse
 from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
@@ -34,6 +35,9 @@ __all__ = [
     "club_account_create",
     "club_account_link",
     "club_create",
+    "club_staff",
+    "club_staff_check",
+    "club_staff_named",
     "organiser_account_create",
 ]
 
@@ -119,7 +123,7 @@ def club_account_create(
 def organiser_account_create(*, username: str, email: str = "") -> NewAccount:
     """An account for a first organiser, made by the site's owner (manage.py
     create_organiser): no password yet, a one-time link to set it, no club (its owner creates
-    his). ValidationError (by field) for a bad or taken user name or a bad email address."""
+    theirs). ValidationError (by field) for a bad or taken user name or a bad email address."""
     User = get_user_model()
     account = User(username=(username or "").strip(), email=(email or "").strip())
     account.full_clean(exclude=["password"])
@@ -128,3 +132,56 @@ def organiser_account_create(*, username: str, email: str = "") -> NewAccount:
     account.set_unusable_password()
     account.save()
     return NewAccount(account, ORGANISER, club_account_link(account))
+
+
+def club_staff(club: Club) -> Any:
+    """The active accounts the club's tournaments may name arbiter: its organisers and its
+    arbiters (made on the club's page), by user name. Nobody else: not another club's
+    arbiter, not a player, not the site's administrator."""
+    User = get_user_model()
+    return (
+        User.objects.filter(is_active=True)
+        .filter(Q(organised_clubs=club) | Q(arbitrated_clubs=club))
+        .distinct()
+        .order_by("username")
+    )
+
+
+def _not_staff_error(names: Iterable[str]) -> ValidationError:
+    listed = ", ".join(f"“{name}”" for name in names)
+    return ValidationError(
+        {
+            "arbiters": [
+                _(
+                    "Not an organiser or arbiter of this club: %(names)s. Name only the club's "
+                    "own organisers and arbiters (its page creates their accounts)."
+                )
+                % {"names": listed}
+            ]
+        }
+    )
+
+
+def club_staff_named(club: Club, usernames: Iterable[str], kept: Iterable[Any] = ()) -> list[Any]:
+    """The club's staff (`club_staff`, or among ``kept``: a tournament's arbiters already
+    named) with these user names, in the order given; a ValidationError on ``arbiters``
+    names the others, the same whether such an account exists elsewhere or not (it tells
+    nothing of other clubs' accounts)."""
+    wanted = list(dict.fromkeys(usernames))
+    found = {u.get_username(): u for u in kept}
+    found.update({u.get_username(): u for u in club_staff(club).filter(username__in=wanted)})
+    unknown = [name for name in wanted if name not in found]
+    if unknown:
+        raise _not_staff_error(unknown)
+    return [found[name] for name in wanted]
+
+
+def club_staff_check(club: Club, arbiters: Iterable[Any], kept: Iterable[Any] = ()) -> list[Any]:
+    """``arbiters`` as a list, once each is the club's staff or among ``kept`` (the
+    tournament's arbiters already named); else the ValidationError of `club_staff_named`."""
+    chosen = list(arbiters)
+    allowed = set(club_staff(club).values_list("pk", flat=True)) | {u.pk for u in kept}
+    refused = [u.get_username() for u in chosen if u.pk not in allowed]
+    if refused:
+        raise _not_staff_error(refused)
+    return chosen

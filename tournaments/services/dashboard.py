@@ -193,15 +193,31 @@ class Dashboard:
     def cell(self, table_number: int, donne_number: int) -> Cell | None:
         return next((c for c in self.cells if c.key == (table_number, donne_number)), None)
 
-    def next_missing(self, after: tuple[int, int] | None = None) -> Cell | None:
+    @property
+    def playable_rounds(self) -> set[int]:
+        """The rounds that take results now: the open ones, and the earliest round not closed
+        (its first result opens it). A later round takes none until the arbiter opens it."""
+        numbers = {b.round.number for b in self.rounds if b.round.state == Round.State.OPEN}
+        not_closed = [b.round.number for b in self.rounds if b.round.state != Round.State.CLOSED]
+        if not_closed:
+            numbers.add(min(not_closed))
+        return numbers
+
+    def next_missing(
+        self, after: tuple[int, int] | None = None, *, round_number: int | None = None
+    ) -> Cell | None:
         """The next cell without a result after ``after`` (table, donne), wrapping around:
-        the rest of this table's score sheet, then the next tables, then the next rounds."""
+        the rest of this table's score sheet, then the next tables. Only in ``round_number``
+        when given (the entry chain stops at the end of its round), else in the rounds that
+        take results (`playable_rounds`): never into a round not yet open."""
+        rounds = {round_number} if round_number is not None else self.playable_rounds
+        cells = [c for c in self.cells if c.round_number in rounds]
         start = 0
         if after is not None:
-            keys = [c.key for c in self.cells]
+            keys = [c.key for c in cells]
             if after in keys:
                 start = keys.index(after) + 1
-        ordered = self.cells[start:] + self.cells[:start]
+        ordered = cells[start:] + cells[:start]
         return next(
             (c for c in ordered if c.state == MISSING and c.key != after),
             None,

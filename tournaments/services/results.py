@@ -59,6 +59,7 @@ __all__ = [
     "ResultInvalid",
     "ResultNeedsConfirmation",
     "ResultPreview",
+    "lock_round",
     "result_annul",
     "result_cell",
     "result_context",
@@ -68,6 +69,7 @@ __all__ = [
     "result_snapshot",
     "round_close",
     "round_open",
+    "round_still_played_before",
 ]
 
 # Duplicate tables play every donne four-handed; at a table of five one player sits out.
@@ -562,7 +564,9 @@ def _require_write(user: Any, tournament: Tournament) -> None:
 
 
 def _require_open(tournament: Tournament, round_: Round) -> None:
-    """Results are entered while the tournament runs or after it, never into a closed round."""
+    """Results are entered while the tournament runs or after it, never into a closed round,
+    nor into a round not yet open while an earlier one is not closed (the arbiter opens it
+    on purpose: `round_still_played_before`)."""
     status = Tournament.Status
     if tournament.status in (status.DRAFT, status.REGISTRATION):
         raise ResultInvalid(
@@ -577,6 +581,42 @@ def _require_open(tournament: Tournament, round_: Round) -> None:
         )
     if round_.state == Round.State.CLOSED:
         raise _round_closed(round_)
+    if round_.state == Round.State.PENDING:
+        earlier = round_still_played_before(round_)
+        if earlier:
+            raise _round_not_started(round_, earlier)
+
+
+def round_still_played_before(round_: Round) -> list[int]:
+    """The numbers of the rounds before ``round_`` that are not closed: while one is, a
+    round not yet open has not started and takes no result until the arbiter opens it
+    (confirmed, and in the ledger). The earliest round not closed opens with its first
+    result."""
+    return list(
+        Round.objects.filter(tournament_id=round_.tournament_id, number__lt=round_.number)
+        .exclude(state=Round.State.CLOSED)
+        .order_by("number")
+        .values_list("number", flat=True)
+    )
+
+
+def _round_not_started(round_: Round, earlier: list[int]) -> ResultInvalid:
+    return ResultInvalid(
+        {
+            NON_FIELD: [
+                ngettext(
+                    "Round %(number)s has not started: round %(rounds)s is still being played. "
+                    "Close it first, or open round %(number)s from the arbiter's dashboard "
+                    "(it asks you to confirm), then enter this result.",
+                    "Round %(number)s has not started: rounds %(rounds)s are still being "
+                    "played. Close them first, or open round %(number)s from the arbiter's "
+                    "dashboard (it asks you to confirm), then enter this result.",
+                    len(earlier),
+                )
+                % {"number": round_.number, "rounds": ", ".join(str(n) for n in earlier)}
+            ]
+        }
+    )
 
 
 def _round_closed(round_: Round) -> ResultInvalid:
@@ -859,7 +899,9 @@ def result_row_update(
 
 
 def _open_round(round_: Round) -> None:
-    """The round's first result opens it."""
+    """The first result of the earliest round not closed opens it, as the room plays it:
+    `_require_open` refused a result in a later round not yet open, which the arbiter opens
+    from the dashboard (confirmed, and in the ledger)."""
     if round_.state == Round.State.PENDING:
         Round.objects.filter(pk=round_.pk, state=Round.State.PENDING).update(state=Round.State.OPEN)
 
@@ -1038,8 +1080,8 @@ def round_open(*, round_: Round, user: Any) -> Round:
     status = Tournament.Status
     with transaction.atomic():
         # The status is read under the lock status changes take, so none can slip in between.
-        locked = Tournament.objects.select_for_update().only("status").get(pk=round_.tournament_id)
-        if locked.status in (status.DRAFT, status.REGISTRATION):
+        tournament_status, before = lock_round(round_)
+        if tournament_status in (status.DRAFT, status.REGISTRATION):
             raise ResultInvalid(
                 {
                     NON_FIELD: [
@@ -1052,12 +1094,28 @@ def round_open(*, round_: Round, user: Any) -> Round:
                     ]
                 }
             )
-        before = Round.objects.select_for_update().get(pk=round_.pk).state
         Round.objects.filter(pk=round_.pk).update(state=Round.State.OPEN)
         if before != Round.State.OPEN:
             _ledger_round(round_, user, before, Round.State.OPEN, LedgerEntry.Action.ROUND_OPENED)
     round_.state = Round.State.OPEN
     return round_
+
+
+def lock_round(round_: Round) -> tuple[str, str]:
+    """Lock the round's tournament, then the round (FOR UPDATE), in the caller's transaction,
+    and return the tournament's status and the round's state as locked.
+
+    Every change of a round's state takes its locks in this one order, tournament first (as
+    a status change and a result's write, whose inserts key-share the tournament): opening
+    a round while someone closes it (or another) never deadlocks, one waits for the other."""
+    status = (
+        Tournament.objects.select_for_update()
+        .filter(pk=round_.tournament_id)
+        .values_list("status", flat=True)
+        .get()
+    )
+    state = Round.objects.select_for_update().filter(pk=round_.pk).values_list("state", flat=True)
+    return status, state.get()
 
 
 def _ledger_round(round_: Round, user: Any, before: str, after: str, action: str) -> None:
@@ -1082,7 +1140,7 @@ def round_close(*, round_: Round, user: Any) -> Round:
     with transaction.atomic():
         # The round is locked before its results are counted: a result written meanwhile
         # either commits first (and is counted) or waits and then finds the round closed.
-        before = Round.objects.select_for_update().get(pk=round_.pk).state
+        _status, before = lock_round(round_)
         # One cell per (table of the round, donne of the étui set it plays).
         expected = Donne.objects.filter(etui_set__table_rounds__round=round_).count()
         done = Result.objects.counted().filter(table_round__round=round_).count()

@@ -21,7 +21,14 @@ from django.utils.translation import ngettext
 from ..models import COUNTED_ENTRY_STATUSES, Donne, Result, Round, TableRound
 from ..permissions import can_write_results
 from .dashboard import MISSING_REASONS
-from .results import ResultInvalid, result_annul, round_close, round_open
+from .results import (
+    ResultInvalid,
+    lock_round,
+    result_annul,
+    round_close,
+    round_open,
+    round_still_played_before,
+)
 
 __all__ = [
     "MissingCell",
@@ -103,20 +110,12 @@ def round_missing_cells(*, round_: Round) -> list[MissingCell]:
 
 
 def round_open_checked(*, round_: Round, user: Any, confirm_open: bool = False) -> Round:
-    """Open ``round_`` as `round_open` does; while an earlier round is still open, only with
+    """Open ``round_`` as `round_open` does; while an earlier round is not closed, only with
     ``confirm_open`` (else RoundOpenNeedsConfirmation says which). Reopening an earlier round
     while a later one is played needs no confirmation."""
     _require_write(user, round_)
     if round_.state != Round.State.OPEN and not confirm_open:
-        earlier = list(
-            Round.objects.filter(
-                tournament_id=round_.tournament_id,
-                number__lt=round_.number,
-                state=Round.State.OPEN,
-            )
-            .order_by("number")
-            .values_list("number", flat=True)
-        )
+        earlier = round_still_played_before(round_)
         if earlier:
             raise RoundOpenNeedsConfirmation(round_.number, earlier)
     return round_open(round_=round_, user=user)
@@ -141,6 +140,7 @@ def round_close_annulling(*, round_: Round, user: Any, reason: str) -> tuple[Rou
         )
     tournament = round_.tournament
     with transaction.atomic():
+        lock_round(round_)  # first, in the one order: a result written meanwhile waits
         cells = round_missing_cells(round_=round_)
         tables = {t.number: t for t in tournament.tables.all()}
         donnes = {d.number: d for d in tournament.donnes.all()}

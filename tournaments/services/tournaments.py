@@ -24,6 +24,7 @@ from django.utils.translation import ngettext
 
 from ..models import Club, Donne, LedgerEntry, Player, Registration, Result, Seat, Tournament
 from ..search import name_order
+from .clubs import club_staff_check
 from .events import ranking_on_commit, results_changed
 from .ledger import ledger_record, tournament_snapshot
 
@@ -200,7 +201,8 @@ def tournament_create(
 ) -> Tournament:
     """A new tournament in draft: nobody but its managers sees it until registration opens.
 
-    Raises django's ValidationError on values the model refuses; nothing is saved then.
+    Raises django's ValidationError on values the model refuses, or on ``arbiters`` when one
+    is not the club's organiser or arbiter (`club_staff`); nothing is saved then.
     """
     tournament = Tournament(
         club=club,
@@ -218,9 +220,10 @@ def tournament_create(
     )
     tournament.full_clean()
     _check_supported(tournament)
+    chosen = club_staff_check(club, arbiters)
     with transaction.atomic():
         tournament.save()
-        tournament.arbiters.set(list(arbiters))
+        tournament.arbiters.set(chosen)
         ledger_record(
             tournament=tournament,
             action=LedgerEntry.Action.TOURNAMENT_CREATED,
@@ -288,7 +291,8 @@ def tournament_update(
         if changed:
             locked.save(update_fields=list(changed))
         if arbiters is not None:
-            locked.arbiters.set(list(arbiters))
+            chosen = club_staff_check(locked.club, arbiters, kept=locked.arbiters.all())
+            locked.arbiters.set(chosen)
         after = tournament_snapshot(locked)
         if after != before:
             ledger_record(

@@ -53,7 +53,7 @@ from ..once import once_per_form
 from ..params import id_param
 from ..permissions import can_write_results
 from ..search import name_order
-from ..services.dashboard import dashboard_build
+from ..services.dashboard import MISSING, dashboard_build
 from ..services.penalties import (
     PenaltyInvalid,
     penalty_record,
@@ -74,6 +74,7 @@ from ..services.results import (
     result_save,
     result_snapshot,
     round_close,
+    round_still_played_before,
 )
 from ..services.rounds import RoundOpenNeedsConfirmation, round_close_annulling, round_open_checked
 from ..services.tournaments import tournament_start_steps
@@ -118,6 +119,8 @@ def dashboard(request: HttpRequest, pk: int) -> HttpResponse:
         "needs_filter": needs_filter,
         "jump_form": JumpForm(),
         "next_cell": board.next_missing(),
+        # The rounds being played are entered, a later one is not open: say so (not "all").
+        "rounds_entered": any(c.state == MISSING for c in board.cells),
         "active_penalties": active_penalties,
     }
     return render(request, "tournaments/arbiter/dashboard.html", context)
@@ -443,7 +446,10 @@ def result_entry(request: HttpRequest, pk: int, table: int, donne: int) -> HttpR
         "history": _history(result),
         "annul_form": AnnulForm(initial={"version": result.version if result else None}),
         "round_block": round_block,
-        "next_cell": board.next_missing(after=(table, donne)),
+        "next_cell": board.next_missing(after=(table, donne), round_number=ctx.round.number),
+        "not_started": round_still_played_before(ctx.round)
+        if ctx.round.state == Round.State.PENDING
+        else [],
         "jump_form": JumpForm(initial={"table": table, "donne": donne}),
         "hands": _hands(donne_obj),
     }
@@ -457,12 +463,32 @@ def _after_save(request: HttpRequest, tournament: Tournament, saved: Result) -> 
         _("Table %(table)s, donne %(donne)s saved.")
         % {"table": saved.table.number, "donne": saved.donne.number},
     )
+    return _next_in_round(request, tournament, (saved.table.number, saved.donne.number))
+
+
+def _next_in_round(
+    request: HttpRequest, tournament: Tournament, key: tuple[int, int]
+) -> HttpResponse:
+    """On to the next cell without a result in the same round; at the round's end, back to
+    the dashboard, which says so: the chain never enters a round not yet open."""
     board = dashboard_build(tournament=tournament)
-    nxt = board.next_missing(after=(saved.table.number, saved.donne.number))
-    if nxt is None:
+    here = board.cell(*key)
+    number = here.round_number if here is not None else None
+    nxt = board.next_missing(after=key, round_number=number)
+    if nxt is not None:
+        return redirect(_entry_url(tournament, nxt.table.number, nxt.donne.number))
+    if all(c.state != MISSING for c in board.cells):
         messages.info(request, _("Every result of the tournament is entered."))
         return redirect(_dashboard_url(tournament))
-    return redirect(_entry_url(tournament, nxt.table.number, nxt.donne.number))
+    messages.info(
+        request,
+        _(
+            "Every result of round %(number)s is entered. Close the round from the "
+            "dashboard, then open the next one."
+        )
+        % {"number": number},
+    )
+    return redirect(_dashboard_url(tournament) + f"#round-{number}")
 
 
 @login_required
@@ -526,13 +552,7 @@ def result_annul_view(request: HttpRequest, pk: int, table: int, donne: int) -> 
         request,
         _("Donne %(donne)s annulled at table %(table)s.") % {"donne": donne, "table": table},
     )
-    board = dashboard_build(tournament=tournament)
-    nxt = board.next_missing(after=(saved.table.number, saved.donne.number))
-    return redirect(
-        _entry_url(tournament, nxt.table.number, nxt.donne.number)
-        if nxt
-        else _dashboard_url(tournament)
-    )
+    return _next_in_round(request, tournament, (saved.table.number, saved.donne.number))
 
 
 # --- penalties ------------------------------------------------------------------------------

@@ -105,7 +105,9 @@ def _club_people(club: Club) -> list[dict[str, Any]]:
     users = (
         get_user_model()
         .objects.filter(
-            Q(organised_clubs=club) | Q(club_arbiter_of=club) | Q(arbitrated_tournaments__club=club)
+            Q(organised_clubs=club)
+            | Q(arbitrated_clubs=club)
+            | Q(arbitrated_tournaments__club=club)
         )
         .distinct()
         .order_by("username")

@@ -7,7 +7,8 @@
  * - In a radio group, a shortcut key (data-keys) chooses that radio and moves to the next field.
  *   Only on a radio: a key typed in a text or number field (points, reason, jump box) is text,
  *   never a shortcut.
- * - Enter on a radio or a checkbox saves, like Enter in a text field.
+ * - Enter on a radio or a checkbox saves, like Enter in a text field; in a round not yet open
+ *   (the page says so) it moves to the round's "open" button instead: nothing is sent.
  * - Alt+letter goes to the element with that accesskey (Alt+P points, Alt+R reason, Alt+J
  *   jump, Alt+S save) the same way in every browser, whatever the keyboard layout.
  * - After a save refused for warnings to confirm, the cursor starts on the first box to tick.
@@ -145,6 +146,12 @@
     }
     if (event.key === "Enter" && (target.type === "radio" || target.type === "checkbox")) {
       event.preventDefault();
+      // A round not yet open takes no result: Enter goes to its "open" button instead.
+      var notStarted = document.querySelector("#round-not-started button[type=submit]");
+      if (notStarted) {
+        notStarted.focus();
+        return;
+      }
       form.requestSubmit();
     }
   });

@@ -30,6 +30,7 @@ from tournaments.models import (
 )
 from tournaments.search import name_ordering
 from tournaments.selectors import complete_donnes, visible_tournaments
+from tournaments.services.clubs import club_staff_named
 from tournaments.services.preparation import tournament_reveal_seed
 from tournaments.services.registration import (
     registration_add,
@@ -164,6 +165,8 @@ class TournamentListView(ApiView):
         rules.require_organiser_of_body_club(request.user, request.data)
         data = dict(self.valid(TournamentWriteSerializer).validated_data)
         rules.require_club_organiser(request.user, data["club"])
+        if "arbiters" in data:
+            data["arbiters"] = club_staff_named(data["club"], data["arbiters"])
         tournament = tournament_create(**data, user=request.user)
         return Response(
             TournamentSerializer(tournament, context={"request": request}).data, status=201
@@ -202,6 +205,10 @@ class TournamentDetailView(TournamentView):
     def patch(self, request: Request, tournament: int) -> Response:
         data = dict(self.valid(TournamentUpdateSerializer).validated_data)
         arbiters = data.pop("arbiters", None)
+        if arbiters is not None:
+            arbiters = club_staff_named(
+                self.tournament.club, arbiters, kept=self.tournament.arbiters.all()
+            )
         updated = tournament_update(
             tournament=self.tournament, arbiters=arbiters, user=request.user, **data
         )

@@ -16,12 +16,14 @@ from datetime import datetime
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from django.core.exceptions import ValidationError
 from django.utils.translation import gettext as _
 
 from scoring.rules import engine
 from scoring.rules.cards import format_hand, parse_hand
 from scoring.rules.errors import ScoringError
 from tournaments.services.errors import translate_error
+from tournaments.validators import validate_plain_text
 
 __all__ = [
     "FORMAT",
@@ -240,6 +242,19 @@ def _text(
     return value
 
 
+def _visible(f: _Faults, value: str | None, path: str) -> str | None:
+    """A name read by `_text`, once the site's one check of visible text passes (no bidi
+    control, blank-looking letter or pile of accents: it reaches the public ranking)."""
+    if value is None:
+        return None
+    try:
+        validate_plain_text(value)
+    except ValidationError as exc:
+        f.add(path, " ".join(exc.messages))
+        return None
+    return value
+
+
 def _int(f: _Faults, obj: dict, key: str, path: str, low: int, high: int) -> int | None:
     value = obj.get(key)
     if type(value) is not int or not low <= value <= high:
@@ -333,8 +348,8 @@ _PLAYER_KEYS = frozenset({"licence", "first_name", "last_name"})
 def _player(f: _Faults, obj: dict, path: str) -> WirePlayer | None:
     _keys(f, obj, path, _PLAYER_KEYS)
     licence = _licence(f, obj.get("licence"), f"{path}.licence")
-    first = _text(f, obj, "first_name", f"{path}.first_name", 80)
-    last = _text(f, obj, "last_name", f"{path}.last_name", 80)
+    first = _visible(f, _text(f, obj, "first_name", f"{path}.first_name", 80), f"{path}.first_name")
+    last = _visible(f, _text(f, obj, "last_name", f"{path}.last_name", 80), f"{path}.last_name")
     if licence is None or first is None or last is None:
         return None
     return WirePlayer(licence, first.strip(), last.strip())
