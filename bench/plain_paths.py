@@ -48,14 +48,6 @@ def _snapshot() -> list[tuple[Any, str, Any]]:
     return [(services, "snapshot_insert", snapshot_insert)]
 
 
-def _queued() -> list[tuple[Any, str, Any]]:
-    """The rankings' "is a task queued?" subquery spliced into the results version's bump
-    (`events.open_round_bump`) -> no splice: every write's commit asks the scheduler."""
-    from tournaments.services import events
-
-    return [(events, "ranking_queued_clause", lambda **kwargs: None)]
-
-
 PLAIN_RANKINGS: dict[str, Callable[[], list[tuple[Any, str, Any]]]] = {
     "snapshot": _snapshot,
 }
@@ -63,7 +55,6 @@ PLAIN_RANKINGS: dict[str, Callable[[], list[tuple[Any, str, Any]]]] = {
 PLAIN: dict[str, Callable[[], list[tuple[Any, str, Any]]]] = {
     "cell": _cell,
     "roles": _roles,
-    "queued": _queued,
     **PLAIN_RANKINGS,
 }
 

@@ -2,12 +2,9 @@
 
 `results_changed` is sent once a transaction that changed a tournament's results (a result,
 an annulment, a penalty, a field the ranking reads, the tournament's status) has committed,
-never inside it and never for a rolled-back change. Keyword arguments:
-
-- ``tournament_id``: the tournament whose results changed;
-- ``ranking_queued``: True when the write saw, under its lock, a ranking computation already
-  queued that will read the change (PostgreSQL with a broker); a receiver that only computes
-  the ranking has nothing to do then, the others still do.
+never inside it and never for a rolled-back change, with the keyword argument
+``tournament_id``. Changes committed together or close together are coalesced by the
+receivers (one computation or upload queued at a time), not here.
 
 Receivers are connected in their app's ``ready()`` (the rankings, the simultaneous club's
 upload); `tournaments` imports none of them. A receiver must be cheap (it queues a task) and
@@ -27,12 +24,10 @@ logger = logging.getLogger(__name__)
 results_changed = Signal()
 
 
-def send_results_changed(tournament_id: int, *, ranking_queued: bool = False) -> None:
+def send_results_changed(tournament_id: int) -> None:
     """Send `results_changed` now (the caller's transaction has committed), logging every
     receiver that failed instead of raising: a saved result stays saved."""
-    for receiver, outcome in results_changed.send_robust(
-        sender=None, tournament_id=tournament_id, ranking_queued=ranking_queued
-    ):
+    for receiver, outcome in results_changed.send_robust(sender=None, tournament_id=tournament_id):
         if isinstance(outcome, Exception):
             logger.error(
                 "results_changed receiver %r failed for tournament %s",
@@ -42,8 +37,6 @@ def send_results_changed(tournament_id: int, *, ranking_queued: bool = False) ->
             )
 
 
-def results_changed_on_commit(tournament_id: int, *, ranking_queued: bool = False) -> None:
+def results_changed_on_commit(tournament_id: int) -> None:
     """Send `results_changed` once the current transaction commits (at once outside one)."""
-    transaction.on_commit(
-        partial(send_results_changed, tournament_id, ranking_queued=ranking_queued)
-    )
+    transaction.on_commit(partial(send_results_changed, tournament_id))

@@ -229,24 +229,22 @@ def tournament_roles_statement(*, with_user: bool) -> str:
     return _once(("roles", with_user), build)
 
 
-def open_round_bump_statement(queued: tuple[str, Sequence[Any]] | None) -> str:
+def open_round_bump_statement() -> str:
     """The results version's bump, made only while the tournament takes results (it has
     started) and the round is not closed: ``%s``: tournament, two statuses that take no
-    results, round, the closed state; then ``queued``'s parameters. It changes one row, or
-    none when refused.
+    results, round, the closed state. It changes one row, or none when refused.
 
     On PostgreSQL the round's row is share-locked by the same statement: a closing that has
     not committed yet makes it wait, then see the closed state; a closing that comes later
     waits for this transaction. SQLite has one writer at a time, so its statement sees any
-    committed closing anyway. ``queued`` (PostgreSQL only: a scalar subquery and its
-    parameters, from the rankings) is returned by the changed row."""
+    committed closing anyway."""
 
     def build() -> str:
         from .models import Round, Tournament
 
         postgresql = connection.vendor == "postgresql"
         version = _column(Tournament, "results_version")
-        sql = (
+        return (
             f"UPDATE {columns(Tournament).table} SET {version} = {version} + 1"
             f" WHERE {_column(Tournament, 'id')} = %s"
             f" AND {_column(Tournament, 'status')} NOT IN (%s, %s)"
@@ -254,8 +252,5 @@ def open_round_bump_statement(queued: tuple[str, Sequence[Any]] | None) -> str:
             f" WHERE {_column(Round, 'id')} = %s AND {_column(Round, 'state')} <> %s"
             f"{' FOR SHARE' if postgresql else ''})"
         )
-        if queued is not None:
-            sql += f" RETURNING {queued[0]}"
-        return sql
 
-    return _once(("bump", None if queued is None else queued[0]), build)
+    return _once(("bump",), build)

@@ -51,7 +51,6 @@ from scoring.rankings.sql import (
     consistent_read,
     in_atomic_block,
     is_postgresql,
-    queued_clause,
     snapshot_insert,
 )
 from scoring.rules.ranking import (
@@ -533,18 +532,6 @@ def ranking_mark_stale(*, tournament_id: int) -> tuple[datetime | None, bool, da
             stale_since=now
         )
     return started_at, queued_at is not None and queued_at >= now - QUEUE_CLAIM_TIMEOUT, now
-
-
-def ranking_queued_clause(*, tournament_id: int) -> tuple[str, list[Any]] | None:
-    """For a results write's own statement (PostgreSQL; None elsewhere): a scalar subquery
-    and its parameters answering whether a ranking task is queued with the tournament noted
-    stale, read under a share lock held to the write's commit. The task's start (which gives
-    the claim back before it reads the results) and a computation's end (which clears the
-    stale mark unless the version moved) both update that row, so both wait for the write's
-    commit: a task seen queued reads the write, and there is nothing to dispatch."""
-    if not is_postgresql():
-        return None
-    return queued_clause(tournament_id=tournament_id, claim_timeout=QUEUE_CLAIM_TIMEOUT)
 
 
 def ranking_claim_queue(*, tournament_id: int, now: datetime) -> bool:

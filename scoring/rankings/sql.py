@@ -12,7 +12,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import timedelta
 from typing import Any
 
 from django.db import IntegrityError, connection, transaction
@@ -26,7 +25,6 @@ __all__ = [
     "consistent_read",
     "in_atomic_block",
     "is_postgresql",
-    "queued_clause",
     "snapshot_insert",
 ]
 
@@ -74,26 +72,6 @@ def commit_without_waiting() -> None:
     data only: a crash may lose the transaction, never corrupt it."""
     with connection.cursor() as cursor:
         cursor.execute("SET LOCAL synchronous_commit = off")
-
-
-def queued_clause(*, tournament_id: int, claim_timeout: timedelta) -> tuple[str, list[Any]]:
-    """A scalar subquery (PostgreSQL) and its parameters: whether a ranking task is queued (a
-    claim younger than ``claim_timeout``) with the tournament noted stale, read under a share
-    lock of its RankingState row held to the commit (a task's start and a computation's end
-    both update that row, so both wait for the asking write's commit)."""
-    from .models import RankingState
-
-    meta = RankingState._meta
-
-    def col(name: str) -> str:
-        return connection.ops.quote_name(meta.get_field(name).column)
-
-    sql = (
-        f"(SELECT {col('queued_at')} >= STATEMENT_TIMESTAMP() - %s"
-        f" AND {col('stale_since')} IS NOT NULL FROM {connection.ops.quote_name(meta.db_table)}"
-        f" WHERE {col('tournament')} = %s FOR SHARE)"
-    )
-    return sql, [claim_timeout, tournament_id]
 
 
 def snapshot_insert(snapshot: Model, *, dumps: Callable[[Any], str]) -> bool:

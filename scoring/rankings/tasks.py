@@ -75,14 +75,9 @@ def broker_in_use() -> bool:
     return not recompute_ranking.app.conf.task_always_eager
 
 
-def on_results_changed(
-    sender: object, *, tournament_id: int, ranking_queued: bool = False, **_: Any
-) -> None:
-    """The receiver of `tournaments.signals.results_changed`: schedule the ranking, unless
-    the write saw a task queued under its lock and tasks go to a broker (that task reads
-    the change)."""
-    if ranking_queued and broker_in_use():
-        return
+def on_results_changed(sender: object, *, tournament_id: int, **_: Any) -> None:
+    """The receiver of `tournaments.signals.results_changed`: schedule the ranking (a task
+    already queued takes the change: `schedule_ranking` coalesces)."""
     schedule_ranking(tournament_id)
 
 

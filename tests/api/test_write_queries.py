@@ -183,10 +183,10 @@ def test_a_write_without_a_key_and_a_replay_within_ten_queries(tournament, perso
 
 
 def test_a_write_while_a_task_is_queued_dispatches_nothing(tournament, personas):
-    """PostgreSQL: the version's bump reads the ranking's state under a share lock held to the
-    commit (tournaments.services.events), so a write that sees a task queued, the tournament
-    noted stale, leaves the dispatch to that task: no query after the commit, the claim and
-    the stale mark untouched."""
+    """A write committed while a ranking task is queued and the tournament noted stale leaves
+    the computation to that task: after the commit, the scheduler reads the ranking's state
+    once (results_changed's receiver) and writes nothing; the claim and the stale mark stay
+    as they were."""
     from django.utils import timezone
 
     t = tournament
@@ -203,9 +203,7 @@ def test_a_write_while_a_task_is_queued_dispatches_nothing(tournament, personas)
     assert response.status_code == 201, response.json()
     queries = [q["sql"] for q in ctx.captured_queries]
     after_commit = queries[[q.startswith("COMMIT") for q in queries].index(True) + 1 :]
-    if connection.vendor == "postgresql":
-        assert after_commit == [], listing(queries)
-    else:  # no row locks to rely on: the dispatch reads the state after the commit
-        assert after_commit and "rankingstate" in after_commit[0], listing(queries)
+    assert len(after_commit) == 1 and "rankingstate" in after_commit[0], listing(queries)
+    assert after_commit[0].startswith("SELECT"), listing(queries)
     state = RankingState.objects.get(pk=t.pk)
     assert (state.queued_at, state.stale_since) == (claimed, claimed)

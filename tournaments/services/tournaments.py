@@ -24,8 +24,9 @@ from django.utils.translation import ngettext
 
 from ..models import Club, Donne, LedgerEntry, Player, Registration, Result, Seat, Tournament
 from ..search import name_order
+from ..signals import results_changed_on_commit
 from .clubs import club_staff_check
-from .events import ranking_on_commit, results_changed
+from .events import results_changed
 from .ledger import ledger_record, tournament_snapshot
 
 Status = Tournament.Status
@@ -374,7 +375,7 @@ def tournament_set_status(
             else "",
             reason_params={"count": len(missing)} if missing else None,
         )
-        ranking_on_commit(locked.pk)  # the parts' hooks learn the new status (a final upload)
+        results_changed_on_commit(locked.pk)  # the parts learn the new status (a final upload)
     tournament.status = status
     return tournament
 
