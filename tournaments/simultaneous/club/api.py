@@ -14,7 +14,7 @@ from rest_framework.response import Response
 
 from tournaments.api.exceptions import NON_FIELD, ApiError
 from tournaments.api.permissions import deny
-from tournaments.api.schema import IDEMPOTENCY_KEY, errors
+from tournaments.api.schema import IDEMPOTENCY_KEY, WRITE, errors
 from tournaments.api.views.base import ApiView
 from tournaments.models import Club, Tournament
 from tournaments.permissions import can_manage_tournament
@@ -103,7 +103,7 @@ class JoinView(ApiView):
         "than the event deals, the invitation already joined by another tournament.",
         request=JoinSerializer,
         parameters=[IDEMPOTENCY_KEY],
-        responses={201: LinkSerializer, **errors(400, 401, 403, 404, 429)},
+        responses={201: LinkSerializer, **errors(*WRITE)},
         tags=["simultaneous events"],
         examples=[
             OpenApiExample(
