@@ -13,6 +13,7 @@ from django.core.management import call_command
 from scoring.rankings.models import RankingSnapshot
 from scoring.rankings.services import ranking_recompute
 from tests.a11y.axe import DESKTOP, EVERY_IMPACT, PHONE, violations
+from tests.fixtures.tournaments import stage_tournament
 from tournaments.management.commands.load_demo import DEMO_PASSWORD
 from tournaments.models import Penalty, Player, Round, TableRound, Tournament
 from tournaments.services.penalties import penalty_give
@@ -176,7 +177,8 @@ def test_no_blocking_violation_in_the_states_of_the_touched_pages(
 
 def widen_demo() -> dict[str, Any]:
     """The demo, made as wide as a club's: a penalty in each tournament (the ranking gets its
-    "Total" column, the penalties page its list) and a player of a 56-character name."""
+    "Total" column, the penalties page its list), a player of a 56-character name, and a
+    tournament of 13 players (tables of five) organised by the demo's organiser."""
     call_command("load_demo", stdout=open("/dev/null", "w"))  # noqa: SIM115
     running = Tournament.objects.get(name="Tournoi de démonstration")
     past = Tournament.objects.get(name="Tournoi d'automne")
@@ -204,7 +206,10 @@ def widen_demo() -> dict[str, Any]:
         points=1000,
         reason="Cartes relevées trop tôt pendant la donne",
     )
-    return {"running": running, "past": past, "club": running.club_id}
+    # 13 players over 3 rounds: tables of five, the seating plan's widest routes table
+    five = stage_tournament(players=13, rounds=3, name="Tournoi à treize")
+    five.club.organisers.add(get_user_model().objects.get(username="organisateur"))
+    return {"running": running, "past": past, "club": running.club_id, "five": five}
 
 
 LONG_LAST_NAME = "de La Tour-Saint-Maximilien-Montgolfier"
@@ -232,6 +237,7 @@ def test_no_violation_at_all_on_the_pages_of_issue_31(browser, live_server, axe_
             f"/t/{past.pk}/registrations/",
             f"/t/{running.pk}/seating/",
             f"/t/{past.pk}/seating/",
+            f"/t/{demo['five'].pk}/seating/",
         ],
     }
     found: list[str] = []

@@ -50,6 +50,7 @@ def wide_pages(demo: dict[str, Any]) -> dict[str | None, list[str]]:
             f"/organiser/clubs/{club}/accounts/",
             f"/t/{running.pk}/registrations/",
             f"/t/{past.pk}/seating/",
+            f"/t/{demo['five'].pk}/seating/",
         ],
     }
 

@@ -86,6 +86,7 @@ def test_the_demo_pages_read_right_in_french():
         f"/organiser/clubs/{club}/accounts/",
         f"/t/{past.pk}/prepare/",
         f"/t/{past.pk}/seating/",
+        f"/t/{demo['five'].pk}/seating/",
         f"/t/{running.pk}/arbiter/penalties/",
     ]
     found: list[str] = []
@@ -120,7 +121,7 @@ def test_the_demo_documents_read_right_in_french():
     # tables of five: the route cards say who sits out and whose hand the fifth plays
     five = stage_tournament(players=21, rounds=2, name="Tournoi à cinq")
     found: list[str] = []
-    for tournament in (demo["past"], five):
+    for tournament in (demo["past"], demo["five"], five):
         for kind in Document.Kind.values:
             document = Document(tournament=tournament, kind=kind, language="fr")
             (_name, _mime, content), _renderer = document_render(document)
