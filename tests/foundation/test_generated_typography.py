@@ -128,3 +128,33 @@ def test_the_demo_documents_read_right_in_french():
             text = pdftotext(content)
             found += [f"{kind}: {f}" for f in generated_faults(text, spaces_known=False)]
     assert found == [], "\n".join(ascii(f) for f in found[:40])
+
+
+def test_a_simultaneous_events_pages_read_right_in_french():
+    """The hub's pages (the catalogue that had ’ when the site's had ') and the club's."""
+    from tests.simultaneous.pages.builders import small_field
+    from tests.simultaneous.test_club import link
+    from tournaments.simultaneous.hub import services
+
+    demo = widen_demo()
+    organiser = get_user_model().objects.get(username="organisateur")
+    field = small_field(organiser, name="Simultané d’hiver")
+    services.event_close(event=field.event, user=organiser)
+    link(demo["running"], sets=8)
+    event = f"/simultanes/{field.event.public_id}/"
+    client = persona_client("organisateur")
+    found: list[str] = []
+    for path in (
+        "/simultanes/",
+        event,
+        f"{event}classement/",
+        f"{event}donnes/",
+        f"{event}donnes/1/",
+        "/simultaneous/join/",
+        f"/t/{demo['running'].pk}/simultaneous/",
+    ):
+        response = client.get(path, **FR)
+        assert response.status_code == 200, (path, response.status_code)
+        for block in html_text(response.content.decode()):
+            found += [f"{path}: {fault}" for fault in generated_faults(block)]
+    assert found == [], "\n".join(ascii(f) for f in found[:40])
