@@ -251,3 +251,30 @@ def test_no_violation_at_all_on_the_pages_of_issue_31(browser, live_server, axe_
         finally:
             page.context.close()
     assert found == [], "\n".join(found)
+
+
+@pytest.mark.parametrize("width", [320, 390])
+def test_no_violation_at_all_on_a_simultaneous_events_pages_at_a_phones_width(
+    browser, live_server, axe_source, width
+):
+    """The hub's traveller lists every table of the field in 7 columns: at 320 px it scrolls in
+    its own box, which the keyboard reaches (a labelled region), as every other of its pages."""
+    from tests.simultaneous.pages.builders import small_field
+    from tournaments.simultaneous.hub import services
+
+    call_command("load_demo", stdout=open("/dev/null", "w"))  # noqa: SIM115
+    organiser = get_user_model().objects.get(username="organisateur")
+    field = small_field(organiser, name="Simultané d’hiver")
+    services.event_close(event=field.event, user=organiser)
+    event = f"/simultanes/{field.event.public_id}/"
+    found: list[str] = []
+    page = log_in(browser, live_server, "organisateur", {"width": width, "height": 800})
+    try:
+        for path in ("/simultanes/", event, f"{event}classement/", f"{event}donnes/1/"):
+            page.goto(path)
+            page.wait_for_load_state("load")
+            assert page.evaluate("document.scrollingElement.scrollWidth <= innerWidth"), path
+            found += violations(page, axe_source, EVERY_IMPACT)
+    finally:
+        page.context.close()
+    assert found == [], "\n".join(found)
