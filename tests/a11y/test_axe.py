@@ -206,6 +206,8 @@ def widen_demo() -> dict[str, Any]:
         points=1000,
         reason="Cartes relevées trop tôt pendant la donne",
     )
+    # a warning: 0 point, which French writes in the singular
+    penalty_give(tournament=running, player=players[2], kind="warning", user=arbiter)
     # 13 players over 3 rounds: tables of five, the seating plan's widest routes table
     five = stage_tournament(players=13, rounds=3, name="Tournoi à treize")
     five.club.organisers.add(get_user_model().objects.get(username="organisateur"))
