@@ -184,7 +184,7 @@ def test_results_entered_offline_are_sent_once_when_the_connection_returns(
         sign_in(page, north, code)  # kept with the entry in the queue, checked when sent
         fill_garde(page)
         page.locator("#save").click()
-    expect(page.locator("#queue")).to_have_text("2 résultats en attente d’envoi")
+    expect(page.locator("#queue")).to_have_text("2 résultats en attente d'envoi")
     assert Result.objects.count() == 0
 
     page.context.set_offline(False)
@@ -438,7 +438,7 @@ def test_a_bound_phone_confirms_in_one_tap_and_is_handed_over(
     expect(page.locator("#bound-who")).to_contain_text(str(seats["S"]))
     page.locator(f'#donne-tabs .tab[data-donne="{numbers(tr)[3]}"]').click()
     expect(page.locator("#unbind")).to_have_text(
-        f"Vous n’êtes pas {seats['S']}\u202f? Libérez ce téléphone"
+        f"Vous n'êtes pas {seats['S']}\u202f? Libérez ce téléphone"
     )
     page.screenshot(path="/tmp/table-bound.png")
     assert Result.objects.get(donne__number=numbers(tr)[2], table=tr.table).entered_by == seats["S"]
