@@ -4,6 +4,11 @@ catalogue (its msgstr lines, in place: never re-wrapped nor reordered), in the F
 and in the French text of templates (`manage.py french_typography [--fix]`; a test runs the
 check).
 
+Generated text (a rendered page, a PDF read back) is checked by ``generated_faults``: the
+spaces, a zero counted with a plural ("0 points": French says "0 point") and one donne
+named with a plural ("les donnes 11"). A catalogue message's lines are also checked joined
+(``catalogue_faults``): a wrapped msgstr can hide "points ;" across two lines.
+
 A French message never writes a plural as "bout(s)" or an agreement as "inscrit(e)":
 ``plural_faults`` finds them in the catalogue (no fixer: the message needs ``ngettext`` or a
 rewording).
@@ -18,7 +23,7 @@ both accepted, the fixer writes U+202F (U+00A0 in the guide, its existing style)
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,6 +35,8 @@ __all__ = [
     "fix_markdown",
     "fix_template",
     "fix_text",
+    "generated_faults",
+    "html_text",
     "markdown_faults",
     "plural_faults",
     "template_faults",
@@ -125,16 +132,21 @@ def text_faults(text: str) -> list[str]:
 _QUOTED = re.compile(r'^(?P<head>(?:msgstr(?:\[\d+\])?\s+)?)"(?P<body>(?:[^"\\]|\\.)*)"\s*$')
 
 
-def _msgstr_lines(lines: list[str]) -> Iterator[int]:
-    """The indices of the lines holding a msgstr's text (its first line and continuations)."""
-    in_msgstr = False
+def _msgstr_blocks(lines: list[str]) -> Iterator[list[int]]:
+    """The indices of each msgstr's lines (its first line and its continuations), one list
+    per msgstr (``msgstr[0]`` and ``msgstr[1]`` apart), after the catalogue's header."""
+    block: list[int] = []
+    start = _header_end(lines)
     for index, line in enumerate(lines):
-        if line.startswith("msgstr"):
-            in_msgstr = True
-        elif not line.startswith('"'):
-            in_msgstr = False
-        if in_msgstr and _QUOTED.match(line):
-            yield index
+        if line.startswith("msgstr") or not line.startswith('"'):
+            if block:
+                yield block
+            block = []
+        starts_or_goes_on = line.startswith("msgstr") or (block and line.startswith('"'))
+        if index >= start and starts_or_goes_on and _QUOTED.match(line):
+            block.append(index)
+    if block:
+        yield block
 
 
 def _header_end(lines: list[str]) -> int:
@@ -145,29 +157,45 @@ def _header_end(lines: list[str]) -> int:
     return 0
 
 
-def _per_line(lines: list[str], fix: Callable[[str], str]) -> tuple[list[str], list[int]]:
+def _per_msgstr(lines: list[str]) -> tuple[list[str], list[int]]:
+    """Each msgstr checked as the text it makes, its wrapped lines joined (a space before
+    ";" at the end of one line and the ";" on the next is a fault), and put right line by
+    line: an edit at a line's end stays on that line."""
     changed = []
-    start = _header_end(lines)
     out = list(lines)
-    for index in _msgstr_lines(lines):
-        if index < start:
+    for block in _msgstr_blocks(lines):
+        matches = [_QUOTED.match(lines[i]) for i in block]
+        bodies = [m.group("body") for m in matches if m is not None]
+        joined = "".join(bodies)
+        edits = _fixes(joined)
+        if not edits:
             continue
-        match = _QUOTED.match(lines[index])
-        assert match is not None
-        body = match.group("body")
-        new = fix(body)
-        if new != body:
-            out[index] = f'{match.group("head")}"{new}"' + (
-                "\n" if lines[index].endswith("\n") else ""
-            )
-            changed.append(index)
+        starts = [sum(len(b) for b in bodies[:k]) for k in range(len(bodies))]
+        new_bodies = list(bodies)
+        for start, end, new in reversed(edits):
+            # the last line that holds `start`; an insertion at a line's start goes to the
+            # end of the line before (the no-break space stays with its word)
+            k = max(i for i, s0 in enumerate(starts) if s0 <= start)
+            if start == end and start == starts[k] and k > 0:
+                k -= 1
+            at = start - starts[k]
+            body = new_bodies[k]
+            new_bodies[k] = body[:at] + new + body[at + (end - start) :]
+        for k, index in enumerate(block):
+            if new_bodies[k] != bodies[k]:
+                match = matches[k]
+                assert match is not None
+                out[index] = f'{match.group("head")}"{new_bodies[k]}"' + (
+                    "\n" if lines[index].endswith("\n") else ""
+                )
+                changed.append(index)
     return out, changed
 
 
 def catalogue_faults(path: Path) -> list[Fault]:
     """Every msgstr line of a .po catalogue breaking the rules."""
     lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
-    _out, changed = _per_line(lines, fix_text)
+    _out, changed = _per_msgstr(lines)
     return [Fault(str(path), i + 1, lines[i].strip()[:120]) for i in changed]
 
 
@@ -198,7 +226,7 @@ def plural_faults(path: Path) -> list[Fault]:
 def fix_catalogue(path: Path) -> int:
     """Put a catalogue's msgstr lines right, in place; returns how many lines changed."""
     lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
-    out, changed = _per_line(lines, fix_text)
+    out, changed = _per_msgstr(lines)
     if changed:
         path.write_text("".join(out), encoding="utf-8")
     return len(changed)
@@ -291,3 +319,94 @@ def fix_template(path: Path) -> int:
     if changed:
         path.write_text("".join(out), encoding="utf-8")
     return changed
+
+
+# --- generated text: pages and PDFs ----------------------------------------------------------
+
+# The nouns the product counts: after a lone 0 French takes the singular ("0 point").
+_COUNTED = (
+    "résultats|points|bouts|donnes|joueurs|joueuses|tables|tours|pénalités|essais|étuis"
+    "|séries|tournois|inscrits|modifications|avertissements|places|parties|manquants"
+)
+_ZERO_PLURAL = re.compile(r"(?<![\d,.\w−+-])0[ \u00a0\u202f]+(?:" + _COUNTED + r")\b")
+# "les donnes 11", "Mort sur les donnes 7": a plural noun before one number only.
+_ONE_NUMBER_PLURAL = re.compile(
+    r"\b(?:les|aux) donnes[ \u00a0\u202f]+\d+\b(?![ \u00a0\u202f]*(?:[,\d–-]|et\b|à\b))"
+)
+
+
+def generated_faults(text: str, *, spaces_known: bool = True) -> list[str]:
+    """An excerpt around each fault of a text the product generated in French: the spaces of
+    ``text_faults``, "0" with a plural noun, and "les donnes 11" for one donne.
+
+    ``spaces_known=False`` (a PDF read back, where a no-break space comes out as a plain one):
+    only a sign glued to its word ("points;") counts, not a plain space before it."""
+    found = []
+    for start, end, _new in _fixes(text):
+        if spaces_known or start == end:
+            found.append(text[max(0, start - 30) : end + 20])
+    for pattern in (_ZERO_PLURAL, _ONE_NUMBER_PLURAL):
+        found.extend(text[max(0, m.start() - 20) : m.end() + 10] for m in pattern.finditer(text))
+    return found
+
+
+_BLOCK_TAGS = frozenset(
+    {
+        *("address", "article", "aside", "blockquote", "br", "caption", "dd", "details", "div"),
+        *("dl", "dt", "fieldset", "figcaption", "figure", "footer", "form", "h1", "h2", "h3"),
+        *("h4", "h5", "h6", "header", "hr", "legend", "li", "main", "nav", "ol", "option", "p"),
+        *("pre", "section", "summary", "table", "tbody", "td", "tfoot", "th", "thead", "tr"),
+        *("ul", "button", "label", "select", "textarea"),
+    }
+)
+
+
+def html_text(html: str) -> list[str]:
+    """The text a reader sees on a page, one string per block (a paragraph, a cell, a list
+    item…): inline tags joined, scripts, styles, code and aria-hidden symbols left out, titles and labels given to
+    assistive technology (title, aria-label, alt, placeholder) added as blocks of their own."""
+    from html.parser import HTMLParser
+
+    blocks: list[str] = []
+    current: list[str] = []
+    hidden: list[str] = []
+    skip = 0
+
+    def flush() -> None:
+        # collapse the markup's white space, never a no-break space
+        text = re.sub(r"[ \t\r\n\f]+", " ", "".join(current)).strip(" ")
+        if text:
+            blocks.append(text)
+        current.clear()
+
+    class Reader(HTMLParser):
+        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+            nonlocal skip
+            if tag in ("script", "style", "code", "pre", "kbd", "svg"):
+                skip += 1
+            if tag in _BLOCK_TAGS:
+                flush()
+            for name, value in attrs:
+                if name in ("title", "aria-label", "alt", "placeholder") and value:
+                    blocks.append(re.sub(r"[ \t\r\n\f]+", " ", value).strip(" "))
+            if ("aria-hidden", "true") in attrs:
+                hidden.append(tag)  # a symbol (✓ ! ⊘), read by nobody as text
+
+        def handle_endtag(self, tag: str) -> None:
+            nonlocal skip
+            if tag in ("script", "style", "code", "pre", "kbd", "svg"):
+                skip = max(0, skip - 1)
+            if hidden and hidden[-1] == tag:
+                hidden.pop()
+            if tag in _BLOCK_TAGS:
+                flush()
+
+        def handle_data(self, data: str) -> None:
+            if not skip and not hidden:
+                current.append(data)
+
+    reader = Reader(convert_charrefs=True)
+    reader.feed(html)
+    reader.close()
+    flush()
+    return blocks

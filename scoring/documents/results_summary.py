@@ -9,6 +9,7 @@ from fractions import Fraction
 from django.db.models import Count
 from django.utils.formats import date_format
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from reportlab.lib.units import mm
 from reportlab.platypus import Flowable, Paragraph, Spacer, Table
 
@@ -40,7 +41,11 @@ class ResultsSummaryRenderer(Renderer):
         where = date_format(t.date, "DATE_FORMAT") + (f" · {t.venue}" if t.venue else "")
         return [
             where,
-            _("%(players)s players · %(played)s of %(donnes)s donnes played")
+            ngettext(
+                "%(players)s players · %(played)s of %(donnes)s donnes played",
+                "%(players)s players · %(played)s of %(donnes)s donnes played",
+                played,
+            )
             % {"players": players, "played": played, "donnes": donnes},
         ]
 

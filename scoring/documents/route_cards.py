@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from django.utils.formats import date_format
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext, pgettext
 from reportlab.lib.units import mm
 from reportlab.platypus import Flowable, Paragraph, Spacer, Table
 
@@ -63,10 +64,15 @@ class RouteCardsRenderer(Renderer):
             for index, donne in enumerate(sitting.donnes)
             if sitting.sitter(index) == position
         ]
-        note = _("sits out donne %(donnes)s") % {"donnes": ", ".join(out)} if out else ""
+        note = (
+            ngettext("sits out donne %(donnes)s", "sits out donnes %(donnes)s", len(out))
+            % {"donnes": ", ".join(out)}
+            if out
+            else ""
+        )
         if position == FIFTH:
             plays = _("plays the hand of whoever sits out")
-            note = f"{plays}; {note}" if note else plays
+            note = pgettext("list separator", "; ").join((plays, note)) if note else plays
         return note
 
     def confirmation_codes(self) -> dict[int, str]:
@@ -130,7 +136,10 @@ class RouteCardsRenderer(Renderer):
         if sits_out:
             head.append(
                 FitText(
-                    _("Sits out donnes %(donnes)s") % {"donnes": ", ".join(map(str, sits_out))},
+                    ngettext(
+                        "Sits out donne %(donnes)s", "Sits out donnes %(donnes)s", len(sits_out)
+                    )
+                    % {"donnes": ", ".join(map(str, sits_out))},
                     font=f.condensed_bold,
                     size=7.5,
                     floor=6,

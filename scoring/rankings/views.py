@@ -28,6 +28,7 @@ from django.utils.cache import patch_vary_headers
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
 from django.utils.text import compress_string
+from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.gzip import gzip_page
 from django.views.decorators.http import require_GET
@@ -283,16 +284,24 @@ def _ranking_rows(tournament: Tournament, view: Any, has_penalties: bool) -> Ite
     def shown(value: Any) -> str:
         return f"{number(value)} %" if matchpoints else signed(value)
 
+    pen = escape(gettext("Pen."))
     for line in view.rows:
         player = line.player
         club = escape(player.club.name)
         total = ""
         if has_penalties:
             total = f'<td class="{sign_class(line.total)}">{shown(line.total)}</td>'
+        # On a phone the penalty and donnes columns are hidden (rankings.css): said here.
+        played = ngettext(
+            "%(count)s donne played", "%(count)s donnes played", line.donnes_played
+        ) % {"count": line.donnes_played}
+        phone = f"{club} · {escape(played)}"
+        if line.penalty_points:
+            phone += f" · {pen}\u00a0{MINUS}{line.penalty_points}"
         yield (
             f'<tr data-p="{player.pk}"><td>{line.rank}{"=" if line.tied else ""}</td>'
             f'<td><a href="{card_url.format(player.pk)}">{escape(player.full_name)}</a>'
-            f'<span class="sub show-phone">{club}</span></td><td class="hide-phone">{club}</td>'
+            f'<span class="sub show-phone">{phone}</span></td><td class="hide-phone">{club}</td>'
             f'<td class="{sign_class(line.differential_total)}">'
             f"{shown(line.differential_total)}</td>"
             f"<td>{f'{MINUS}{line.penalty_points}' if line.penalty_points else ''}</td>{total}"

@@ -17,6 +17,7 @@ from tests.fixtures.services import require
 AXE = Path(__file__).resolve().parent / "node_modules" / "axe-core" / "axe.min.js"
 TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]
 BLOCKING = {"critical", "serious", "moderate"}
+EVERY_IMPACT = {*BLOCKING, "minor"}
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
 
@@ -27,8 +28,9 @@ def axe_source() -> str:
     return AXE.read_text(encoding="utf-8")
 
 
-def violations(page: Any, axe_source: str) -> list[str]:
-    """The blocking violations of the page as it is now, one readable line per node."""
+def violations(page: Any, axe_source: str, impacts: set[str] = BLOCKING) -> list[str]:
+    """The violations of the page as it is now (of the blocking impacts unless told), one
+    readable line per node."""
     if not page.evaluate("typeof window.axe !== 'undefined'"):
         page.add_script_tag(content=axe_source)
     result = page.evaluate(
@@ -37,7 +39,7 @@ def violations(page: Any, axe_source: str) -> list[str]:
     )
     lines = []
     for violation in result["violations"]:
-        if violation.get("impact") not in BLOCKING:
+        if violation.get("impact") not in impacts:
             continue
         for node in violation["nodes"]:
             target = " ".join(str(t) for t in node.get("target", []))

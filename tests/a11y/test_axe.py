@@ -7,11 +7,16 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
-from tests.a11y.axe import DESKTOP, PHONE, violations
+from scoring.rankings.models import RankingSnapshot
+from scoring.rankings.services import ranking_recompute
+from tests.a11y.axe import DESKTOP, EVERY_IMPACT, PHONE, violations
+from tests.fixtures.tournaments import stage_tournament
 from tournaments.management.commands.load_demo import DEMO_PASSWORD
-from tournaments.models import Player, Round, TableRound, Tournament
+from tournaments.models import Penalty, Player, Round, TableRound, Tournament
+from tournaments.services.penalties import penalty_give
 from tournaments.services.table_entry import table_page_url
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -166,6 +171,113 @@ def test_no_blocking_violation_in_the_states_of_the_touched_pages(
         page.wait_for_selector("#net.off")
         found += violations(page, axe_source)
         page.context.set_offline(False)
+    finally:
+        page.context.close()
+    assert found == [], "\n".join(found)
+
+
+def widen_demo() -> dict[str, Any]:
+    """The demo, made as wide as a club's: a penalty in each tournament (the ranking gets its
+    "Total" column, the penalties page its list), a player of a 56-character name, and a
+    tournament of 13 players (tables of five) organised by the demo's organiser."""
+    call_command("load_demo", stdout=open("/dev/null", "w"))  # noqa: SIM115
+    running = Tournament.objects.get(name="Tournoi de démonstration")
+    past = Tournament.objects.get(name="Tournoi d'automne")
+    arbiter = get_user_model().objects.get(username="arbitre")
+    players = list(Player.objects.filter(registrations__tournament=past).order_by("pk")[:3])
+    long_name = players[2]
+    long_name.first_name, long_name.last_name = "Marie-Bernadette", LONG_LAST_NAME
+    long_name.save()
+    # The published tournament's penalty, as an arbiter gave it before publication.
+    Penalty.objects.create(
+        tournament=past,
+        player=players[0],
+        kind="other",
+        points=1000,
+        reason="Test",
+        given_by=arbiter,
+    )
+    RankingSnapshot.objects.filter(tournament=past).delete()
+    ranking_recompute(tournament_id=past.pk)
+    penalty_give(
+        tournament=running,
+        player=players[1],
+        kind="other",
+        user=arbiter,
+        points=1000,
+        reason="Cartes relevées trop tôt pendant la donne",
+    )
+    # a warning: 0 point, which French writes in the singular
+    penalty_give(tournament=running, player=players[2], kind="warning", user=arbiter)
+    # 13 players over 3 rounds: tables of five, the seating plan's widest routes table
+    five = stage_tournament(players=13, rounds=3, name="Tournoi à treize")
+    five.club.organisers.add(get_user_model().objects.get(username="organisateur"))
+    return {"running": running, "past": past, "club": running.club_id, "five": five}
+
+
+LONG_LAST_NAME = "de La Tour-Saint-Maximilien-Montgolfier"
+
+
+@pytest.mark.parametrize("width", [320, 390, 1280])
+def test_no_violation_at_all_on_the_pages_of_issue_31(browser, live_server, axe_source, width):
+    """Issue 31.9: not even a minor one (an empty table header) on the organiser's pages, the
+    registrations, the penalties, the seating plan, the ledger and the ranking with penalties;
+    no table scrolled in a box the keyboard cannot reach."""
+    demo = widen_demo()
+    running, past, club = demo["running"], demo["past"], demo["club"]
+    pages = {
+        None: [f"/t/{past.pk}/ranking/", "/aide/", "/aide/organiser/"],
+        "arbitre": [
+            f"/t/{running.pk}/arbiter/penalties/",
+            f"/t/{past.pk}/arbiter/table/1/donne/1/",
+            f"/t/{past.pk}/arbiter/ledger/",
+        ],
+        "organisateur": [
+            "/organiser/",
+            f"/organiser/clubs/{club}/accounts/",
+            f"/organiser/clubs/{club}/players/",
+            f"/t/{running.pk}/registrations/",
+            f"/t/{past.pk}/registrations/",
+            f"/t/{running.pk}/seating/",
+            f"/t/{past.pk}/seating/",
+            f"/t/{demo['five'].pk}/seating/",
+        ],
+    }
+    found: list[str] = []
+    for persona, paths in pages.items():
+        page = log_in(browser, live_server, persona, {"width": width, "height": 800})
+        try:
+            for path in paths:
+                page.goto(path)
+                page.wait_for_load_state("load")
+                found += violations(page, axe_source, EVERY_IMPACT)
+        finally:
+            page.context.close()
+    assert found == [], "\n".join(found)
+
+
+@pytest.mark.parametrize("width", [320, 390])
+def test_no_violation_at_all_on_a_simultaneous_events_pages_at_a_phones_width(
+    browser, live_server, axe_source, width
+):
+    """The hub's traveller lists every table of the field in 7 columns: at 320 px it scrolls in
+    its own box, which the keyboard reaches (a labelled region), as every other of its pages."""
+    from tests.simultaneous.pages.builders import small_field
+    from tournaments.simultaneous.hub import services
+
+    call_command("load_demo", stdout=open("/dev/null", "w"))  # noqa: SIM115
+    organiser = get_user_model().objects.get(username="organisateur")
+    field = small_field(organiser, name="Simultané d’hiver")
+    services.event_close(event=field.event, user=organiser)
+    event = f"/simultanes/{field.event.public_id}/"
+    found: list[str] = []
+    page = log_in(browser, live_server, "organisateur", {"width": width, "height": 800})
+    try:
+        for path in ("/simultanes/", event, f"{event}classement/", f"{event}donnes/1/"):
+            page.goto(path)
+            page.wait_for_load_state("load")
+            assert page.evaluate("document.scrollingElement.scrollWidth <= innerWidth"), path
+            found += violations(page, axe_source, EVERY_IMPACT)
     finally:
         page.context.close()
     assert found == [], "\n".join(found)

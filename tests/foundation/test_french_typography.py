@@ -127,3 +127,28 @@ def test_the_plural_check_fails_on_brackets_in_a_french_message(tmp_path, settin
             call_command("french_typography")
     else:
         call_command("french_typography")
+
+
+def test_a_wrapped_message_is_checked_with_its_lines_joined(tmp_path):
+    """A msgstr wrapped by makemessages: a plain space before ";" at the end of one line, or
+    the ";" glued to the end of the line before, is a fault the line-by-line reading missed;
+    the fixer mends it on the line where the space belongs and moves nothing else."""
+    copy = tmp_path / "fr/LC_MESSAGES/django.po"
+    copy.parent.mkdir(parents=True)
+    shutil.copy(CATALOGUE, copy)
+    original = copy.read_text(encoding="utf-8")
+    entry = (
+        '\nmsgid "Long: %(a)s; %(b)s"\nmsgstr ""\n"La marque est exacte "\n"; %(b)s ne l\'est pas"\n'
+        '\nmsgid "Other"\nmsgstr ""\n"Les relais des clubs"\n": les autres"\n'
+    )
+    copy.write_text(original + entry, encoding="utf-8")
+    count = len(original.splitlines())
+    assert [f.line for f in catalogue_faults(copy)] == [count + 4, count + 9]
+    assert fix_catalogue(copy) == 2
+    lines = copy.read_text(encoding="utf-8").splitlines()
+    assert lines[count + 3 : count + 5] == [
+        f'"La marque est exacte{NNBSP}"',
+        '"; %(b)s ne l\'est pas"',
+    ]
+    assert lines[count + 8 : count + 10] == [f'"Les relais des clubs{NNBSP}"', '": les autres"']
+    assert not catalogue_faults(copy)

@@ -21,6 +21,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from ..models import Donne, LedgerEntry, Penalty, Player, Tournament
 from .events import results_changed
@@ -281,10 +282,15 @@ def penalty_describe(snapshot: dict[str, Any] | None) -> str:
         return "—"
     kind = snapshot.get("kind")
     label = Penalty.Kind(kind).label if kind in Penalty.Kind.values else kind
-    text = _("%(player)s: %(kind)s, %(points)s points") % {
+    points = snapshot.get("points") or 0
+    text = ngettext(
+        "%(player)s: %(kind)s, %(points)s point",
+        "%(player)s: %(kind)s, %(points)s points",
+        int(points),
+    ) % {
         "player": snapshot.get("player_name", "?"),
         "kind": label,
-        "points": snapshot.get("points"),
+        "points": points,
     }
     if snapshot.get("donne"):
         text += " · " + _("donne %(number)s") % {"number": snapshot["donne"]}

@@ -26,7 +26,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
+from django.utils.translation import ngettext, pgettext
 
 from scoring.rules import engine
 
@@ -1227,4 +1227,4 @@ def result_describe(snapshot: Mapping[str, Any] | None) -> str:
                 if p in scores
             )
         )
-    return "; ".join(str(part) for part in parts)
+    return pgettext("list separator", "; ").join(str(part) for part in parts)

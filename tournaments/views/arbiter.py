@@ -599,7 +599,11 @@ def penalties(request: HttpRequest, pk: int) -> HttpResponse:
                 if created:
                     messages.success(
                         request,
-                        _("Penalty of %(points)s points given to %(player)s.")
+                        ngettext(
+                            "Penalty of %(points)s point given to %(player)s.",
+                            "Penalty of %(points)s points given to %(player)s.",
+                            penalty.points,
+                        )
                         % {"points": penalty.points, "player": penalty.player},
                     )
                 else:

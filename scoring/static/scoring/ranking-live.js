@@ -45,6 +45,22 @@
     return a && b && a.innerHTML === b.innerHTML;
   }
 
+  // A cell's children replaced one by one when they line up (the player's link kept, and
+  // the keyboard's focus on it, while the line under the name changes), else all at once.
+  function syncCell(cell, fresh) {
+    var olds = cell.childNodes;
+    var news = fresh.childNodes;
+    if (olds.length !== news.length) {
+      cell.innerHTML = fresh.innerHTML;
+      return;
+    }
+    for (var k = news.length - 1; k >= 0; k -= 1) {
+      if (!olds[k].isEqualNode(news[k])) {
+        cell.replaceChild(document.importNode(news[k], true), olds[k]);
+      }
+    }
+  }
+
   /* Make oldBody's rows those of newBody, touching only what differs. Returns the number of
    * lines that changed (content, place, new or gone). */
   function mergeRows(oldBody, newBody) {
@@ -71,7 +87,7 @@
             row.appendChild(freshCell.cloneNode(true));
             touched = true;
           } else if (cell.innerHTML !== freshCell.innerHTML || cell.className !== freshCell.className) {
-            cell.innerHTML = freshCell.innerHTML;
+            syncCell(cell, freshCell);
             cell.className = freshCell.className;
             touched = true;
           }
