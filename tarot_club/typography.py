@@ -9,6 +9,12 @@ spaces, a zero counted with a plural ("0 points": French says "0 point") and one
 named with a plural ("les donnes 11"). A catalogue message's lines are also checked joined
 (``catalogue_faults``): a wrapped msgstr can hide "points ;" across two lines.
 
+One apostrophe, the typographic one (U+2019, "l’arbitre"), in every French text: the
+catalogues (their msgstr lines only, never a msgid), the French guide and the French text of
+templates. ``apostrophe_faults`` finds a straight one between two letters, ``fix_apostrophes``
+replaces it in place (placeholders, markup, URLs and code left alone); `manage.py
+french_typography --fix` runs it with the other fixers, so it can be run again after a merge.
+
 A French message never writes a plural as "bout(s)" or an agreement as "inscrit(e)":
 ``plural_faults`` finds them in the catalogue (no fixer: the message needs ``ngettext`` or a
 rewording).
@@ -28,9 +34,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 __all__ = [
+    "APOSTROPHE",
     "NNBSP",
     "Fault",
+    "apostrophe_faults",
     "catalogue_faults",
+    "fix_apostrophes",
     "fix_catalogue",
     "fix_markdown",
     "fix_template",
@@ -410,3 +419,71 @@ def html_text(html: str) -> list[str]:
     reader.close()
     flush()
     return blocks
+
+
+# --- one apostrophe: the typographic one ----------------------------------------------------
+
+APOSTROPHE = "\u2019"
+# A straight apostrophe between two letters (Markdown emphasis between allowed): an elision
+# ("l'arbitre", "aujourd'hui", "l'**engagement**").
+_ELISION = re.compile(r"(?<=[^\W\d_])'(?=[*_]*[^\W\d_]|%\()")
+
+
+def apostrophe_text(text: str) -> str:
+    """The text with each elision's straight apostrophe made typographic, outside the
+    protected spans (placeholders, tags and markup, URLs, code)."""
+    spans = _spans(text)
+    return "".join(
+        APOSTROPHE if char == "'" and _ELISION.match(text, i) and not _inside(spans, i) else char
+        for i, char in enumerate(text)
+    )
+
+
+def _apostrophe_edits(path: Path) -> tuple[str, str, list[int]]:
+    """(old text, new text, changed line indices) of one French file, by its kind: a
+    catalogue's msgstr lines, a Markdown file's prose lines, a template's French text."""
+    text = path.read_text(encoding="utf-8")
+    lines = text.splitlines(keepends=True)
+    out = list(lines)
+    if path.suffix == ".po":
+        start = _header_end(lines)
+        indices = [i for block in _msgstr_blocks(lines) for i in block if i >= start]
+        for index in indices:
+            match = _QUOTED.match(lines[index])
+            assert match is not None
+            body = match.group("body")
+            new = apostrophe_text(body)
+            if new != body:
+                out[index] = lines[index].replace(f'"{body}"', f'"{new}"', 1)
+    elif path.suffix == ".md":
+        for index, line in _markdown_lines(text):
+            out[index] = apostrophe_text(line)
+    else:
+        for index, line in _template_lines(text):
+            out[index] = _TEXT_NODE.sub(
+                lambda m: (
+                    ">"
+                    + (apostrophe_text(m.group(1)) if _FRENCH.search(m.group(1)) else m.group(1))
+                    + "<"
+                ),
+                line,
+            )
+    changed = [i for i in range(len(lines)) if out[i] != lines[i]]
+    return text, "".join(out), changed
+
+
+def apostrophe_faults(path: Path) -> list[Fault]:
+    """Every line of a French file (catalogue, guide, template) with a straight apostrophe
+    where French writes ’."""
+    text, _new, changed = _apostrophe_edits(path)
+    lines = text.splitlines()
+    return [Fault(str(path), i + 1, lines[i].strip()[:120]) for i in changed]
+
+
+def fix_apostrophes(path: Path) -> int:
+    """Make a French file's apostrophes typographic, in place; returns how many lines
+    changed."""
+    _text, new, changed = _apostrophe_edits(path)
+    if changed:
+        path.write_text(new, encoding="utf-8")
+    return len(changed)

@@ -420,7 +420,7 @@ SCORE_CARDS_EXAMPLE = (
     "\ufeffNom;Prénom;Licence;Tour;Donne;Table;Position;Statut;Contrat;Preneur;Marque;Écarts;"
     "Cumul\r\n"
     "Arnaud;Camille;0100012;1;1;1;O;Jouée;Garde;N;-68;-12,5;-12,5\r\n"
-    "Arnaud;Camille;0100012;1;2;1;O;Masquée tant que toutes les tables ne l'ont pas jouée;;;;;\r\n"
+    "Arnaud;Camille;0100012;1;2;1;O;Masquée tant que toutes les tables ne l’ont pas jouée;;;;;\r\n"
 )
 
 

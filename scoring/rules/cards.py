@@ -289,14 +289,14 @@ class Card(int):
 
     @property
     def label_fr(self) -> str:
-        """French name: 'Roi de pique', '7 de cœur', '21 d'atout', 'Petit', 'Excuse'."""
+        """French name: 'Roi de pique', '7 de cœur', '21 d’atout', 'Petit', 'Excuse'."""
         if self < _FIRST_TRUMP:
             tok = _RANK_TOKENS[self % 14]
             suit = _SUIT_FR[SUITS[self // 14]]
             return f"{_FACE_FR.get(tok, tok)} de {suit}"
         if self == 76:
-            return "Petit (1 d'atout)"
-        return f"{self.rank} d'atout" if self < _EXCUSE_ID else "Excuse"
+            return "Petit (1 d’atout)"
+        return f"{self.rank} d’atout" if self < _EXCUSE_ID else "Excuse"
 
     @property
     def label_en(self) -> str:

@@ -175,7 +175,7 @@ def test_a_page_holding_unsent_results_asks_before_it_is_reloaded(
     sign_in(page, north, player_codes_get(tournament=t)[north.pk])
     fill_garde(page)
     page.locator("#save").click()
-    expect(page.locator("#queue")).to_have_text("1 résultat en attente d'envoi")
+    expect(page.locator("#queue")).to_have_text("1 résultat en attente d’envoi")
     note = page.locator("#entry-note")
     expect(note).to_be_focused()
     expect(note).to_contain_text("Gardé sur ce téléphone")

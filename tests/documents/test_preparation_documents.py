@@ -251,7 +251,7 @@ def test_the_french_score_sheet_speaks_french(played_tournament):
         "Tous passent",
         "qui et laquelle",
         "Non ann. ✓ Déf.",
-        "Visa de l'arbitre",
+        "Visa de l’arbitre",
         "Après ce tour",
     ):
         assert words in text

@@ -14,10 +14,14 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.utils import translation
 
-from tarot_club.management.commands.french_typography import faults
+from tarot_club.management.commands.french_typography import faults, french_files
 from tarot_club.typography import (
+    APOSTROPHE,
     NNBSP,
+    apostrophe_faults,
+    apostrophe_text,
     catalogue_faults,
+    fix_apostrophes,
     fix_catalogue,
     fix_text,
     plural_faults,
@@ -75,8 +79,12 @@ def test_the_check_fails_on_a_bad_message_and_the_fixer_repairs_it_in_place(tmp_
 
 
 def test_the_catalogue_uses_one_apostrophe_and_real_plurals():
+    """The typographic apostrophe (’), the French norm, in both catalogues (the hub's had it,
+    the site's had the straight one: both met on one page)."""
     text = CATALOGUE.read_text(encoding="utf-8")
-    assert "’" not in text
+    assert "l’arbitre" in text
+    for catalogue in french_files()["catalogue"]:
+        assert not apostrophe_faults(catalogue), catalogue
     for plural in ("%(bouts)s bout(s), %(points)s", "essai(s)", "résultat(s) manquant(s)"):
         assert plural not in text
 
@@ -109,7 +117,7 @@ def test_no_french_message_writes_a_plural_or_an_agreement_in_brackets():
         ("Joueuse inscrite(e)", True),
         ("Les nouveau(x) venus", True),
         ("Il manque %(n)s résultats (voir le tableau).", False),
-        ("Tour 1 (s'il est ouvert)", False),
+        ("Tour 1 (s’il est ouvert)", False),
         ("le chien (garde sans)", False),
     ],
 )
@@ -152,3 +160,37 @@ def test_a_wrapped_message_is_checked_with_its_lines_joined(tmp_path):
     ]
     assert lines[count + 8 : count + 10] == [f'"Les relais des clubs{NNBSP}"', '": les autres"']
     assert not catalogue_faults(copy)
+
+
+@pytest.mark.parametrize(
+    ("text", "fixed"),
+    [
+        ("l'arbitre d'un tournoi", "l’arbitre d’un tournoi"),
+        ("aujourd'hui, qu'il", "aujourd’hui, qu’il"),
+        ("l'**engagement**", "l’**engagement**"),
+        ("La main d'%(position)s", "La main d’%(position)s"),
+        ("contient '-' (chicane)", "contient '-' (chicane)"),
+        ("<a href='x'>l'aide</a>", "<a href='x'>l’aide</a>"),
+        ("`l'code` et l'aide", "`l'code` et l’aide"),
+    ],
+)
+def test_the_apostrophe_fixer_changes_elisions_only(text, fixed):
+    assert apostrophe_text(text) == fixed
+    assert APOSTROPHE not in apostrophe_text("'donnes' doit être")
+
+
+def test_the_apostrophe_fixer_leaves_msgids_alone(tmp_path):
+    copy = tmp_path / "django.po"
+    copy.write_text(
+        'msgid ""\nmsgstr ""\n"Language: fr\\n"\n\n'
+        'msgid "The arbiter\'s page"\nmsgstr ""\n"La page de l\'arbitre "\n"d\'un tournoi"\n',
+        encoding="utf-8",
+    )
+    assert [f.line for f in apostrophe_faults(copy)] == [7, 8]
+    assert fix_apostrophes(copy) == 2
+    assert copy.read_text(encoding="utf-8").splitlines()[4:] == [
+        'msgid "The arbiter\'s page"',
+        'msgstr ""',
+        '"La page de l’arbitre "',
+        '"d’un tournoi"',
+    ]

@@ -261,7 +261,7 @@ def test_results_by_donne_hide_what_the_score_cards_hide(client, running_tournam
     ranking_recompute(tournament_id=t.pk)
     me = Player.objects.get(user=personas.player_user)
     at_table = {int(pid) for pid in result.holders.values()}
-    hidden_fr = "Masquée tant que toutes les tables ne l'ont pas jouée"
+    hidden_fr = "Masquée tant que toutes les tables ne l’ont pas jouée"
 
     def donne_one(rows):
         return {int(Player.objects.get(licence=r[2]).pk): r for r in rows[1:] if r[4] == "1"}
@@ -282,7 +282,7 @@ def test_results_by_donne_hide_what_the_score_cards_hide(client, running_tournam
     player = donne_one(score_card_csv(client, t, personas.player_user))
     for pid in at_table:
         if pid == me.pk:  # his own line; its differential counts once donne 1 is complete
-            assert player[pid][7] == "Comptée quand toutes les tables l'auront jouée"
+            assert player[pid][7] == "Comptée quand toutes les tables l’auront jouée"
             assert player[pid][8] == "Garde" and player[pid][11] == "", player[pid]
         else:
             assert player[pid][7] == hidden_fr and player[pid][11] == ""

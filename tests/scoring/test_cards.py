@@ -69,9 +69,9 @@ def test_deck_has_78_distinct_cards_worth_91_points():
         ("CV", Fraction(3, 2), "V♣", "Valet de trèfle", "Jack of clubs"),
         ("H10", Fraction(1, 2), "10♥", "10 de cœur", "10 of hearts"),
         ("S1", Fraction(1, 2), "1♠", "As de pique", "Ace of spades"),
-        ("T21", Fraction(9, 2), "21", "21 d'atout", "Trump 21"),
-        ("T12", Fraction(1, 2), "12", "12 d'atout", "Trump 12"),
-        ("T1", Fraction(9, 2), "1", "Petit (1 d'atout)", "Petit (trump 1)"),
+        ("T21", Fraction(9, 2), "21", "21 d’atout", "Trump 21"),
+        ("T12", Fraction(1, 2), "12", "12 d’atout", "Trump 12"),
+        ("T1", Fraction(9, 2), "1", "Petit (1 d’atout)", "Petit (trump 1)"),
         ("EX", Fraction(9, 2), "Exc", "Excuse", "Excuse"),
     ],
 )

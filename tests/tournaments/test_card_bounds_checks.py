@@ -272,7 +272,7 @@ def test_the_warning_names_the_card_and_its_holder_in_french():
             petit_au_bout="attack",
         )
     assert (
-        "le 21, chez Nord, le Petit pris par l'attaque au dernier pli"
+        "le 21, chez Nord, le Petit pris par l’attaque au dernier pli"
         in (warnings["bouts_held_by_attack"])
     )
 

@@ -110,7 +110,7 @@ def test_the_chien_and_the_hands_are_named_in_french():
     assert "dans la main de Nord et dans le chien" in twice
     with translation.override("fr"):
         assert translate_error(_hand_twice()) == (
-            "Ligne 4\u202f: La main d'Est figure deux fois dans la donne 1."
+            "Ligne 4\u202f: La main d’Est figure deux fois dans la donne 1."
         )
     assert str(_chien_short()).startswith("Line 6: The chien has 5 cards")
 

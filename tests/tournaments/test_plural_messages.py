@@ -77,8 +77,8 @@ def _hand_n_of(count: int) -> ScoringError:
 PURE: dict[str, tuple[Callable[[int], ScoringError], tuple[str, str], tuple[str, str]]] = {
     "points_for_bouts": (
         lambda n: raised(engine.score_deal, players=4, contract="garde", bouts=n, points=90),
-        ("Avec 1 bout, l'attaque a entre", "With 1 bout the attack has between"),
-        ("Avec 2 bouts, l'attaque a entre", "With 2 bouts the attack has between"),
+        ("Avec 1 bout, l’attaque a entre", "With 1 bout the attack has between"),
+        ("Avec 2 bouts, l’attaque a entre", "With 2 bouts the attack has between"),
     ),
     "chelem_made_but_lost": (
         lambda n: InvalidChelem("chelem_made_but_lost", points="40", bouts=n, threshold=51),
@@ -117,8 +117,8 @@ PURE: dict[str, tuple[Callable[[int], ScoringError], tuple[str, str], tuple[str,
     ),
     "header_announces": (
         _header_announces,
-        ("L'en-tête annonce 1 donne mais", "The header announces 1 donne but the file has 3."),
-        ("L'en-tête annonce 2 donnes mais", "The header announces 2 donnes but the file has 3."),
+        ("L’en-tête annonce 1 donne mais", "The header announces 1 donne but the file has 3."),
+        ("L’en-tête annonce 2 donnes mais", "The header announces 2 donnes but the file has 3."),
     ),
 }
 
@@ -221,7 +221,7 @@ CHECKS = {
         {"bouts": 3},
         "bouts_held_by_defence",
         (
-            f"L'attaque compte 3 bouts, mais le 21, chez Est{NNBSP}: la défense l'a gardé,",
+            f"L’attaque compte 3 bouts, mais le 21, chez Est{NNBSP}: la défense l’a gardé,",
             "The attack counts 3 bouts, but the 21 held by East: the defence kept it,",
         ),
     ),
@@ -229,26 +229,26 @@ CHECKS = {
         deal(N=["T21"], chien=["T1", "EX"]),
         {"bouts": 2, "contract": "garde_contre"},
         "bouts_held_by_defence",
-        ("la défense les a gardés, l'attaque en a donc au plus 1.", "the defence kept them,"),
+        ("la défense les a gardés, l’attaque en a donc au plus 1.", "the defence kept them,"),
     ),
     "held_by_defence_one_bout": (
         deal(E=["T21"], chien=["T1", "EX"]),
         {"bouts": 1, "contract": "garde_contre"},
         "bouts_held_by_defence",
-        ("L'attaque compte 1 bout, mais", "The attack counts 1 bout, but"),
+        ("L’attaque compte 1 bout, mais", "The attack counts 1 bout, but"),
     ),
     "held_by_attack_zero_bouts": (
         deal(N=["T21", "T1", "EX"]),
         {"bouts": 0},
         "bouts_held_by_attack",
-        ("L'attaque compte 0 bout, mais le 21, chez Nord", "The attack counts 0 bouts, but"),
+        ("L’attaque compte 0 bout, mais le 21, chez Nord", "The attack counts 0 bouts, but"),
     ),
     "held_by_attack_two_cards": (
         deal(N=["T21", "T1"], chien=["EX"]),
         {"bouts": 1, "contract": "garde_sans"},
         "bouts_held_by_attack",
         (
-            "L'attaque compte 1 bout, mais le 21, chez Nord, l'Excuse dans le chien",
+            "L’attaque compte 1 bout, mais le 21, chez Nord, l’Excuse dans le chien",
             "The attack counts 1 bout, but the 21 held by North, the Excuse in the chien "
             "(garde sans): the attack kept them, so it has at least 2.",
         ),
@@ -257,25 +257,25 @@ CHECKS = {
         deal(E=["T21", "EX"], chien=["T1"]),
         {"bouts": 1, "contract": "garde_contre"},
         "excuse_held_by_defence",
-        ("L'attaque compte 1 bout, mais l'Excuse", "The attack counts 1 bout, but the Excuse"),
+        ("L’attaque compte 1 bout, mais l’Excuse", "The attack counts 1 bout, but the Excuse"),
     ),
     "excuse_of_the_defence_two_bouts": (
         deal(N=["T21"], chien=["T1"], E=["EX"]),
         {"bouts": 2, "contract": "garde_contre"},
         "excuse_held_by_defence",
-        ("L'attaque compte 2 bouts, mais l'Excuse", "The attack counts 2 bouts, but the Excuse"),
+        ("L’attaque compte 2 bouts, mais l’Excuse", "The attack counts 2 bouts, but the Excuse"),
     ),
     "excuse_of_the_attack_one_bout": (
         deal(N=["T21", "T1", "EX"]),
         {"bouts": 1},
         "excuse_held_by_attack",
-        ("L'attaque compte 1 bout, mais l'Excuse", "The attack counts 1 bout, but the Excuse"),
+        ("L’attaque compte 1 bout, mais l’Excuse", "The attack counts 1 bout, but the Excuse"),
     ),
     "excuse_of_the_attack_two_bouts": (
         deal(N=["T21", "EX"], chien=["T1"]),
         {"bouts": 2, "contract": "garde_sans"},
         "excuse_held_by_attack",
-        ("L'attaque compte 2 bouts, mais l'Excuse", "The attack counts 2 bouts, but the Excuse"),
+        ("L’attaque compte 2 bouts, mais l’Excuse", "The attack counts 2 bouts, but the Excuse"),
     ),
     "chelem_chien_of_one_bout": (
         deal(N=["T21"], chien=["T1", "SR"]),
@@ -287,7 +287,7 @@ CHECKS = {
         },
         "bouts",
         (
-            f"a exactement 1 bout, pas 3 (Ouest tient l'Excuse et la garde{NNBSP}; le chien de la "
+            f"a exactement 1 bout, pas 3 (Ouest tient l’Excuse et la garde{NNBSP}; le chien de la "
             "garde "
             "contre (11 points, 1 bout) va à la défense)",
             "owns exactly 1 bout, not 3 (West holds the Excuse and keeps it; the chien of the "
@@ -300,7 +300,7 @@ CHECKS = {
         "bouts",
         (
             "a exactement 2 bouts, pas 0 (le chien de la garde sans (11 points, 2 bouts) compte "
-            "pour l'attaque)",
+            "pour l’attaque)",
             "owns exactly 2 bouts, not 0 (the chien of the garde sans (11 points, 2 bouts) "
             "counts for the attack)",
         ),
@@ -359,7 +359,7 @@ def test_closing_a_round_says_how_many_results_are_missing(running_tournament, p
         expected_version=None,
     )
     assert refusal("fr").startswith(
-        "Il manque encore 1 résultat au tour 1. Saisissez-le, ou annulez la donne qui n'a pas"
+        "Il manque encore 1 résultat au tour 1. Saisissez-le, ou annulez la donne qui n’a pas"
     )
     assert refusal("en").startswith(
         "Round 1 still misses 1 result. Enter it, or annul the donne that could not be played"
@@ -462,7 +462,7 @@ def test_a_refused_list_reads_with_french_spaces(personas):
     for lang, expected in (
         (
             "fr",
-            f"2 joueurs ne peuvent pas être inscrits, donc personne ne l'a été "
+            f"2 joueurs ne peuvent pas être inscrits, donc personne ne l’a été "
             f"({registered.full_name}{NNBSP}: déjà inscrit{NNBSP}; "
             f"{newcomer.full_name}{NNBSP}: ",
         ),

@@ -1,6 +1,7 @@
-"""Check (or, with --fix, put right) the French typography of the catalogue, the French
-guide and the French text of templates: a no-break space before « : ; ? ! » and inside « »
-(`tarot_club.typography`). The check also reports plurals in brackets ("bout(s)") in the
+"""Check (or, with --fix, put right) the French typography of the catalogues, the French
+guide and the French text of templates: a no-break space before « : ; ? ! » and inside « »,
+and one apostrophe, the typographic ’ (`tarot_club.typography`). --fix touches only msgstr
+lines of the catalogues, never a msgid: run it again after merging catalogue changes. The check also reports plurals in brackets ("bout(s)") in the
 catalogue, which --fix leaves to a person. Exits with status 1 when the check finds a fault."""
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ def faults() -> list[typography.Fault]:
         check = CHECKS[kind][0]
         for path in paths:
             found.extend(check(path))
+            found.extend(typography.apostrophe_faults(path))
             if kind == "catalogue":
                 found.extend(typography.plural_faults(path))
     return found
@@ -60,7 +62,7 @@ class Command(BaseCommand):
             for kind, paths in french_files().items():
                 fix = CHECKS[kind][1]
                 for path in paths:
-                    count = fix(path)
+                    count = fix(path) + typography.fix_apostrophes(path)
                     if count:
                         lines = "line" if count == 1 else "lines"
                         self.stdout.write(f"{path.relative_to(settings.BASE_DIR)}: {count} {lines}")
