@@ -93,7 +93,7 @@ def test_the_table_card_opens_the_table_page_of_the_round_open_there(
     path = url.removeprefix("https://tarot.example.org")
     Round.objects.filter(tournament=t).update(state=Round.State.CLOSED)
     closed = client.get(path)
-    assert closed.status_code == 403 and "Aucun tour n&#x27;est ouvert" in closed.content.decode()
+    assert closed.status_code == 403 and "Aucun tour n’est ouvert" in closed.content.decode()
     for number in (1, 2):
         Round.objects.filter(tournament=t, number=number).update(state=Round.State.OPEN)
         response = client.get(path)

@@ -952,7 +952,7 @@ def test_a_score_sheet_of_a_round_not_started_refuses_entries(t, client, persona
     assert Round.objects.get(tournament=t, number=1).state == Round.State.OPEN
     page = client.get(reverse("table_page", args=[later.secret]), HTTP_ACCEPT_LANGUAGE="fr")
     assert page.status_code == 403
-    assert "Le tour 2 n&#x27;a pas encore commencé" in page.content.decode()
+    assert "Le tour 2 n’a pas encore commencé" in page.content.decode()
     for action in ("table_save", "table_preview"):
         answer = client.post(reverse(action, args=[later.secret, d2]), body, **EN)
         assert answer.status_code == 403
