@@ -235,8 +235,8 @@ def test_the_points_with_the_bouts_are_said_in_french():
         "donc la défense a 2 bouts (9 points) et, en garde contre, le chien hors de ses "
         "bouts\u202f: 8 points (Roi de pique, " in contre["points_above_bouts"]
     )
-    assert ", Valet de cœur). L'attaque a au plus 74 points." in contre["points_above_bouts"]
-    assert "L'attaque a au moins 7,5 points." in garde["points_below_bouts"]
+    assert ", Valet de cœur). L’attaque a au plus 74 points." in contre["points_above_bouts"]
+    assert "L’attaque a au moins 7,5 points." in garde["points_below_bouts"]
 
 
 def test_a_defence_chelem_under_a_garde_leaves_the_attack_its_ecart_and_excuse():

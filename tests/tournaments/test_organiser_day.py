@@ -14,7 +14,15 @@ from django.utils import translation
 
 from tests.fixtures.tournaments import make_players, stage_tournament
 from tests.tournaments.test_arbiter_views import save
-from tournaments.models import Club, LedgerEntry, Registration, Result, Round, Tournament
+from tournaments.models import (
+    Club,
+    LedgerEntry,
+    Player,
+    Registration,
+    Result,
+    Round,
+    Tournament,
+)
 from tournaments.services.clock import current_round
 from tournaments.services.clubs import club_account_create, club_create
 from tournaments.services.registration import (
@@ -169,13 +177,15 @@ def test_pasted_lines_are_read_and_bad_ones_reported(open_tournament):
     # A licence, a name without its accents, "last;first" as a sheet's columns; blanks skipped.
     text = f"{a.licence}\n\n{b.first_name} lefevre\nOEILLET;{c.first_name}\n"
     assert players_from_lines(text=text, tournament=t) == [a, b, c]
+    taken = set(Player.objects.values_list("licence", flat=True))
+    unknown = next(f"{n:07d}" for n in range(1, 10_000) if f"{n:07d}" not in taken)
     with pytest.raises(RegistrationLinesError) as bad:
-        players_from_lines(text=f"{a.licence}\n0000001\nZzzz Nobody\n", tournament=t)
+        players_from_lines(text=f"{a.licence}\n{unknown}\nZzzz Nobody\n", tournament=t)
     assert [(p.number, p.text) for p in bad.value.problems] == [
-        (2, "0000001"),
+        (2, unknown),
         (3, "Zzzz Nobody"),
     ]
-    assert "no player has the licence 0000001" in bad.value.problems[0].reason
+    assert f"no player has the licence {unknown}" in bad.value.problems[0].reason
 
 
 def test_a_name_shared_by_two_players_is_ambiguous(open_tournament):

@@ -52,7 +52,7 @@ def test_the_entry_chain_stops_at_the_end_of_the_round(
     page.goto(later)
     notice = page.locator("#round-not-started")
     expect(notice).to_be_visible()
-    expect(notice).to_contain_text("Le tour 2 n'a pas commencé")
+    expect(notice).to_contain_text("Le tour 2 n’a pas commencé")
     assert page.locator("button[accesskey=s]").count() == 0
     radio = page.locator("input[name=contract][value=all_passed]")
     radio.check()

@@ -98,7 +98,7 @@ class TestService:
         assert before[2] == ["open", "pending"]
         with translation.override("fr"), pytest.raises(ResultInvalid) as caught:
             save(t, personas.arbiter, cells(t, 2)[0])
-        assert "Le tour 2 n'a pas commencé\u202f: le tour 1 est encore en cours." in str(
+        assert "Le tour 2 n’a pas commencé\u202f: le tour 1 est encore en cours." in str(
             caught.value
         )
 

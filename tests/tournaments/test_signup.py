@@ -156,7 +156,9 @@ def test_an_arbiter_account_is_listed_with_the_club_as_soon_as_it_is_created(cli
     url = reverse("organiser_club_accounts", args=[tournament.club_id])
     client.post(url, {"username": "lucie", "role": "arbiter"}, **EN)
     page = client.get(url, **EN).content.decode()
-    rows = re.search(r'<table class="list" id="club-accounts">.*?</table>', page, re.S).group(0)
+    rows = re.search(
+        r'<table class="list reflow" id="club-accounts">.*?</table>', page, re.S
+    ).group(0)
     assert "<td>lucie</td>" in rows and "arbiter, of no tournament yet" in rows
     # Another club's accounts do not list her.
     other = Club.objects.create(name="Autre club", federation_number="0999")

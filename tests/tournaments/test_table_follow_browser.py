@@ -155,7 +155,7 @@ def test_an_entry_refused_by_a_conflict_stays_beside_the_saved_one_to_confirm_it
     # She saves anyway: refused (the donne changed meanwhile), and kept beside the saved one.
     second_phone.locator("#save").click()
     expect(second_phone.locator("#conflicts")).to_be_visible()
-    expect(second_phone.locator("#kept-note")).to_contain_text("n'a pas été enregistrée")
+    expect(second_phone.locator("#kept-note")).to_contain_text("n’a pas été enregistrée")
     expect(second_phone.locator("#points")).to_have_value("41")
     expect(second_phone.locator('#takers input[value="N"]')).to_be_checked()
     expect(second_phone.locator("#result-summary")).to_be_visible()
@@ -172,7 +172,7 @@ def test_an_entry_refused_by_a_conflict_stays_beside_the_saved_one_to_confirm_it
     second_phone.wait_for_selector("#donne-tabs .tab")
     second_phone.locator(f'#donne-tabs .tab[data-donne="{first}"]').click()
     expect(second_phone.locator("#points")).to_have_value("41")
-    expect(second_phone.locator("#kept-note")).to_contain_text("n'a pas été enregistrée")
+    expect(second_phone.locator("#kept-note")).to_contain_text("n’a pas été enregistrée")
     kept = second_phone.evaluate(
         """() => Object.keys(localStorage).filter(k => k.startsWith('tarot-table-state:'))
              .map(k => JSON.parse(localStorage.getItem(k)).donnes.filter(d => d.kept)
