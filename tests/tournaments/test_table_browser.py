@@ -184,7 +184,7 @@ def test_results_entered_offline_are_sent_once_when_the_connection_returns(
         sign_in(page, north, code)  # kept with the entry in the queue, checked when sent
         fill_garde(page)
         page.locator("#save").click()
-    expect(page.locator("#queue")).to_have_text("2 résultats en attente d'envoi")
+    expect(page.locator("#queue")).to_have_text("2 résultats en attente d’envoi")
     assert Result.objects.count() == 0
 
     page.context.set_offline(False)
