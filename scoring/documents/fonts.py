@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -113,13 +114,20 @@ def register_fonts() -> Fonts:
         _FALLBACKS[:] = [family[0], family[1], condensed[0], *extra]
         font_runs.cache_clear()
         _glyphs_cached.cache_clear()
-        from . import textfit  # measured widths depend on the fallbacks just registered
-
-        textfit.clear_caches()
+        for forget in _ON_REGISTERED:  # measured widths depend on the fallbacks just registered
+            forget()
         return _fonts
 
 
 _FALLBACKS: list[str] = []
+_ON_REGISTERED: list[Callable[[], object]] = []
+
+
+def on_registered(forget: Callable[[], object]) -> None:
+    """Call `forget` whenever the fonts are registered again: what measured text with the
+    previous fonts (`textfit`'s caches) registers here, so the fonts import none of it."""
+    if forget not in _ON_REGISTERED:
+        _ON_REGISTERED.append(forget)
 
 
 def _register_fallbacks() -> tuple[str, ...]:

@@ -32,7 +32,7 @@ from reportlab.lib import colors
 from reportlab.pdfbase import pdfmetrics
 from reportlab.platypus import Flowable
 
-from .fonts import font_runs
+from .fonts import font_runs, on_registered
 
 FLOOR = 6.5  # pt: the smallest size text shrinks to before wrapping on more lines
 MIN_SIZE = 4.0  # pt: the smallest size a word too long for its box shrinks to
@@ -83,6 +83,9 @@ def clear_caches() -> None:
     _unit_width.cache_clear()
     fit_text.cache_clear()
     one_line.cache_clear()
+
+
+on_registered(clear_caches)
 
 
 @lru_cache(maxsize=65536)
