@@ -139,7 +139,15 @@ def run_task(subject: Subject, pk: int, *, where: str) -> int | None:
         except Exception:
             logger.exception("could not record the error of the %s %s", subject.label, pk)
         raise
-    ranking_computed.send(sender=subject, pk=pk)
+    for receiver, outcome in ranking_computed.send_robust(sender=subject, pk=pk):
+        if isinstance(outcome, Exception):  # the ranking is stored: log, do not fail the task
+            logger.error(
+                "ranking_computed receiver %r failed for the %s %s",
+                receiver,
+                subject.label,
+                pk,
+                exc_info=(type(outcome), outcome, outcome.__traceback__),
+            )
     return version
 
 
