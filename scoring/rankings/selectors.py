@@ -206,7 +206,7 @@ def method_label(method: str) -> str:
 
 
 def ranking_line(player: Player, row: SnapshotRow, *, tied: bool) -> RankingLine:
-    """A player's line from his row of a snapshot (`scoring.rankings.rows`)."""
+    """A player's line from the player's row of a snapshot (`scoring.rankings.rows`)."""
     return RankingLine(
         rank=row.rank,
         tied=tied,

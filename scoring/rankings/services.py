@@ -31,16 +31,12 @@ import msgspec
 from django.conf import settings
 from django.db import transaction
 from django.db.models import (
-    Case,
-    DateTimeField,
     Exists,
-    F,
     IntegerField,
     OuterRef,
     Q,
     TextField,
     Value,
-    When,
 )
 from django.db.models.functions import Cast, Now
 
@@ -473,36 +469,21 @@ def _json_text(value: Any) -> str:
 
 def _state_after(inputs: RankingInputs, *, computed: bool) -> None:
     """Count the computation; clear `stale_since` unless the tournament moved on meanwhile
-    (decided by the database in the same UPDATE, so no change can slip between).
-
-    When it moved on, the changes this computation did not see were committed after its
-    read: `stale_since` becomes the read's time, unless it is later already. Keeping the
-    first change's time instead would, while results keep coming (a result a second, each
-    computation a little behind), make the ranking look stale for ever: after
-    RANKING_STALE_AFTER every page read would take the workers for late."""
+    (its version, method or rate: `scoring.rankings.state.note_computed`). While results keep
+    coming, the staleness is dated from this computation's read, so that pages do not take
+    the workers for late after RANKING_STALE_AFTER."""
     moved_on = Tournament.objects.filter(pk=inputs.tournament_id).filter(
         Q(results_version__gt=inputs.results_version)
         | ~Q(method=inputs.method)
         | ~Q(matchpoint_penalty_rate=inputs.rate)
     )
-    later = Exists(moved_on)
-    if inputs.read_at is not None:
-        read_at = Value(inputs.read_at, output_field=DateTimeField())
-        later_since = [When(later & Q(stale_since__lt=inputs.read_at), then=read_at)]
-    else:
-        later_since = []
-    changes: dict[str, Any] = {
-        "stale_since": Case(*later_since, When(later, then=F("stale_since")), default=Value(None)),
-        "last_error": "",
-    }
-    if computed:
-        changes["computations"] = F("computations") + 1
-    updated = RankingState.objects.filter(pk=inputs.tournament_id).update(**changes)
-    if not updated:
-        RankingState.objects.bulk_create(
-            [RankingState(pk=inputs.tournament_id, computations=int(computed))],
-            ignore_conflicts=True,
-        )
+    states.note_computed(
+        RankingState,
+        inputs.tournament_id,
+        moved_on=moved_on,
+        read_at=inputs.read_at,
+        computed=computed,
+    )
 
 
 # --- the subject and its bookkeeping (scoring.rankings.state), for the pages and the writes ---

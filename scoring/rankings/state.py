@@ -18,7 +18,17 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import models
-from django.db.models import DateTimeField, ExpressionWrapper, F, Q, Value
+from django.db.models import (
+    Case,
+    DateTimeField,
+    Exists,
+    ExpressionWrapper,
+    F,
+    Q,
+    QuerySet,
+    Value,
+    When,
+)
 from django.db.models.functions import Coalesce, Now
 
 
@@ -114,6 +124,44 @@ def mark_stale_and_claim(
     if stale_since is None:
         state.objects.filter(pk=pk, stale_since__isnull=True).update(stale_since=now)
     return started_at, claimed, now
+
+
+def note_computed(
+    state: State,
+    pk: int,
+    *,
+    moved_on: QuerySet[Any],
+    read_at: datetime | None,
+    computed: bool,
+    changes: dict[str, Any] | None = None,
+) -> None:
+    """After a computation: count it (when `computed`), clear `last_error`, set the subject's
+    own `changes`, and clear `stale_since` unless the subject moved on meanwhile (`moved_on`:
+    a queryset that finds a row when it did), decided by the database in the same UPDATE so
+    that no change can slip between.
+
+    When it moved on, the changes this computation did not see were committed after its
+    read (`read_at`, the database's time of it, when known): `stale_since` becomes that time,
+    unless it is later already. Keeping the first change's time instead would, while changes
+    keep coming (each computation a little behind), make the ranking look stale for ever."""
+    later = Exists(moved_on)
+    if read_at is not None:
+        since = Value(read_at, output_field=DateTimeField())
+        later_since = [When(later & Q(stale_since__lt=read_at), then=since)]
+    else:
+        later_since = []
+    update: dict[str, Any] = {
+        "stale_since": Case(*later_since, When(later, then=F("stale_since")), default=Value(None)),
+        "last_error": "",
+        **(changes or {}),
+    }
+    if computed:
+        update["computations"] = F("computations") + 1
+    if state.objects.filter(pk=pk).update(**update):
+        return
+    state.objects.bulk_create([state(pk=pk, computations=int(computed))], ignore_conflicts=True)
+    if changes:
+        state.objects.filter(pk=pk).update(**changes)
 
 
 def claim_queue(state: State, pk: int, *, now: datetime, claim_timeout: timedelta) -> bool:

@@ -34,7 +34,7 @@ from typing import Any
 import msgspec
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F, TextField
+from django.db.models import TextField
 from django.db.models.functions import Cast
 from django.utils import timezone
 
@@ -280,9 +280,9 @@ def _store_rows(rows: list[tuple[Any, ...]]) -> None:
 def _state_after(
     inputs: OverallInputs, *, computed: bool, where: str, duration_ms: int, players: int | None
 ) -> None:
-    """Record the stored version; the ranking stays stale if the event moved on meanwhile."""
-    states.state_ensure(OverallRankingState, inputs.event_id)
-    changes: dict[str, Any] = {"last_error": ""}
+    """Record the stored version (`scoring.rankings.state.note_computed`); the ranking stays
+    stale if the event moved on meanwhile."""
+    changes: dict[str, Any] = {}
     if computed:
         changes.update(
             results_version=inputs.results_version,
@@ -290,14 +290,17 @@ def _state_after(
             computed_in=where[:200],
             duration_ms=duration_ms,
             players=players or 0,
-            computations=F("computations") + 1,
         )
-    moved_on = SimultaneousEvent.objects.filter(
-        pk=inputs.event_id, results_version__gt=inputs.results_version
-    ).exists()
-    if not moved_on:
-        changes["stale_since"] = None
-    OverallRankingState.objects.filter(pk=inputs.event_id).update(**changes)
+    states.note_computed(
+        OverallRankingState,
+        inputs.event_id,
+        moved_on=SimultaneousEvent.objects.filter(
+            pk=inputs.event_id, results_version__gt=inputs.results_version
+        ),
+        read_at=None,
+        computed=computed,
+        changes=changes,
+    )
 
 
 def min_interval() -> float:
