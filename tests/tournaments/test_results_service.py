@@ -1,5 +1,6 @@
 """The result service: validation, card checks, ledger, concurrency, permissions,
-annulments, penalties and rounds — through tournaments.services.results only."""
+annulments, penalties and rounds — through tournaments.services.results (penalties through
+tournaments.services.penalties, which imports results, not the other way round)."""
 
 from __future__ import annotations
 
@@ -27,15 +28,13 @@ from tournaments.models import (
     Tournament,
 )
 from tournaments.services.checks import WARNING_CODES
+from tournaments.services.penalties import PenaltyInvalid, penalty_give, penalty_withdraw
 from tournaments.services.preparation import seats_for_donne
 from tournaments.services.results import (
-    PenaltyInvalid,
     ResultConflict,
     ResultInput,
     ResultInvalid,
     ResultNeedsConfirmation,
-    penalty_give,
-    penalty_withdraw,
     result_annul,
     result_describe,
     result_preview,

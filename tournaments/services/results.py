@@ -1118,16 +1118,6 @@ def contract_label(code: str) -> str:
     return str(Contract(code).label) if code in Contract.values else code
 
 
-def __getattr__(name: str) -> Any:
-    """Penalties live in .penalties; they are importable from here too (one entry point for
-    the API), lazily, because .penalties itself imports this module."""
-    if name in ("PenaltyInvalid", "penalty_give", "penalty_withdraw"):
-        from . import penalties
-
-        return getattr(penalties, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 def _signed(value: int) -> str:
     return f"+{value}" if value > 0 else str(value).replace("-", "−")
 
