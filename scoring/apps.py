@@ -9,7 +9,9 @@ class ScoringConfig(AppConfig):
 
     def ready(self) -> None:
         """Register the documents' sweep with the workers' sweep (the rankings know nothing of
-        the documents), and the ranking's scheduling as a receiver of `results_changed`."""
+        the documents) and their build task (queued by name), and the ranking's scheduling as a
+        receiver of `results_changed`."""
+        from scoring.documents import tasks as document_tasks  # noqa: F401 (its task, by name)
         from scoring.documents.sweep import documents_sweep
         from scoring.rankings.sweep import sweep_register
         from scoring.rankings.tasks import on_results_changed

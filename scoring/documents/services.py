@@ -24,6 +24,7 @@ from datetime import timedelta
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from celery import current_app
 from django.conf import settings
 from django.core.exceptions import PermissionDenied
 from django.core.files.base import ContentFile
@@ -73,6 +74,9 @@ PART_IS_SET = frozenset({Kind.HAND_RECORDS, Kind.ETUI_SETS})
 PART_IS_PLAYER = frozenset({Kind.SCORE_CARDS})
 
 PUBLISH_RETRY_POLICY = {"max_retries": 1, "interval_start": 0, "interval_step": 0.2}
+# The build's Celery task (scoring.documents.tasks.build_document), found by its name: the task
+# module imports this one, not the other way round (scoring's ready() imports it).
+BUILD_TASK = "scoring.build_document"
 
 
 class DocumentError(ValueError):
@@ -331,8 +335,7 @@ def document_request_all(
 def dispatch_build(document_id: int) -> None:
     """Queue the build; with no broker (or when it does not answer) build it in-process, so
     the document is made either way."""
-    from .tasks import build_document
-
+    build_document = current_app.tasks[BUILD_TASK]
     try:
         if build_document.app.conf.task_always_eager:
             build_document.apply(args=(document_id,), throw=False)

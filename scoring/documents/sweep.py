@@ -8,7 +8,7 @@ from django.db.models import Q
 from scoring.documents.models import Document
 from scoring.documents.services import dispatch_build
 from scoring.documents.services import stale_after as document_stale
-from scoring.rankings.services import database_time_minus
+from scoring.rankings.state import database_time_minus
 
 
 def documents_sweep() -> list[int]:

@@ -1,7 +1,8 @@
 """Celery entry point of the documents: thin, takes an id, calls the service.
 
-Found by Celery's autodiscovery (tarot_club/celery.py); the name is explicit so that producers
-and workers agree whatever imports it first.
+Found by Celery's autodiscovery (tarot_club/celery.py) and imported by scoring's ready(); the
+name is explicit (`services.BUILD_TASK`) so that producers and workers agree whatever imports it
+first, and the services queue it by that name without importing this module.
 """
 
 from __future__ import annotations
@@ -10,9 +11,11 @@ from celery import shared_task
 
 from scoring.runtime import TRANSIENT_ERRORS
 
+from .services import BUILD_TASK, document_build
+
 
 @shared_task(
-    name="scoring.build_document",
+    name=BUILD_TASK,
     autoretry_for=TRANSIENT_ERRORS,
     retry_backoff=2,
     retry_backoff_max=60,
@@ -23,7 +26,5 @@ from scoring.runtime import TRANSIENT_ERRORS
 )
 def build_document(document_id: int) -> int | None:
     """Build a requested document; idempotent (a finished or failed one is left alone)."""
-    from .services import document_build
-
     document = document_build(document_id=document_id)
     return document.pages if document is not None else None

@@ -6,6 +6,7 @@ from django.db import models
 from django.utils.translation import gettext_lazy as _
 
 from scoring.rankings.fields import CardLinesField
+from scoring.rankings.state import DerivedState
 
 
 class RankingSnapshot(models.Model):
@@ -56,9 +57,9 @@ class RankingSnapshot(models.Model):
         return f"{self.tournament_id} v{self.results_version} {self.method}"
 
 
-class RankingState(models.Model):
-    """Per-tournament bookkeeping of the ranking computation, shared through the database by
-    the web processes and the workers, so that it still works when Redis is down.
+class RankingState(DerivedState):
+    """Per-tournament bookkeeping of the ranking computation (`DerivedState`: the tournament
+    ranking is a subject of the derived-ranking mechanism, scoring.rankings.derived).
 
     - `queued_at`: a task is in the queue and has not started; later changes need no new task
       (it will read the newest version when it starts). A claim older than a timeout is void.
@@ -73,11 +74,6 @@ class RankingState(models.Model):
         primary_key=True,
         related_name="ranking_state",
     )
-    queued_at = models.DateTimeField(null=True, blank=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    stale_since = models.DateTimeField(null=True, blank=True)
-    computations = models.PositiveIntegerField(default=0)
-    last_error = models.CharField(max_length=300, blank=True)
 
     class Meta:
         verbose_name = _("ranking state")

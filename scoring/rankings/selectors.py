@@ -25,6 +25,7 @@ from django.db.models.functions import Now
 from django.utils.translation import gettext_lazy as _
 
 from scoring.rankings.models import RankingSnapshot
+from scoring.rankings.rows import SnapshotRow, key_player, row_decode, row_key, rows_decode
 from scoring.rules import display
 from scoring.rules.display import HandView
 from scoring.rules.duplicate import differentials, matchpoint_percentage
@@ -205,32 +206,27 @@ def method_label(method: str) -> str:
     return str(dict(Method.choices).get(method, method))
 
 
-def _decode_rows(data: dict[str, Any]) -> dict[int, list[Any]]:
-    return {int(key[1:]): values for key, values in (data.get("rows") or {}).items()}
-
-
-def ranking_line(player: Player, values: list[Any], *, tied: bool) -> RankingLine:
-    """A player's line from his row of a snapshot (rank, total, differentials, penalty points,
-    donnes played, donnes compared)."""
+def ranking_line(player: Player, row: SnapshotRow, *, tied: bool) -> RankingLine:
+    """A player's line from the player's row of a snapshot (`scoring.rankings.rows`)."""
     return RankingLine(
-        rank=values[0],
+        rank=row.rank,
         tied=tied,
         player=player,
-        total=Fraction(values[1]),
-        differential_total=Fraction(values[2]),
-        penalty_points=values[3],
-        donnes_played=values[4],
-        donnes_compared=values[5],
+        total=row.total,
+        differential_total=row.differential_total,
+        penalty_points=row.penalty_points,
+        donnes_played=row.donnes_played,
+        donnes_compared=row.donnes_compared,
     )
 
 
-def ranking_lines(rows: dict[int, list[Any]]) -> list[RankingLine]:
+def ranking_lines(rows: dict[int, SnapshotRow]) -> list[RankingLine]:
     """Ranking lines with their players (one query), best first, ties by name."""
     players = Player.objects.select_related("club").in_bulk(list(rows))
-    ranks = Counter(values[0] for values in rows.values())
+    ranks = Counter(row.rank for row in rows.values())
     lines = [
-        ranking_line(players[pid], values, tied=ranks[values[0]] > 1)
-        for pid, values in rows.items()
+        ranking_line(players[pid], row, tied=ranks[row.rank] > 1)
+        for pid, row in rows.items()
         if pid in players
     ]
     lines.sort(key=lambda line: (line.rank, name_order(line.player)))
@@ -247,7 +243,7 @@ def ranking_view(
     """The page's view of a snapshot for the audience (see `ranking_audience`; players and
     clubs in one query)."""
     data = snapshot.data if snapshot else {}
-    rows = ranking_lines(_decode_rows({"rows": snapshot_rows(data, audience)})) if data else []
+    rows = ranking_lines(rows_decode(snapshot_rows(data, audience))) if data else []
     complete, donnes = snapshot_complete(data)
     source = snapshot if snapshot is not None else tournament
     return RankingView(
@@ -640,14 +636,14 @@ def score_cards_from_snapshot(
         audience = ranking_audience(tournament, can_manage=can_manage)
     rows: dict[str, Any] = snapshot_rows(data, audience)
     few = players is not None and len(players) <= _FEW_CARDS
-    cards = _snapshot_cards(snapshot, [f"p{p.pk}" for p in players or ()] if few else None)
+    cards = _snapshot_cards(snapshot, [row_key(p.pk) for p in players or ()] if few else None)
     set_rounds, seated = _card_seats(tournament, players if few else None)
     if players is None:
-        ids = set(set_rounds) | {int(key[1:]) for key in rows}
+        ids = set(set_rounds) | {key_player(key) for key in rows}
         players = list(
             Player.objects.select_related("club").filter(pk__in=ids).order_by(*name_ordering())
         )
-    players = [p for p in players if p.pk in set_rounds or f"p{p.pk}" in rows]
+    players = [p for p in players if p.pk in set_rounds or row_key(p.pk) in rows]
     if not players:
         return {}
     donnes_of, results = _card_donnes_and_results(tournament, players, set_rounds, few=few)
@@ -770,7 +766,7 @@ class _CardRead:
 
 def _score_card(read: _CardRead, player: Player) -> ScoreCard:
     """One player's card from the shared read (see `score_cards_from_snapshot`)."""
-    key = f"p{player.pk}"
+    key = row_key(player.pk)
     row_values = read.rows.get(key)
     lines, chart = _card_lines(read, player, read.cards.get(key) or [])
     snapshot = read.snapshot
@@ -778,7 +774,11 @@ def _score_card(read: _CardRead, player: Player) -> ScoreCard:
         tournament=read.tournament,
         player=player,
         lines=lines,
-        row=ranking_line(player, row_values, tied=False) if row_values is not None else None,
+        row=(
+            ranking_line(player, row_decode(row_values), tied=False)
+            if row_values is not None
+            else None
+        ),
         field_size=read.field_size,
         method=read.method,
         is_current=read.current,
@@ -1157,16 +1157,16 @@ def club_season(*, club: Club, start: date, end: date, method: str) -> Season:
     updating = [t for t in tournaments if t.pk not in snapshots]
     totals: dict[int, SeasonLine] = {}
     for snapshot in snapshots.values():
-        for pid, values in _decode_rows(snapshot.data).items():
+        for pid, row in rows_decode(snapshot.data.get("rows") or {}).items():
             line = totals.get(pid)
             if line is None:
                 line = totals[pid] = SeasonLine(player=None)  # type: ignore[arg-type]
-            compared = values[5]
-            line.total += Fraction(values[1])
+            compared = row.donnes_compared
+            line.total += row.total
             line.tournaments += 1
-            line.donnes += values[4]
+            line.donnes += row.donnes_played
             line.compared += compared
-            diff = Fraction(values[2])
+            diff = row.differential_total
             line.compared_sum += diff * compared if method == "matchpoints" else diff
     players = Player.objects.select_related("club").in_bulk(list(totals))
     lines = []
@@ -1201,7 +1201,7 @@ def player_history(player: Player, tournaments: list[Tournament]) -> list[Histor
     """A player's place in each of the given tournaments (those the reader may see), read
     from their latest snapshots: one query for all of them. During play, his place in the
     room's ranking (complete donnes only, RULES §6.1), as the ranking page shows it."""
-    key = f"p{player.pk}"
+    key = row_key(player.pk)
     latest: dict[int, tuple[int, list[Any] | None, int, bool]] = {}
     by_id = {t.pk: t for t in tournaments}
     rows = (
@@ -1231,15 +1231,16 @@ def player_history(player: Player, tournaments: list[Tournament]) -> list[Histor
             latest[tournament_id] = (version, row, int(size or 0), current)
     entries = []
     for tournament in tournaments:
-        _version, row, size, current = latest.get(tournament.pk, (0, None, 0, False))
+        _version, values, size, current = latest.get(tournament.pk, (0, None, 0, False))
+        row = row_decode(values) if values else None
         entries.append(
             HistoryEntry(
                 tournament=tournament,
-                rank=row[0] if row else None,
+                rank=row.rank if row else None,
                 field_size=size,
-                total=Fraction(row[1]) if row else None,
-                donnes_played=row[4] if row else 0,
-                penalty_points=row[3] if row else 0,
+                total=row.total if row else None,
+                donnes_played=row.donnes_played if row else 0,
+                penalty_points=row.penalty_points if row else 0,
                 is_current=current,
             )
         )

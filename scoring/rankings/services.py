@@ -31,21 +31,19 @@ import msgspec
 from django.conf import settings
 from django.db import transaction
 from django.db.models import (
-    Case,
-    DateTimeField,
     Exists,
-    ExpressionWrapper,
-    F,
     IntegerField,
     OuterRef,
     Q,
     TextField,
     Value,
-    When,
 )
-from django.db.models.functions import Cast, Coalesce, Now
+from django.db.models.functions import Cast, Now
 
+from scoring.rankings import state as states
+from scoring.rankings.derived import IN_PROCESS, Subject, schedule
 from scoring.rankings.models import RankingSnapshot, RankingState
+from scoring.rankings.rows import exact_number, row_encode, row_key, rows_encode
 from scoring.rankings.sql import (
     commit_without_waiting,
     consistent_read,
@@ -53,6 +51,7 @@ from scoring.rankings.sql import (
     is_postgresql,
     snapshot_insert,
 )
+from scoring.rankings.state import TaskClock
 from scoring.rules.ranking import (
     DonneLine,
     DonneStatus,
@@ -60,7 +59,6 @@ from scoring.rules.ranking import (
     Ranking,
     RankingTable,
     compute_ranking_table,
-    exact_value,
 )
 from scoring.runtime import collector_paused
 from tournaments.models import Donne, Result, Seat, TableRound, Tournament
@@ -68,7 +66,6 @@ from tournaments.models import Penalty as PenaltyRow
 
 logger = logging.getLogger(__name__)
 
-IN_PROCESS = "in-process"
 SNAPSHOT_FORMAT = 1
 # Snapshots older than this many results versions are deleted when a new one is stored.
 KEEP_VERSIONS = 20
@@ -314,13 +311,8 @@ def _side_rows(
     return penalty_rows, seated, scheduled, etui_set_of
 
 
-def _num(value: Fraction | int | None) -> int | str | None:
-    """Exact number for JSON: an int when whole, else a Fraction string ("45/2")."""
-    if value is None or type(value) is int:
-        return value
-    if isinstance(value, int):
-        return int(value)
-    return exact_value(value)
+# Exact numbers for JSON (scoring.rankings.rows, where snapshot rows are encoded).
+_num = exact_number
 
 
 _STATUS = {status: status.value for status in DonneStatus}
@@ -352,15 +344,15 @@ def ranking_encode(ranking: Ranking) -> tuple[dict[str, Any], dict[str, Any]]:
     rows: dict[str, Any] = {}
     cards: dict[str, Any] = {}
     for row in ranking.rows:
-        key = f"p{row.player}"
-        rows[key] = [
+        key = row_key(row.player)
+        rows[key] = row_encode(
             row.rank,
-            _num(row.total),
-            _num(row.differential_total),
+            row.total,
+            row.differential_total,
             row.penalty_points,
             row.donnes_played,
             row.donnes_compared,
-        ]
+        )
         cards[key] = _card_lines(row.per_donne)
     return _data(ranking.method, ranking.matchpoint_penalty_rate, rows), cards
 
@@ -370,14 +362,14 @@ def ranking_table_encode(
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """A `compute_ranking_table` result as the snapshot's `data` and `cards` JSON; with its
     room rows (computed with `complete`), the room's section (see RankingSnapshot)."""
-    rows = {f"p{player}": values for player, values in table.rows}
+    rows = rows_encode(table.rows)
     lines = table.lines
     cards = {f"p{player}": lines[player] for player, _values in table.rows}
     data = _data(table.method, table.matchpoint_penalty_rate, rows)
     if table.room_rows is not None:
         room: dict[str, Any] = {"donnes": donnes, "complete": sorted(complete)}
         if table.room_rows is not table.rows:  # else the same rows: not stored twice
-            room["rows"] = {f"p{player}": values for player, values in table.room_rows}
+            room["rows"] = rows_encode(table.room_rows)
         data["room"] = room
     return data, cards
 
@@ -415,7 +407,7 @@ def _recompute(*, tournament_id: int, where: str, clock: TaskClock | None) -> in
     if inputs.exists:
         _state_after(inputs, computed=False)
         if clock is not None:
-            _clock_given_back(tournament_id, clock)  # only real work moves the clock
+            states.clock_given_back(RankingState, tournament_id, clock)  # only real work moves it
         return inputs.results_version
     table = compute_ranking_table(
         inputs.plays,
@@ -476,142 +468,62 @@ def _json_text(value: Any) -> str:
 
 def _state_after(inputs: RankingInputs, *, computed: bool) -> None:
     """Count the computation; clear `stale_since` unless the tournament moved on meanwhile
-    (decided by the database in the same UPDATE, so no change can slip between).
-
-    When it moved on, the changes this computation did not see were committed after its
-    read: `stale_since` becomes the read's time, unless it is later already. Keeping the
-    first change's time instead would, while results keep coming (a result a second, each
-    computation a little behind), make the ranking look stale for ever: after
-    RANKING_STALE_AFTER every page read would take the workers for late."""
+    (its version, method or rate: `scoring.rankings.state.note_computed`). While results keep
+    coming, the staleness is dated from this computation's read, so that pages do not take
+    the workers for late after RANKING_STALE_AFTER."""
     moved_on = Tournament.objects.filter(pk=inputs.tournament_id).filter(
         Q(results_version__gt=inputs.results_version)
         | ~Q(method=inputs.method)
         | ~Q(matchpoint_penalty_rate=inputs.rate)
     )
-    later = Exists(moved_on)
-    if inputs.read_at is not None:
-        read_at = Value(inputs.read_at, output_field=DateTimeField())
-        later_since = [When(later & Q(stale_since__lt=inputs.read_at), then=read_at)]
-    else:
-        later_since = []
-    changes: dict[str, Any] = {
-        "stale_since": Case(*later_since, When(later, then=F("stale_since")), default=Value(None)),
-        "last_error": "",
-    }
-    if computed:
-        changes["computations"] = F("computations") + 1
-    updated = RankingState.objects.filter(pk=inputs.tournament_id).update(**changes)
-    if not updated:
-        RankingState.objects.bulk_create(
-            [RankingState(tournament_id=inputs.tournament_id, computations=int(computed))],
-            ignore_conflicts=True,
-        )
+    states.note_computed(
+        RankingState,
+        inputs.tournament_id,
+        moved_on=moved_on,
+        read_at=inputs.read_at,
+        computed=computed,
+    )
 
 
-# --- bookkeeping shared by the scheduler (scoring.rankings.tasks) and the pages (scoring.rankings.selectors) ----
+# --- the subject and its bookkeeping (scoring.rankings.state), for the pages and the writes ---
+
+
+def _compute(pk: int, *, where: str, clock: TaskClock | None) -> int:
+    return ranking_recompute(tournament_id=pk, where=where, clock=clock)
+
+
+# The tournament ranking as a subject of the derived-ranking mechanism (scoring.rankings.derived):
+# its task is `scoring.rankings.tasks.recompute_ranking`. The sweep computes a ranking that
+# waited a third of RANKING_STALE_AFTER, so it is current within RANKING_STALE_AFTER even when
+# Redis lost the queued task.
+TOURNAMENT_RANKING = Subject(
+    label="ranking of tournament",
+    state=RankingState,
+    compute=_compute,
+    task_name="scoring.recompute_ranking",
+    min_interval=min_interval,
+    sweep_after=lambda: stale_after() / 3,
+    sweep_window=min_interval,
+    claim_timeout=QUEUE_CLAIM_TIMEOUT,
+)
 
 
 def ranking_mark_stale(*, tournament_id: int) -> tuple[datetime | None, bool, datetime]:
     """Note that the tournament has a change not yet ranked; return (started_at of the last
-    computation, whether a queued task already holds the claim, the database's time).
-
-    Every time kept on RankingState comes from the database's clock, so web hosts and workers
-    whose own clocks drift still agree on what is recent."""
-    row = (
-        RankingState.objects.filter(pk=tournament_id)
-        .annotate(db_now=Now())
-        .values_list("started_at", "queued_at", "stale_since", "db_now")
-        .first()
-    )
-    if row is None:  # the tournament's first change: its row, then the same steps
-        _state_ensure(tournament_id)
-        return ranking_mark_stale(tournament_id=tournament_id)
-    started_at, queued_at, stale_since, now = row
-    if stale_since is None:
-        RankingState.objects.filter(pk=tournament_id, stale_since__isnull=True).update(
-            stale_since=now
-        )
-    return started_at, queued_at is not None and queued_at >= now - QUEUE_CLAIM_TIMEOUT, now
+    computation, whether a queued task already holds the claim, the database's time)."""
+    return states.mark_stale(RankingState, tournament_id, claim_timeout=QUEUE_CLAIM_TIMEOUT)
 
 
 def ranking_claim_queue(*, tournament_id: int, now: datetime) -> bool:
     """Claim the right to queue a task (one queued task per tournament at a time)."""
-    free = Q(queued_at__isnull=True) | Q(queued_at__lt=now - QUEUE_CLAIM_TIMEOUT)
-    return RankingState.objects.filter(free, pk=tournament_id).update(queued_at=now) == 1
-
-
-def _claim_read(tournament_id: int) -> list[tuple[Any, ...]]:
-    """What the scheduler reads after every change: the ranking's clock and the database's
-    time."""
-    return list(
-        RankingState.objects.filter(pk=tournament_id)
-        .annotate(db_now=Now())
-        .values_list("started_at", "queued_at", "stale_since", "db_now")
+    return states.claim_queue(
+        RankingState, tournament_id, now=now, claim_timeout=QUEUE_CLAIM_TIMEOUT
     )
-
-
-def ranking_mark_stale_and_claim(*, tournament_id: int) -> tuple[datetime | None, bool, datetime]:
-    """`ranking_mark_stale` then `ranking_claim_queue`, for the scheduler with a broker: the
-    stale mark and the claim go in one UPDATE when both are to do (every change after a
-    computation started). Returns (started_at, whether this call holds the claim, now)."""
-    rows = _claim_read(tournament_id)
-    if not rows:
-        _state_ensure(tournament_id)
-        return ranking_mark_stale_and_claim(tournament_id=tournament_id)
-    started_at, queued_at, stale_since, now = rows[0]
-    claimed = False
-    if queued_at is None or queued_at < now - QUEUE_CLAIM_TIMEOUT:
-        free = Q(queued_at__isnull=True) | Q(queued_at__lt=now - QUEUE_CLAIM_TIMEOUT)
-        changes: dict[str, Any] = {"queued_at": now}
-        if stale_since is None:
-            changes["stale_since"] = Coalesce(F("stale_since"), Value(now))
-        claimed = RankingState.objects.filter(free, pk=tournament_id).update(**changes) == 1
-        stale_since = stale_since if not claimed else now
-    if stale_since is None:
-        RankingState.objects.filter(pk=tournament_id, stale_since__isnull=True).update(
-            stale_since=now
-        )
-    return started_at, claimed, now
-
-
-def ranking_release_queue(*, tournament_id: int, claimed_at: datetime) -> None:
-    """Give the claim back when the task could not be queued (broker down)."""
-    RankingState.objects.filter(pk=tournament_id, queued_at=claimed_at).update(queued_at=None)
 
 
 def ranking_task_started(*, tournament_id: int) -> TaskClock:
-    """A task starts: changes from now on need a new task (the claim is released), and that
-    task waits RANKING_MIN_INTERVAL from now, since this one may be about to compute. The
-    clock's previous value is returned: a task that then finds its snapshot already stored
-    puts it back (`ranking_recompute`), so it delays nobody."""
-    row = (
-        RankingState.objects.filter(pk=tournament_id)
-        .annotate(db_now=Now())
-        .values_list("started_at", "db_now")
-        .first()
-    )
-    if row is None:
-        _state_ensure(tournament_id)
-        return ranking_task_started(tournament_id=tournament_id)
-    previous, now = row
-    RankingState.objects.filter(pk=tournament_id).update(queued_at=None, started_at=now)
-    return TaskClock(previous=previous, started=now)
-
-
-@dataclass(frozen=True)
-class TaskClock:
-    """The coalescing clock as a task moved it: when it started, and the value before."""
-
-    previous: datetime | None
-    started: datetime
-
-
-def _clock_given_back(tournament_id: int, clock: TaskClock) -> None:
-    """Nothing was computed: the clock goes back to where it was, unless another task has
-    moved it since."""
-    RankingState.objects.filter(pk=tournament_id, started_at=clock.started).update(
-        started_at=clock.previous
-    )
+    """A task starts (`scoring.rankings.state.task_started`)."""
+    return states.task_started(RankingState, tournament_id)
 
 
 def ranking_pending(
@@ -624,46 +536,29 @@ def ranking_pending(
     """From a RankingState row: True when a task is queued (claim not void) or a computation
     started after the first unranked change (it will include it), so a page read has nothing
     to ask for."""
-    if queued_at is not None and queued_at >= now - QUEUE_CLAIM_TIMEOUT:
-        return True
-    return (
-        started_at is not None
-        and stale_since is not None
-        and started_at >= stale_since
-        and started_at >= now - timedelta(seconds=stale_after())
+    return states.is_pending(
+        queued_at=queued_at,
+        started_at=started_at,
+        stale_since=stale_since,
+        now=now,
+        claim_timeout=QUEUE_CLAIM_TIMEOUT,
+        running_for=stale_after(),
     )
 
 
 def ranking_claim_in_process(*, tournament_id: int, window: float) -> bool:
     """Claim an in-process computation unless one started less than `window` seconds ago
     (many phones polling a stale ranking must not all compute it)."""
-    _state_ensure(tournament_id)
-    free = Q(started_at__isnull=True) | Q(started_at__lte=database_time_minus(window))
-    return RankingState.objects.filter(free, pk=tournament_id).update(started_at=Now()) == 1
-
-
-def database_time_minus(seconds: float) -> ExpressionWrapper:
-    """The database's time less `seconds`, as an expression (compared in the database)."""
-    return ExpressionWrapper(Now() - timedelta(seconds=seconds), output_field=DateTimeField())
-
-
-def _state_ensure(tournament_id: int) -> None:
-    RankingState.objects.bulk_create(
-        [RankingState(tournament_id=tournament_id)], ignore_conflicts=True
-    )
+    return states.claim_in_process(RankingState, tournament_id, window=window)
 
 
 def ranking_note_error(*, tournament_id: int, error: BaseException) -> None:
     """Keep the last failure's message where the arbiter's pages can show it."""
-    _state_ensure(tournament_id)
-    RankingState.objects.filter(pk=tournament_id).update(last_error=str(error)[:300])
+    states.note_error(RankingState, tournament_id, error)
 
 
 def ranking_method_changed(*, tournament_id: int) -> None:
     """Call when a tournament's comparison method or match-point rate changes: schedules a new
     ranking once committed. (Snapshots are keyed on method and rate, so the pages also notice
     on their own and say "being updated" until the new one is stored.)"""
-
-    from scoring.rankings.tasks import schedule_ranking
-
-    transaction.on_commit(partial(schedule_ranking, tournament_id))
+    transaction.on_commit(partial(schedule, TOURNAMENT_RANKING, tournament_id))

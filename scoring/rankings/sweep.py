@@ -3,9 +3,11 @@ reading a page.
 
 Every worker runs `sweep_once` when it starts and then every RANKING_SWEEP_SECONDS in a
 thread of its main process (tarot_club/celery.py):
-- a tournament whose ranking has waited a third of RANKING_STALE_AFTER is computed
-  there and then (one worker wins the claim in the database; the others skip it), so the
-  ranking is current within RANKING_STALE_AFTER even when Redis lost the queued task;
+- every derived ranking (each subject of `scoring.rankings.derived`: the tournament ranking,
+  a simultaneous event's overall ranking) left stale for its subject's `sweep_after()` is
+  computed there and then (one worker wins the claim in the database; the others skip it):
+  a tournament's ranking waits a third of RANKING_STALE_AFTER, so it is current within
+  RANKING_STALE_AFTER even when Redis lost the queued task;
 - and whatever the other parts registered with `sweep_register` (the documents: a build that
   stopped beating or whose task was lost is dispatched again).
 Times are compared with the database's clock, so hosts whose clocks differ agree.
@@ -19,17 +21,13 @@ import logging
 import threading
 import time
 from collections.abc import Callable
+from functools import partial
 
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, close_old_connections, connections
 
-from scoring.rankings.services import (
-    database_time_minus,
-    min_interval,
-    ranking_claim_in_process,
-    ranking_recompute,
-    stale_after,
-)
+from scoring.rankings.derived import subjects, sweep_subject
+from scoring.rankings.services import TOURNAMENT_RANKING, stale_after
 
 logger = logging.getLogger(__name__)
 
@@ -41,21 +39,9 @@ def sweep_period() -> float:
 
 
 def rankings_sweep(*, where: str) -> list[int]:
-    """Compute the rankings left stale for a third of RANKING_STALE_AFTER; return their ids."""
-    from scoring.rankings.models import RankingState
-
-    waiting = list(
-        RankingState.objects.filter(stale_since__lte=database_time_minus(stale_after() / 3))
-        .order_by("stale_since")
-        .values_list("pk", flat=True)
-    )
-    done = []
-    for tournament_id in waiting:
-        if not ranking_claim_in_process(tournament_id=tournament_id, window=min_interval()):
-            continue  # another worker or a page computes it right now
-        ranking_recompute(tournament_id=tournament_id, where=where)
-        done.append(tournament_id)
-    return done
+    """Compute the tournament rankings left stale for a third of RANKING_STALE_AFTER; return
+    their ids."""
+    return sweep_subject(TOURNAMENT_RANKING, where=where)
 
 
 def sweep_register(part: Callable[[], object]) -> None:
@@ -102,7 +88,8 @@ def sweep_once(*, where: str, outage: DatabaseOutageLog | None = None) -> None:
     is reported through `outage` (one line per outage), any other failure with its
     traceback."""
     outage = outage or DatabaseOutageLog()
-    for part in (lambda: rankings_sweep(where=where), *_PARTS):
+    parts = [partial(sweep_subject, subject, where=where) for subject in subjects()]
+    for part in (*parts, *_PARTS):
         try:
             close_old_connections()
             part()

@@ -1,5 +1,6 @@
 """The result service: validation, card checks, ledger, concurrency, permissions,
-annulments, penalties and rounds — through tournaments.services.results only."""
+annulments, penalties and rounds — through tournaments.services.results (penalties through
+tournaments.services.penalties, which imports results, not the other way round)."""
 
 from __future__ import annotations
 

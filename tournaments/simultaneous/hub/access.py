@@ -1,5 +1,5 @@
 """The answer of the hub's field pages, exports and booklet to a reader who may not read them
-yet (RULES §6.3, the embargo): who may is `services.can_see_field` (the event's organisers at
+yet (RULES §6.3, the embargo): who may is `permissions.can_see_field` (the event's organisers at
 any time, everybody once the embargo is over); the others get what the site answers for an
 unpublished tournament's results (`scoring.rankings.views`): the login page when anonymous,
 403 when logged in; an unknown event is 404.
@@ -13,7 +13,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
 
 from .models import SimultaneousEvent
-from .services import can_see_field
+from .permissions import can_see_field
 
 
 def readable_event(

@@ -11,9 +11,10 @@ class SimultaneousHubConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        """Workers' sweeps also compute overall rankings left stale (a lost task)."""
-        from scoring.rankings.sweep import sweep_register
+        """The overall ranking is a subject of the derived-ranking mechanism (defining it, in
+        `ranking`, adds it to the workers' sweep); after its task, the booklet is built."""
+        from scoring.rankings.derived import ranking_computed
 
-        from .ranking import overall_rankings_sweep
+        from .tasks import on_ranking_computed
 
-        sweep_register(overall_rankings_sweep)
+        ranking_computed.connect(on_ranking_computed, weak=False, dispatch_uid="hub-booklet")

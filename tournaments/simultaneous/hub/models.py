@@ -16,6 +16,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from scoring.rankings.state import DerivedState
 from tournaments.models import Method, Position
 from tournaments.validators import validate_plain_text
 
@@ -356,29 +357,24 @@ class OverallRankingRow(models.Model):
         return f"{self.event_id} #{self.place} {self.licence}"
 
 
-class OverallRankingState(models.Model):
+class OverallRankingState(DerivedState):
     """The coalescing of the overall ranking's computation, shared through the database by
-    web processes and workers (as `scoring.rankings.models.RankingState` for tournaments):
+    web processes and workers: the overall ranking is a subject of the derived-ranking
+    mechanism (`scoring.rankings.derived`) as a tournament's ranking is (`DerivedState`:
+    `queued_at`, `started_at`, `stale_since`, `computations`, `last_error`), plus:
 
-    - `queued_at`: a task is queued and has not started (one at a time; void after a timeout);
-    - `started_at`: when the last computation started (spaces computations out);
-    - `stale_since`: the first applied change not yet in the stored rows;
-    - `results_version`: the version the stored rows reflect (None: none stored yet).
+    - `results_version`: the version the stored rows reflect (None: none stored yet);
+    - when, where, in how long it was computed, and for how many players.
     """
 
     event = models.OneToOneField(
         SimultaneousEvent, on_delete=models.CASCADE, primary_key=True, related_name="ranking_state"
     )
-    queued_at = models.DateTimeField(null=True, blank=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    stale_since = models.DateTimeField(null=True, blank=True)
     results_version = models.PositiveBigIntegerField(null=True, blank=True)
     computed_at = models.DateTimeField(null=True, blank=True)
     computed_in = models.CharField(max_length=200, blank=True)
     duration_ms = models.PositiveIntegerField(default=0)
     players = models.PositiveIntegerField(default=0)
-    computations = models.PositiveIntegerField(default=0)
-    last_error = models.CharField(max_length=300, blank=True)
 
     class Meta:
         verbose_name = _("overall ranking state")

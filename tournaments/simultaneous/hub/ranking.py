@@ -12,6 +12,13 @@ The stored ranking is one `OverallRankingRow` per player, all replaced in one tr
 tagged with the `results_version` they reflect; `OverallRankingState.results_version` says
 which version is stored. Reading is a fixed number of queries whatever the size, as columns
 (no model instances), JSON columns decoded with msgspec.
+
+The overall ranking is a subject of the derived-ranking mechanism (`OVERALL_RANKING`,
+`scoring.rankings.derived`): its state, scheduling (coalesced, at least
+SIMULTANEOUS_RANKING_MIN_INTERVAL seconds apart), task (`simultaneous_hub.
+recompute_overall_ranking`) and sweep (an event left stale for SIMULTANEOUS_RANKING_SWEEP_AFTER
+seconds) are the tournament ranking's. Without a broker the computation runs in-process on
+commit unless SIMULTANEOUS_RANKING_INLINE is False (the benchmark times uploads without it).
 """
 
 from __future__ import annotations
@@ -19,6 +26,7 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass, field
+from datetime import timedelta
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any
@@ -26,11 +34,13 @@ from typing import Any
 import msgspec
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F, Q, TextField
-from django.db.models.functions import Cast, Now
+from django.db.models import TextField
+from django.db.models.functions import Cast
 from django.utils import timezone
 
-from scoring.rankings.services import database_time_minus
+from scoring.rankings import state as states
+from scoring.rankings.derived import IN_PROCESS, Subject, schedule, sweep_subject
+from scoring.rankings.state import TaskClock
 from scoring.rules.ranking import Penalty, RankingTable, compute_ranking_table
 from scoring.runtime import collector_paused
 from tournaments.search import player_search_name
@@ -48,7 +58,6 @@ from .models import (
 
 logger = logging.getLogger(__name__)
 
-IN_PROCESS = "in-process"
 # A room-wide table number: invitation id × TABLE_SPAN + the club's table number (at most
 # wire.MAX_TABLE), so one club's table 3 is not another's.
 TABLE_SPAN = 100_000
@@ -218,9 +227,12 @@ def overall_rows(inputs: OverallInputs, table: RankingTable) -> list[tuple[Any, 
     return rows
 
 
-def overall_recompute(*, event_id: int, where: str = IN_PROCESS) -> int | None:
+def overall_recompute(
+    *, event_id: int, where: str = IN_PROCESS, clock: TaskClock | None = None
+) -> int | None:
     """Compute and store the event's overall ranking unless the stored one is current; return
-    the results version stored (None if the event is gone). Idempotent."""
+    the results version stored (None if the event is gone). Idempotent. ``clock`` (a task):
+    how the task moved the coalescing clock, put back when there is nothing to compute."""
     with collector_paused():
         started = time.perf_counter()
         stored = (
@@ -233,6 +245,8 @@ def overall_recompute(*, event_id: int, where: str = IN_PROCESS) -> int | None:
             return None
         if stored == inputs.results_version:
             _state_after(inputs, computed=False, where=where, duration_ms=0, players=None)
+            if clock is not None:
+                states.clock_given_back(OverallRankingState, event_id, clock)
             return stored
         table = overall_compute(inputs)
         rows = overall_rows(inputs, table)
@@ -266,9 +280,9 @@ def _store_rows(rows: list[tuple[Any, ...]]) -> None:
 def _state_after(
     inputs: OverallInputs, *, computed: bool, where: str, duration_ms: int, players: int | None
 ) -> None:
-    """Record the stored version; the ranking stays stale if the event moved on meanwhile."""
-    OverallRankingState.objects.get_or_create(pk=inputs.event_id)
-    changes: dict[str, Any] = {"last_error": ""}
+    """Record the stored version (`scoring.rankings.state.note_computed`); the ranking stays
+    stale if the event moved on meanwhile."""
+    changes: dict[str, Any] = {}
     if computed:
         changes.update(
             results_version=inputs.results_version,
@@ -276,14 +290,22 @@ def _state_after(
             computed_in=where[:200],
             duration_ms=duration_ms,
             players=players or 0,
-            computations=F("computations") + 1,
         )
-    moved_on = SimultaneousEvent.objects.filter(
-        pk=inputs.event_id, results_version__gt=inputs.results_version
-    ).exists()
-    if not moved_on:
-        changes["stale_since"] = None
-    OverallRankingState.objects.filter(pk=inputs.event_id).update(**changes)
+    states.note_computed(
+        OverallRankingState,
+        inputs.event_id,
+        moved_on=SimultaneousEvent.objects.filter(
+            pk=inputs.event_id, results_version__gt=inputs.results_version
+        ),
+        read_at=None,
+        computed=computed,
+        changes=changes,
+    )
+
+
+def min_interval() -> float:
+    """Seconds between the starts of two computations of one event."""
+    return float(getattr(settings, "SIMULTANEOUS_RANKING_MIN_INTERVAL", 2.0))
 
 
 def sweep_after() -> float:
@@ -291,19 +313,37 @@ def sweep_after() -> float:
     return float(getattr(settings, "SIMULTANEOUS_RANKING_SWEEP_AFTER", 30.0))
 
 
+def _inline() -> bool:
+    return bool(getattr(settings, "SIMULTANEOUS_RANKING_INLINE", True))
+
+
+def _compute(pk: int, *, where: str, clock: TaskClock | None) -> int | None:
+    return overall_recompute(event_id=pk, where=where, clock=clock)
+
+
+# The subject of the derived-ranking mechanism; its task is
+# `tournaments.simultaneous.hub.tasks.recompute_overall_ranking`.
+OVERALL_RANKING = Subject(
+    label="overall ranking of event",
+    state=OverallRankingState,
+    compute=_compute,
+    task_name="simultaneous_hub.recompute_overall_ranking",
+    min_interval=min_interval,
+    sweep_after=sweep_after,
+    sweep_window=sweep_after,
+    claim_timeout=timedelta(seconds=60),
+    inline=_inline,
+    inline_waits=False,  # no reader computes the overall ranking: without a broker, at once
+)
+
+
+def schedule_overall_ranking(event_id: int) -> None:
+    """Ask for a new overall ranking once an upload is committed (`derived.schedule`). Never
+    raises: an applied upload stays applied when the broker is down (the sweep catches up)."""
+    schedule(OVERALL_RANKING, event_id)
+
+
 def overall_rankings_sweep(where: str = "sweep") -> list[int]:
     """Compute the events left stale for SIMULTANEOUS_RANKING_SWEEP_AFTER seconds (a task
     lost with Redis, a worker killed); one worker wins each event's claim."""
-    waiting = list(
-        OverallRankingState.objects.filter(stale_since__lte=database_time_minus(sweep_after()))
-        .order_by("stale_since")
-        .values_list("pk", flat=True)
-    )
-    done = []
-    for event_id in waiting:
-        free = Q(started_at__isnull=True) | Q(started_at__lte=database_time_minus(sweep_after()))
-        if not OverallRankingState.objects.filter(free, pk=event_id).update(started_at=Now()):
-            continue
-        overall_recompute(event_id=event_id, where=where)
-        done.append(event_id)
-    return done
+    return sweep_subject(OVERALL_RANKING, where=where)

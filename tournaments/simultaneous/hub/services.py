@@ -40,6 +40,8 @@ from .models import (
     SimultaneousEvent,
     UploadLog,
 )
+from .permissions import can_create_event, can_see_field, is_event_organiser
+from .ranking import schedule_overall_ranking
 from .wire import POSITIONS, Upload, UploadInvalid, WireResult, parse_upload_bytes
 
 __all__ = [
@@ -61,29 +63,6 @@ __all__ = [
 ]
 
 SIGNATURE_HEADER = "X-Simultaneous-Signature"
-
-
-# --- who may do what ------------------------------------------------------------------------
-
-
-def can_create_event(user: Any) -> bool:
-    """Superusers and the organisers of a club may organise a simultaneous event."""
-    if not getattr(user, "is_authenticated", False):
-        return False
-    return bool(user.is_superuser or user.organised_clubs.exists())
-
-
-def is_event_organiser(user: Any, event: SimultaneousEvent) -> bool:
-    """An organiser of this event (or a superuser)."""
-    if not getattr(user, "is_authenticated", False):
-        return False
-    return bool(user.is_superuser or event.organisers.filter(pk=user.pk).exists())
-
-
-def can_see_field(user: Any, event: SimultaneousEvent) -> bool:
-    """Hands, travellers and the overall ranking: the event's organisers at any time, everyone
-    once the embargo is over (RULES §6.3)."""
-    return event.embargo_over or is_event_organiser(user, event)
 
 
 # --- the event --------------------------------------------------------------------------------
@@ -153,8 +132,6 @@ def event_close(*, event: SimultaneousEvent, user: Any) -> SimultaneousEvent:
     """Close the event: no upload is accepted any more, and the embargo ends. The final
     recompute is asked for on commit (a no-op when the stored ranking is current); after it
     the worker builds the published booklet."""
-    from .tasks import schedule_overall_ranking
-
     now = timezone.now()
     transaction.on_commit(lambda: schedule_overall_ranking(event.pk))
     SimultaneousEvent.objects.filter(pk=event.pk, closed_at__isnull=True).update(
@@ -176,8 +153,6 @@ def _embargo_check(event_id: int) -> None:
             pk=event_id, embargo_lifted_at__isnull=True
         ).update(embargo_lifted_at=timezone.now())
         if lifted:
-            from .tasks import schedule_overall_ranking
-
             transaction.on_commit(lambda: schedule_overall_ranking(event_id))
 
 
@@ -233,8 +208,6 @@ def invitation_revoke(*, invitation: Invitation) -> Invitation:
             SimultaneousEvent.objects.filter(pk=locked.event_id).update(
                 results_version=F("results_version") + 1
             )
-            from .tasks import schedule_overall_ranking
-
             event_id = locked.event_id
             transaction.on_commit(lambda: schedule_overall_ranking(event_id))
         _embargo_check(locked.event_id)
@@ -416,8 +389,6 @@ def upload_receive(
         )
         raise
     if outcome.results_changed:
-        from .tasks import schedule_overall_ranking
-
         transaction.on_commit(lambda: schedule_overall_ranking(event.pk))
     return outcome.outcome
 

@@ -1,0 +1,87 @@
+"""A ranking snapshot's row, typed, encoded and decoded here only.
+
+A snapshot (`scoring.rankings.models.RankingSnapshot`) keeps one row per player under
+`data["rows"]` (and the room's under `data["room"]["rows"]`), keyed "p<player id>" (jsonb keeps
+no key order, and a numeric key would be read as an array index). The stored row is a JSON
+list in the order of `SnapshotRow`'s fields, numbers exact (an int, or a Fraction as "n/d"):
+the order `scoring.rules.ranking.compute_ranking_table` gives its rows' values in, so a
+computed table's rows are stored as they come (`rows_encode`), and a `Ranking`'s rows go
+through `row_encode`. Every reader goes through `row_decode` / `rows_decode`: nobody reads a
+row by position elsewhere.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from fractions import Fraction
+from typing import Any, NamedTuple
+
+from scoring.rules.ranking import exact_value
+
+
+class SnapshotRow(NamedTuple):
+    """One player's row of a ranking snapshot."""
+
+    rank: int
+    total: Fraction
+    differential_total: Fraction
+    penalty_points: int
+    donnes_played: int
+    donnes_compared: int
+
+
+def row_key(player: Hashable) -> str:
+    """The key of a player's row (and score card) in a snapshot."""
+    return f"p{player}"
+
+
+def key_player(key: str) -> int:
+    """The player id of a row's key."""
+    return int(key[1:])
+
+
+def exact_number(value: Fraction | int | None) -> int | str | None:
+    """An exact number for JSON: an int when whole, else a Fraction string ("45/2")."""
+    if value is None or type(value) is int:
+        return value
+    if isinstance(value, int):
+        return int(value)
+    return exact_value(value)
+
+
+def row_encode(
+    rank: int,
+    total: Fraction | int,
+    differential_total: Fraction | int,
+    penalty_points: int,
+    donnes_played: int,
+    donnes_compared: int,
+) -> list[Any]:
+    """A row as stored."""
+    return [
+        rank,
+        exact_number(total),
+        exact_number(differential_total),
+        penalty_points,
+        donnes_played,
+        donnes_compared,
+    ]
+
+
+def rows_encode(rows: Iterable[tuple[Hashable, list[Any]]]) -> dict[str, list[Any]]:
+    """A table's (player, stored row) pairs keyed as stored; the rows are kept as they are
+    (`compute_ranking_table` gives them in the stored layout, exact numbers written)."""
+    return {f"p{player}": values for player, values in rows}
+
+
+def row_decode(values: Sequence[Any]) -> SnapshotRow:
+    """A stored row, typed (exact numbers as Fractions)."""
+    rank, total, differential, penalty_points, played, compared = values
+    return SnapshotRow(
+        rank, Fraction(total), Fraction(differential), penalty_points, played, compared
+    )
+
+
+def rows_decode(rows: Mapping[str, Sequence[Any]]) -> dict[int, SnapshotRow]:
+    """Stored rows keyed "p<id>" as typed rows keyed by player id."""
+    return {int(key[1:]): row_decode(values) for key, values in rows.items()}
