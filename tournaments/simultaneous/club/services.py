@@ -17,6 +17,7 @@ import re
 import time
 from typing import Any
 
+from celery import current_app
 from django.db import transaction
 from django.db.models import F, Q
 from django.db.models.functions import Greatest
@@ -40,6 +41,8 @@ from .hub_client import HubError, HubRefused, HubUnavailable
 from .models import SimultaneousLink
 from .upload import UploadRefused, build_upload, is_final
 
+# The upload task (tasks.upload_to_hub), queued by its name.
+UPLOAD_TASK = "simultaneous.upload_to_hub"
 logger = logging.getLogger(__name__)
 
 # Tournaments without a link as last seen by this process, and until when (monotonic clock).
@@ -330,13 +333,16 @@ def schedule_upload(tournament_id: int, *, recall: bool = True) -> None:
         if not SimultaneousLink.objects.filter(tournament_id=tournament_id).exists():
             _remember_unlinked(tournament_id)
         return
-    from .tasks import upload_to_hub
-
-    if upload_to_hub.app.conf.task_always_eager:
-        upload_to_hub.apply(args=(tournament_id,), throw=False)
+    if current_app.conf.task_always_eager:  # no broker: send in-process, as the task would
+        try:
+            upload_run(tournament_id=tournament_id)
+        except Exception:
+            logger.exception("the upload of tournament %s failed", tournament_id)
         return
-    try:
-        upload_to_hub.apply_async((tournament_id,), retry=True, retry_policy={"max_retries": 1})
+    try:  # by its name: the task module imports this one
+        current_app.send_task(
+            UPLOAD_TASK, (tournament_id,), retry=True, retry_policy={"max_retries": 1}
+        )
     except Exception:
         SimultaneousLink.objects.filter(tournament_id=tournament_id).update(queued_at=None)
         logger.warning("could not queue the upload of tournament %s", tournament_id, exc_info=True)
