@@ -444,7 +444,7 @@ def test_a_bound_phone_confirms_in_one_tap_and_is_handed_over(
     expect(page.locator("#bound-who")).to_contain_text(str(seats["N"]))
     page.locator(f'#donne-tabs .tab[data-donne="{numbers(tr)[3]}"]').click()
     expect(page.locator("#unbind")).to_have_text(
-        f"Vous n'êtes pas {seats['N']}\u202f? Libérez ce téléphone"
+        f"Vous n’êtes pas {seats['N']}\u202f? Libérez ce téléphone"
     )
     page.screenshot(path="/tmp/table-bound.png")
     assert Result.objects.get(donne__number=numbers(tr)[2], table=tr.table).entered_by == seats["S"]
