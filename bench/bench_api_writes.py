@@ -11,7 +11,7 @@ Baseline, in the same run, on the same server and the same clients: a bare DRF e
 parses the JSON body and does one INSERT (bench/bare_urls.py, served only by this bench through
 bench/bare_settings.py). The phases alternate (bare, API, bare, API…) and each figure is the
 median of its repetitions. The queries of one API write are counted in-process, as
-tests/api/test_write_queries.py does.
+tests/tournaments/api/test_write_queries.py does.
 
 Throttles: the write throttle runs as in production (its counter in Redis), its rate raised
 to 1,000,000/min through API_WRITE_RATE for the server, so that it costs what it costs and
@@ -56,7 +56,9 @@ from django.test.utils import setup_test_environment  # noqa: E402
 SECTION = "## API result writes"
 PLAYERS = 400  # 100 tables × 24 donnes: 2,400 cells, each written once
 WEB_WORKERS = 2
-QUERY_BUDGET = 10  # statements that read or write data (tests/api/test_write_queries.py)
+QUERY_BUDGET = (
+    10  # statements that read or write data (tests/tournaments/api/test_write_queries.py)
+)
 CONTROL = ("BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE SAVEPOINT")
 # Points that make each count of bouts a plausible, valid entry (won or lost).
 POINTS = {0: (40, 70), 1: (35, 65), 2: (30, 60), 3: (25, 55)}
@@ -313,7 +315,7 @@ def report(args: argparse.Namespace, rates: dict[str, dict[int, list[float]]], e
         "the ranking's dispatch on commit included, plus "
         f"{extra['savepoints']} savepoint and {extra['control']} BEGIN/COMMIT statements "
         "(as Django lists them); the baseline does 1. Budget: 10 "
-        "(tests/api/test_write_queries.py).",
+        "(tests/tournaments/api/test_write_queries.py).",
         f"Answers: {extra['statuses']} (every write 201 expected).",
         f"CPU of the site's Python per request (in-process, Django test client, 100 of each): "
         f"API result write {extra['cpu']['api']:.1f} ms, bare endpoint "
@@ -485,7 +487,7 @@ def prepare(redis_url: str) -> tuple[Any, str, list[dict[str, Any]], str]:
 
     from tarot_club.celery import app
     from tests.fixtures.services import reset_connections
-    from tests.rankings.builders import build_tournament
+    from tests.scoring.rankings.builders import build_tournament
 
     built = build_tournament(players=PLAYERS, rounds=6, per_relais=4, seed=16)
     tournament = built.tournament

@@ -466,7 +466,7 @@ def _section(
 
 HOW = (
     "How: the score cards read the ranking snapshot, seats, donnes and results once for "
-    "all players, as plain values (tests/documents/test_data.py checks they equal the "
+    "all players, as plain values (tests/scoring/documents/test_data.py checks they equal the "
     "score-card page's cards); no platypus per card: each card is drawn straight on "
     "the canvas (scoring/documents/pages.py and ops.py). The page header and the "
     "footer's note are drawn once each into a form (a PDF Form XObject) that every page "

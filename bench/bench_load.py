@@ -281,7 +281,7 @@ def writer(built: Any, seconds: float, written: dict[int, float], stop: threadin
     """A result every second, saved as the service does (version bump, task on commit)."""
     from django.db import connections
 
-    from tests.rankings.builders import random_deal, save_result
+    from tests.scoring.rankings.builders import random_deal, save_result
 
     rng = random.Random(7)
     cells = [c for c in built.schedule() if c[0] == 6]  # the last round: left to play
@@ -518,7 +518,7 @@ def hall_tournament(players: int) -> tuple[Any, list[tuple[str, str]]]:
     """A running tournament, public during play, three rounds of six played and its
     ranking computed; the pages a hall of phones opens, by kind."""
     from scoring.rankings.services import ranking_recompute
-    from tests.rankings.builders import build_tournament, fill_results
+    from tests.scoring.rankings.builders import build_tournament, fill_results
     from tournaments.services.table_entry import table_access_issue
 
     built = build_tournament(players=players, rounds=6, per_relais=4, status="running", seed=3)
@@ -689,7 +689,7 @@ def _published_tournament(players: int) -> Any:
     """A tournament of `players` with five rounds of results ranked, published (anonymous
     viewers may read it) and still polled: the sixth round's results are to come."""
     from scoring.rankings.services import ranking_recompute
-    from tests.rankings.builders import build_tournament, fill_results
+    from tests.scoring.rankings.builders import build_tournament, fill_results
     from tournaments.models import Result
 
     built = build_tournament(

@@ -21,7 +21,7 @@ Run: .venv/bin/python bench/bench_rankings.py          (prints the figures)
 Needs PostgreSQL (DATABASE_URL, default postgres://postgres@127.0.0.1:5432/tarot_club; the
 bench creates and drops its own database test_<name>_bench, or BENCH_DB_NAME if set) and
 Redis (REDIS_URL) for the worker part. Tournaments are built with bulk_create
-(tests/rankings/builders.py).
+(tests/scoring/rankings/builders.py).
 """
 
 from __future__ import annotations
@@ -78,7 +78,7 @@ def measure_recompute(players: int, repeats: int) -> dict[str, Any]:
     """Recomputation of a tournament of `players` × 24 donnes against its floor SELECT."""
     from scoring.models import RankingSnapshot
     from scoring.rankings.services import ranked_results, ranking_recompute
-    from tests.rankings.builders import build_tournament, fill_results
+    from tests.scoring.rankings.builders import build_tournament, fill_results
 
     start = time.perf_counter()
     built = build_tournament(
@@ -121,7 +121,7 @@ def measure_plain(players: int, repeats: int, names: list[str]) -> str:
 
     from scoring.models import RankingSnapshot
     from scoring.rankings.services import ranking_recompute
-    from tests.rankings.builders import build_tournament, fill_results
+    from tests.scoring.rankings.builders import build_tournament, fill_results
 
     built = build_tournament(
         players=players, rounds=6, per_relais=4, status="published", seed=players
@@ -201,7 +201,7 @@ def measure_worker_delays(builts: dict[str, Any], samples: int) -> dict[str, lis
     from tarot_club.celery import app
     from tarot_club.health import redis_reachable
     from tests.fixtures.services import WorkerProcess, reset_connections
-    from tests.rankings.builders import random_deal, save_result
+    from tests.scoring.rankings.builders import random_deal, save_result
 
     redis_url = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
     if not redis_reachable(redis_url):
@@ -450,7 +450,7 @@ def main() -> None:
             },
             flush=True,
         )
-        from tests.rankings.builders import build_tournament
+        from tests.scoring.rankings.builders import build_tournament
 
         small = build_tournament(players=16, rounds=6, per_relais=4, status="published", seed=16)
         builts = {"16 players": small, f"{rows[0]['players']:,} players": rows[0]["built"]}

@@ -76,7 +76,7 @@ def _snapshot_current(tournament_id: int) -> bool:
 
 
 def measure(samples: int) -> tuple[list[float], list[float]]:
-    from tests.rankings.builders import build_tournament, fill_results
+    from tests.scoring.rankings.builders import build_tournament, fill_results
     from tournaments.models import Result
     from tournaments.services.results import ResultInput, result_save
     from tournaments.services.table_entry import (
@@ -241,7 +241,7 @@ def measure_taps() -> dict[str, list[tuple[int, float]]]:
     from django.test.testcases import LiveServerThread
     from playwright.sync_api import sync_playwright
 
-    from tests.rankings.builders import build_tournament
+    from tests.scoring.rankings.builders import build_tournament
     from tournaments.services.table_entry import player_codes_get, table_page_url
 
     built = build_tournament(players=8, rounds=2, per_relais=4, seed=11)

@@ -261,7 +261,7 @@ def drill(
 
     from scoring.models import RankingSnapshot
     from tests.fixtures.tournaments import stage_tournament
-    from tests.rankings.helpers import schedule
+    from tests.scoring.rankings.helpers import schedule
     from tournaments.models import LedgerEntry, Result, Tournament
 
     def db_read(fn: Callable[[], object]) -> object:

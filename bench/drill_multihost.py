@@ -564,7 +564,7 @@ def stage(base_env: dict[str, str]) -> tuple[str, str, object, list[tuple[int, i
     from django.db import connections
 
     from tests.fixtures.tournaments import stage_tournament
-    from tests.rankings.helpers import schedule
+    from tests.scoring.rankings.helpers import schedule
     from tournaments.api.tokens import token_create
 
     password = "Drill-arbiter-password-7"

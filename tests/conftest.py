@@ -41,14 +41,14 @@ SLOW_FIXTURES = frozenset(
 SLOW_MARKERS = frozenset({"browser", "services", "slow"})
 SLOW_PATHS = (
     "tests/a11y/",
-    "tests/documents/",
-    "tests/simultaneous/test_end_to_end.py",
-    "tests/foundation/test_serve_supervision.py",
-    "tests/foundation/test_worker_outage.py",
-    "tests/foundation/test_celery.py",
-    "tests/foundation/test_gunicorn_cmd_args.py",
-    "tests/foundation/test_deploy_settings.py",
-    "tests/room/test_serve.py",
+    "tests/scoring/documents/",
+    "tests/tournaments/simultaneous/test_end_to_end.py",
+    "tests/tarot_club/test_serve_supervision.py",
+    "tests/tarot_club/test_worker_outage.py",
+    "tests/tarot_club/test_celery.py",
+    "tests/tarot_club/test_gunicorn_cmd_args.py",
+    "tests/tarot_club/test_deploy_settings.py",
+    "tests/tournaments/room/test_serve.py",
 )
 
 

@@ -2,7 +2,7 @@
 
 The fast document paths write PDF operators straight into a page's or a text object's stream
 instead of going through the public drawing calls, which would format the same things again
-for every cell. Every such access is a function here; `tests/documents/test_rl_internals.py`
+for every cell. Every such access is a function here; `tests/scoring/documents/test_rl_internals.py`
 checks each against ReportLab's public API (same operators in the PDF), so a ReportLab
 upgrade that changes one fails there, by name, rather than in a document.
 """

@@ -585,7 +585,7 @@ _Frozen = TypeVar("_Frozen")
 def _frozen(cls: type[_Frozen], **values: Any) -> _Frozen:
     """`cls(**values)` for a frozen dataclass given every field, without its __init__'s one
     object.__setattr__ per field: a thousand score cards build 24,000 lines and 96,000
-    scores (tests/documents/test_data.py checks the instances equal the constructor's)."""
+    scores (tests/scoring/documents/test_data.py checks the instances equal the constructor's)."""
     instance = object.__new__(cls)
     instance.__dict__.update(values)
     return instance

@@ -4,7 +4,7 @@ bound by the server, and the clause by which a results write learns that a ranki
 queued. Ruff's banned-API rule (TID251, see
 pyproject.toml) keeps ``psycopg`` and ``django.db.connection`` out of every other module of
 the part. What each fast path earns on its benchmark is in docs/BENCHMARKS.md ("Fast paths
-and what they earn"); tests/rankings/test_sql.py ties each to its ORM version.
+and what they earn"); tests/scoring/rankings/test_sql.py ties each to its ORM version.
 """
 
 from __future__ import annotations

@@ -36,7 +36,7 @@ two tables the groups mix (below), and otherwise a local search re-chooses who s
 who holds each relais, tables and sets unchanged (scoring.rules.movement_search; e.g. 22
 players over 3 rounds, 95 over 8).
 
-Guarantees (checked by tests/scoring/test_movement.py for every n from 8 to 200, 11 excepted):
+Guarantees (checked by tests/scoring/rules/test_movement.py for every n from 8 to 200, 11 excepted):
 
 - always: every rule ``validate`` checks (each player seated once per round, tables of 4 or 5,
   positions unique and kept, one set per table per round, nobody plays a set twice, every donne

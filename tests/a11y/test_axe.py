@@ -262,7 +262,7 @@ def test_no_violation_at_all_on_a_simultaneous_events_pages_at_a_phones_width(
 ):
     """The hub's traveller lists every table of the field in 7 columns: at 320 px it scrolls in
     its own box, which the keyboard reaches (a labelled region), as every other of its pages."""
-    from tests.simultaneous.pages.builders import small_field
+    from tests.tournaments.simultaneous.pages.builders import small_field
     from tournaments.simultaneous.hub import services
 
     call_command("load_demo", stdout=open("/dev/null", "w"))  # noqa: SIM115

@@ -13,8 +13,8 @@ from django.core.management import call_command
 
 from tests.a11y.axe import DESKTOP, PHONE, violations
 from tests.a11y.test_axe import log_in
-from tests.simultaneous.pages.builders import Field, small_field
-from tests.simultaneous.test_club import link
+from tests.tournaments.simultaneous.pages.builders import Field, small_field
+from tests.tournaments.simultaneous.test_club import link
 from tournaments.models import Tournament
 from tournaments.simultaneous.club.models import SimultaneousLink
 from tournaments.simultaneous.hub import services

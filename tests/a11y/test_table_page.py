@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tests.a11y.test_pages_by_hand import contrast
-from tests.rankings.helpers import enter
+from tests.scoring.rankings.helpers import enter
 from tests.tournaments.test_table_browser import fill_garde, numbers, open_table, prepare, sign_in
 from tournaments.models import EntryStatus, Result
 from tournaments.services.preparation import seats_for_donne

@@ -14,8 +14,8 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 from django.utils import translation
 
-from tests.api.conftest import client_for
 from tests.fixtures.tournaments import stage_tournament
+from tests.tournaments.api.conftest import client_for
 from tournaments.models import Tournament
 from tournaments.services.clubs import club_account_create
 

@@ -12,7 +12,7 @@ from django.core.exceptions import ValidationError
 from django.urls import reverse
 from django.utils import translation
 
-from tests.api.conftest import client_for
+from tests.tournaments.api.conftest import client_for
 from tests.tournaments.test_results_service import GARDE_WON, cell
 from tests.tournaments.test_table_entry import _enter, first_donne, holders, table_round
 from tournaments.models import LedgerEntry, Penalty, Player, Result, Tournament

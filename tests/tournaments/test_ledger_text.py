@@ -16,8 +16,8 @@ from rest_framework.test import APIClient
 
 from scoring.documents.models import Document
 from scoring.documents.services import document_render
-from tests.documents.pdf import pdf_text
 from tests.fixtures.tournaments import stage_tournament
+from tests.scoring.documents.pdf import pdf_text
 from tests.tournaments.test_card_checks import deal
 from tests.tournaments.test_results_service import set_hands
 from tournaments.ledger_text import entry_text

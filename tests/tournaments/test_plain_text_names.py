@@ -9,7 +9,7 @@ from django.utils import translation
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from tests.api.conftest import client_for
+from tests.tournaments.api.conftest import client_for
 from tournaments.models import Club, Player
 from tournaments.services.players import PlayerImportError, player_create, players_import_csv
 from tournaments.services.tournaments import tournament_update

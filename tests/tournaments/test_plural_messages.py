@@ -405,9 +405,9 @@ def test_the_check_in_list_counts_the_players_registered(count):
     from django.utils import timezone
 
     from scoring.documents.models import Document
-    from tests.documents.pdf import pdf_text
-    from tests.documents.test_renderers import render
     from tests.fixtures.tournaments import make_players, stage_tournament
+    from tests.scoring.documents.pdf import pdf_text
+    from tests.scoring.documents.test_renderers import render
     from tournaments.models import Registration, Tournament
 
     staged = stage_tournament(players=8)

@@ -13,8 +13,8 @@ import pytest
 from django.urls import reverse
 from django.utils import translation
 
-from tests.api.conftest import client_for
 from tests.fixtures.tournaments import stage_tournament
+from tests.tournaments.api.conftest import client_for
 from tournaments.models import Donne, LedgerEntry, Result, Round, TableRound, Tournament
 from tournaments.services.checks import WARNING_CODES
 from tournaments.services.results import ResultInput, ResultInvalid, result_save, round_close

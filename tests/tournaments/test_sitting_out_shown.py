@@ -13,8 +13,8 @@ from django.utils import translation
 from scoring.documents.models import Document
 from scoring.documents.services import document_render
 from scoring.rules.movement import Movement, sit_out_counts, sit_out_spread, validate
-from tests.documents.pdf import pdf_text
 from tests.fixtures.tournaments import Personas, stage_tournament
+from tests.scoring.documents.pdf import pdf_text
 from tournaments.models import Seat, TableRound, Tournament
 from tournaments.services.preparation import tournament_generate
 from tournaments.services.seating_edit import SeatingEditRefused, seating_swap

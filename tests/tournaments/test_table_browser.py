@@ -15,7 +15,7 @@ import pytest
 from django.urls import reverse
 
 from tests.fixtures.people import PASSWORD
-from tests.rankings.helpers import enter
+from tests.scoring.rankings.helpers import enter
 from tests.tournaments.test_card_checks import deal
 from tournaments.models import Donne, EntryStatus, LedgerEntry, Result, TableRound
 from tournaments.services.preparation import seats_for_donne

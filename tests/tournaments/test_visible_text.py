@@ -14,8 +14,8 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.utils import translation
 
-from tests.api.conftest import client_for
-from tests.simultaneous.hub.test_wire import faults, sample
+from tests.tournaments.api.conftest import client_for
+from tests.tournaments.simultaneous.hub.test_wire import faults, sample
 from tournaments.models import Penalty, Player, Tournament
 from tournaments.services.players import player_create
 from tournaments.validators import validate_free_text, validate_plain_text

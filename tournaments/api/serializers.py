@@ -607,7 +607,7 @@ def result_data(result: Result, *, hide_users: bool = False) -> dict[str, Any]:
     and a conversion per field) for every answer: together more than the rest of the
     answer. Here the plain values are read directly and the dates and points converted by
     the serializer's own fields, built once (they keep no state between calls; the time
-    zone is read when called). tests/api/test_result_data.py holds it to the serializer.
+    zone is read when called). tests/tournaments/api/test_result_data.py holds it to the serializer.
     """
     if not _RESULT_TEMPLATE:
         _RESULT_TEMPLATE.append(ResultSerializer())

@@ -48,7 +48,7 @@ logger = logging.getLogger(__name__)
 # Tournaments without a link as last seen by this process, and until when (monotonic clock).
 # Every committed change of every tournament schedules an upload; without this an unlinked
 # tournament's result write would pay an UPDATE that matches nothing, over the write's query
-# budget (tests/api/test_write_queries.py). A tournament linked meanwhile by another process
+# budget (tests/tournaments/api/test_write_queries.py). A tournament linked meanwhile by another process
 # is caught within UNLINKED_SECONDS, or by the sweep (`uploads_sweep` skips this memory).
 _UNLINKED: dict[int, float] = {}
 UNLINKED_SECONDS = 60.0

@@ -8,7 +8,7 @@
   table in a transaction that does not wait for its WAL (the stored overall ranking is derived
   data: a crash loses it with its version, and it is computed again); elsewhere, or for a model
   whose ``save()`` is overridden or that has save signals, ``bulk_create``. Both store the same
-  rows (tests/simultaneous/hub/test_sql_seam.py); the gain of COPY is in docs/BENCHMARKS.md.
+  rows (tests/tournaments/simultaneous/hub/test_sql_seam.py); the gain of COPY is in docs/BENCHMARKS.md.
 """
 
 from __future__ import annotations

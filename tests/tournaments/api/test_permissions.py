@@ -1,0 +1,486 @@
+"""Every API endpoint × every persona, with the status each one must get.
+
+The rules are those of the screens (tournaments/permissions.py): the club's organisers and
+the tournament's arbiters manage it and write its results; its registered players read its
+results while it runs; strangers see what is public; anonymous callers get 401 (they may
+authenticate) where a logged-in stranger gets 403. A refused write changes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.cache import cache
+from django.core.files.base import ContentFile
+from django.db import transaction
+
+from scoring.documents.models import Document
+from tests.fixtures.tournaments import Personas, open_round_for, stage_tournament
+from tests.tournaments.api.conftest import client_for
+from tournaments.models import (
+    Club,
+    LedgerEntry,
+    Penalty,
+    Player,
+    Registration,
+    Result,
+    Round,
+    Table,
+    Tournament,
+)
+from tournaments.services.checks import WARNING_CODES
+from tournaments.services.penalties import penalty_give
+from tournaments.services.results import ResultInput, result_save
+
+pytestmark = pytest.mark.django_db
+
+PERSONAS = ("organiser", "arbiter", "other_arbiter", "player", "stranger", "anonymous")
+
+# Expected statuses, persona by persona (same order as PERSONAS).
+PUBLIC = (200, 200, 200, 200, 200, 200)
+RESULTS = (200, 200, 403, 200, 403, 401)  # can_see_results while running
+MANAGE = (200, 200, 403, 403, 403, 401)  # can_manage_tournament / can_write_results
+DRAFT = (200, 200, 403, 403, 403, 401)  # can_see_tournament of a draft
+
+
+def writes(ok: int) -> tuple[int, ...]:
+    """Managers succeed with `ok`; the others are refused."""
+    return (ok, ok, 403, 403, 403, 401)
+
+
+def club_writes(ok: int) -> tuple[int, ...]:
+    """Only the club's organisers (not the tournament's arbiters)."""
+    return (ok, 403, 403, 403, 403, 401)
+
+
+def logged_in(ok: int) -> tuple[int, ...]:
+    return (ok, ok, ok, ok, ok, 401)
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    name: str
+    method: str
+    path: str  # formatted with the context of `setup`
+    expected: tuple[int, ...]
+    body: dict[str, Any] | Callable[[dict[str, Any]], dict[str, Any]] = field(default_factory=dict)
+    status: str = "running"  # the tournament's status for this row
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+T = "/api/v1/tournaments/{t}/"
+ENDPOINTS = [
+    # public
+    Endpoint("me", "GET", "/api/v1/me/", PUBLIC),
+    Endpoint("clubs_list", "GET", "/api/v1/clubs/", PUBLIC),
+    Endpoint("clubs_retrieve", "GET", "/api/v1/clubs/{club}/", PUBLIC),
+    Endpoint("players_list", "GET", "/api/v1/players/?search=a", PUBLIC),
+    Endpoint("players_retrieve", "GET", "/api/v1/players/{player}/", PUBLIC),
+    Endpoint("tournaments_list", "GET", "/api/v1/tournaments/", PUBLIC),
+    Endpoint("schema", "GET", "/api/schema/", PUBLIC),
+    Endpoint("swagger_ui", "GET", "/api/docs/", PUBLIC),
+    Endpoint("redoc", "GET", "/api/redoc/", PUBLIC),
+    # any signed-in user creates a club
+    Endpoint(
+        "clubs_create",
+        "POST",
+        "/api/v1/clubs/",
+        logged_in(201),
+        {"name": "Nouveau club", "federation_number": "0987654"},
+    ),
+    # the club's organisers
+    Endpoint(
+        "clubs_accounts_create",
+        "POST",
+        "/api/v1/clubs/{club}/accounts/",
+        club_writes(201),
+        lambda c: {"username": "arbitre-neuf", "role": "arbiter", "tournaments": [c["t"]]},
+    ),
+    Endpoint(
+        "players_create",
+        "POST",
+        "/api/v1/players/",
+        club_writes(201),
+        lambda c: {
+            "club": c["club"],
+            "licence": "0199999",
+            "last_name": "Neuf",
+            "first_name": "Léo",
+        },
+    ),
+    Endpoint(
+        "players_update",
+        "PATCH",
+        "/api/v1/players/{player}/",
+        club_writes(200),
+        {"first_name": "Camille-Marie"},
+    ),
+    Endpoint(
+        "clubs_players_import",
+        "POST",
+        "/api/v1/clubs/{club}/players/import/",
+        club_writes(200),
+        {"csv": "licence,last_name,first_name\n0199998,Nouveau,Paul\n"},
+    ),
+    Endpoint(
+        "tournaments_create",
+        "POST",
+        "/api/v1/tournaments/",
+        club_writes(201),
+        lambda c: {"club": c["club"], "name": "Tournoi de Noël", "date": "2026-12-20"},
+    ),
+    # the tournament's public page and its shape
+    Endpoint("tournaments_retrieve", "GET", T, PUBLIC),
+    Endpoint("tournaments_retrieve_draft", "GET", T, DRAFT, status="draft"),
+    Endpoint("rounds_list", "GET", T + "rounds/", PUBLIC),
+    Endpoint("rounds_retrieve", "GET", T + "rounds/1/", PUBLIC),
+    Endpoint("tables_list", "GET", T + "tables/", PUBLIC),
+    Endpoint("tables_retrieve", "GET", T + "tables/1/", PUBLIC),
+    # managing the tournament
+    Endpoint("tournaments_update", "PATCH", T, writes(200), {"venue": "Salle B"}),
+    Endpoint(
+        "tournaments_status",
+        "POST",
+        T + "status/",
+        writes(200),
+        {"status": "finished", "confirm_missing": True},
+    ),
+    Endpoint(
+        "tournaments_generate", "POST", T + "generate/", writes(200), {}, status="registration"
+    ),
+    Endpoint("tournaments_reveal_seed", "POST", T + "reveal-seed/", writes(200), status="finished"),
+    Endpoint("registrations_list", "GET", T + "registrations/", MANAGE),
+    Endpoint("registrations_retrieve", "GET", T + "registrations/{player}/", MANAGE),
+    Endpoint(
+        "registrations_create",
+        "POST",
+        T + "registrations/",
+        writes(201),
+        lambda c: {"player": c["outsider"]},
+        status="registration",
+    ),
+    Endpoint(
+        "registrations_create_many",
+        "POST",
+        T + "registrations/",
+        writes(201),
+        lambda c: {"players": [c["outsider"]]},
+        status="registration",
+    ),
+    Endpoint(
+        "registrations_delete",
+        "DELETE",
+        T + "registrations/{player}/",
+        writes(204),
+        status="registration",
+    ),
+    Endpoint(
+        "registrations_check_in",
+        "POST",
+        T + "registrations/{player}/check-in/",
+        writes(200),
+        status="registration",
+    ),
+    Endpoint(
+        "registrations_check_out",
+        "POST",
+        T + "registrations/{player}/check-out/",
+        writes(200),
+        status="registration",
+    ),
+    Endpoint(
+        "registrations_check_in_all",
+        "POST",
+        T + "registrations/check-in-all/",
+        writes(200),
+        status="registration",
+    ),
+    Endpoint("rounds_open", "POST", T + "rounds/1/open/", writes(200)),
+    # a round with missing results cannot be closed: the managers get the refusal, not 403
+    Endpoint("rounds_close", "POST", T + "rounds/2/close/", writes(400)),
+    Endpoint(
+        "rounds_close_annulling",
+        "POST",
+        T + "rounds/1/close/",
+        writes(200),
+        {"annul_missing": True, "reason": "out of time"},
+    ),
+    # seating, donnes and results: read like the results pages
+    Endpoint("seats_list", "GET", T + "seats/", RESULTS),
+    Endpoint("etuis_list", "GET", T + "etuis/", RESULTS),
+    Endpoint("donnes_list", "GET", T + "donnes/", RESULTS),
+    Endpoint("donnes_retrieve", "GET", T + "donnes/1/", RESULTS),
+    Endpoint("results_list", "GET", T + "results/", RESULTS),
+    Endpoint("results_retrieve", "GET", T + "results/1/1/", RESULTS),
+    Endpoint("ranking_retrieve", "GET", T + "ranking/", RESULTS),
+    Endpoint("ranking_retrieve_published", "GET", T + "ranking/", PUBLIC, status="published"),
+    Endpoint("ranking_csv", "GET", T + "ranking/csv/", RESULTS),
+    Endpoint("ranking_csv_published", "GET", T + "ranking/csv/", PUBLIC, status="published"),
+    Endpoint("score_cards_retrieve", "GET", T + "score-cards/{player}/", RESULTS),
+    Endpoint("score_cards_csv", "GET", T + "score-cards/csv/", RESULTS),
+    Endpoint(
+        "score_cards_csv_published", "GET", T + "score-cards/csv/", PUBLIC, status="published"
+    ),
+    Endpoint("travellers_retrieve", "GET", T + "travellers/1/", RESULTS),
+    # writing results
+    Endpoint(
+        "results_create",
+        "POST",
+        T + "results/",
+        writes(201),
+        {"table": 1, "donne": 2, "status": "all_passed"},
+    ),
+    Endpoint(
+        "results_preview",
+        "POST",
+        T + "results/preview/",
+        writes(200),
+        {"table": 1, "donne": 2, "taker": "N", "contract": "garde", "bouts": 2, "points": 50},
+    ),
+    Endpoint(
+        "results_save",
+        "PUT",
+        T + "results/1/1/",
+        writes(200),
+        {
+            "taker": "N",
+            "contract": "garde",
+            "bouts": 0,
+            "points": 30,
+            "confirm": list(WARNING_CODES),
+            "version": 1,
+            "reason": "Score sheet misread",
+        },
+    ),
+    Endpoint(
+        "results_annul",
+        "POST",
+        T + "results/1/1/annul/",
+        writes(200),
+        {"reason": "Cards of two étuis mixed", "version": 1},
+    ),
+    # penalties and the ledger: the arbiter's pages
+    Endpoint("penalties_list", "GET", T + "penalties/", MANAGE),
+    Endpoint("penalties_retrieve", "GET", T + "penalties/{penalty}/", MANAGE),
+    Endpoint(
+        "penalties_create",
+        "POST",
+        T + "penalties/",
+        writes(201),
+        lambda c: {"player": c["player"], "kind": "early_pickup", "donne": 1},
+    ),
+    Endpoint(
+        "penalties_withdraw",
+        "POST",
+        T + "penalties/{penalty}/withdraw/",
+        writes(200),
+        {"reason": "Given to the wrong player"},
+    ),
+    Endpoint("ledger_list", "GET", T + "ledger/", MANAGE),
+    # documents: their own rules (scoring.documents.services), on top of the tournament's page
+    Endpoint("documents_list", "GET", T + "documents/", PUBLIC),
+    Endpoint("documents_create", "POST", T + "documents/", writes(202), {"kind": "route_cards"}),
+    Endpoint(
+        "documents_create_own_score_card",
+        "POST",
+        T + "documents/",
+        (202, 202, 403, 202, 403, 401),
+        lambda c: {"kind": "score_cards", "part": c["player"], "language": "en"},
+    ),
+    Endpoint("documents_create_all", "POST", T + "documents/all/", writes(202)),
+    Endpoint(
+        "documents_create_all_forced",
+        "POST",
+        T + "documents/all/",
+        writes(202),
+        {"language": "en", "force": True},
+    ),
+    *[
+        Endpoint(f"documents_create_{kind}", "POST", T + "documents/", writes(202), {"kind": kind})
+        for kind in (
+            "movement_chart",
+            "table_cards",
+            "check_in_list",
+            "etui_labels",
+            "arbiter_log",
+            "results_summary",
+        )
+    ],
+    Endpoint(
+        "documents_download_arbiter_log_published",
+        "GET",
+        T + "documents/{log_doc}/download/",
+        MANAGE,
+        status="published",
+    ),
+    Endpoint(
+        "documents_download_results_summary_published",
+        "GET",
+        T + "documents/{summary_doc}/download/",
+        PUBLIC,
+        status="published",
+    ),
+    Endpoint("documents_retrieve", "GET", T + "documents/{ranking_doc}/", MANAGE),
+    Endpoint("documents_download", "GET", T + "documents/{ranking_doc}/download/", MANAGE),
+    Endpoint(
+        "documents_download_own_score_card",
+        "GET",
+        T + "documents/{card_doc}/download/",
+        (200, 200, 403, 200, 403, 401),
+    ),
+    Endpoint(
+        "documents_download_published",
+        "GET",
+        T + "documents/{ranking_doc}/download/",
+        PUBLIC,
+        status="published",
+    ),
+    # tokens
+    Endpoint("token_revoke", "DELETE", "/api/v1/auth/token/", (204, 204, 204, 204, 204, 401)),
+]
+
+
+def setup(personas: Personas, status: str) -> dict[str, Any]:
+    """A staged tournament in `status` with, at both tables, a result for donne 1 (so it is
+    complete and its traveller visible) and a penalty."""
+    tournament = stage_tournament(personas=personas, status=status)
+    # The matrix checks the rule for registered players; public during play is tested apart.
+    Tournament.objects.filter(pk=tournament.pk).update(public_during_play=False)
+    player = personas.player_user.player
+    outsider = Player.objects.create(
+        first_name="Zoé", last_name="Extérieure", licence="0188888", club=tournament.club
+    )
+    context = {
+        "t": tournament.pk,
+        "club": tournament.club_id,
+        "player": player.pk,
+        "outsider": outsider.pk,
+        "penalty": 0,
+    }
+    if status in ("running", "finished", "published"):
+        was = tournament.status
+        Tournament.objects.filter(pk=tournament.pk).update(status="running")
+        tournament.refresh_from_db()
+        for table in Table.objects.filter(tournament=tournament):
+            open_round_for(table, tournament.donnes.get(number=1), personas.arbiter)
+            result_save(
+                tournament=tournament,
+                table=table,
+                donne=tournament.donnes.get(number=1),
+                data=ResultInput(status="all_passed"),
+                user=personas.arbiter,
+                expected_version=None,
+            )
+        penalty = penalty_give(
+            tournament=tournament, player=player, kind="warning", user=personas.arbiter
+        )
+        context["penalty"] = penalty.pk
+        Tournament.objects.filter(pk=tournament.pk).update(status=was)
+        context["ranking_doc"] = finished_document(tournament, "ranking", 0).pk
+        context["card_doc"] = finished_document(tournament, "score_cards", player.pk).pk
+        context["log_doc"] = finished_document(tournament, "arbiter_log", 0).pk
+        context["summary_doc"] = finished_document(tournament, "results_summary", 0).pk
+    return context
+
+
+def finished_document(tournament: Tournament, kind: str, part: int) -> Document:
+    """A finished document row with a small file (what the download streams)."""
+    doc = Document.objects.create(
+        tournament=tournament, kind=kind, part=part, language="fr", status="done", progress=100
+    )
+    doc.file.save(f"{kind}.pdf", ContentFile(b"%PDF-1.4 test file"), save=True)
+    return doc
+
+
+def user_of(personas: Personas, persona: str) -> Any:
+    return {
+        "organiser": personas.organiser,
+        "arbiter": personas.arbiter,
+        "other_arbiter": personas.other_arbiter,
+        "player": personas.player_user,
+        "stranger": personas.stranger,
+        "anonymous": None,
+    }[persona]
+
+
+def state(tournament_id: int) -> tuple[Any, ...]:
+    """Everything a write could change."""
+    tournament = Tournament.objects.get(pk=tournament_id)
+    return (
+        tournament.status,
+        tournament.venue,
+        tournament.results_version,
+        tournament.seed_revealed_at,
+        Tournament.objects.count(),
+        Player.objects.count(),
+        sorted(Player.objects.values_list("first_name", flat=True)),
+        sorted(Registration.objects.values_list("pk", "checked_in_at")),
+        sorted(Result.objects.values_list("pk", "version", "status")),
+        sorted(Penalty.objects.values_list("pk", "withdrawn_at")),
+        LedgerEntry.objects.count(),
+        sorted(Round.objects.values_list("pk", "state")),
+        get_user_model().objects.filter(auth_token__isnull=False).count(),
+        get_user_model().objects.count(),
+        sorted(Club.objects.values_list("pk", "name")),
+        sorted(Club.organisers.through.objects.values_list("club_id", "user_id")),
+        sorted(Tournament.arbiters.through.objects.values_list("tournament_id", "user_id")),
+        Document.objects.count(),
+    )
+
+
+@pytest.mark.parametrize("endpoint", ENDPOINTS, ids=[e.name for e in ENDPOINTS])
+def test_permission_matrix(endpoint: Endpoint, personas, settings, tmp_path) -> None:
+    """One staged tournament per row; each persona's request runs in a savepoint rolled back
+    afterwards, so every persona meets the same state."""
+    settings.MEDIA_ROOT = str(tmp_path)
+    context = setup(personas, endpoint.status)
+    body = endpoint.body(context) if callable(endpoint.body) else endpoint.body
+    path = endpoint.path.format(**context)
+    got: dict[str, int] = {}
+    for persona in PERSONAS:
+        client = client_for(user_of(personas, persona))
+        with transaction.atomic():
+            before = state(context["t"])
+            response = client.generic(
+                endpoint.method,
+                path,
+                data=None if endpoint.method == "GET" else json.dumps(body),
+                content_type="application/json",
+            )
+            got[persona] = response.status_code
+            if response.status_code in (401, 403):
+                error = response.json()
+                assert set(error) >= {"code", "message", "details"}, persona
+                assert error["code"] in ("not_authenticated", "permission_denied"), persona
+                if endpoint.method != "GET":
+                    assert state(context["t"]) == before, f"{persona}: a refused write wrote"
+            if response.status_code == 401:
+                assert response.headers["WWW-Authenticate"] == "Token", persona
+            transaction.set_rollback(True)
+        cache.clear()  # throttles
+    assert got == dict(zip(PERSONAS, endpoint.expected, strict=True))
+
+
+def test_every_api_operation_is_in_the_matrix() -> None:
+    """A new endpoint must be added to the matrix."""
+    from drf_spectacular.generators import SchemaGenerator
+
+    schema = SchemaGenerator().get_schema(request=None, public=True)
+    operations = {
+        op["operationId"]
+        for item in schema["paths"].values()
+        for op in item.values()
+        if isinstance(op, dict) and "operationId" in op
+    }
+    covered = {e.name for e in ENDPOINTS} | {"token_obtain"}
+    # The simultaneous hub's callers are its events' organisers and the clubs' tokens: its
+    # own matrix covers its operations (tests/tournaments/simultaneous/hub/test_api_permissions.py).
+    from tests.tournaments.simultaneous.hub.test_api_permissions import MATRIX
+
+    missing = operations - covered - set(MATRIX)
+    assert not missing, f"endpoints without a row in the permission matrix: {sorted(missing)}"
