@@ -221,6 +221,8 @@ def _relais(
         if page.locator("#who-enters").is_visible():
             taps.choose("#player", str(north))
             taps.type("#entry-code", codes[north])
+            if bound and not page.locator("#bind").is_checked():
+                taps.tap("#bind")  # its owner keeps the phone (never ticked the first time)
         taps.tap('input[name="contract"][value="garde"]')
         taps.tap('#takers input[value="N"]')
         taps.tap('input[name="bouts"][value="2"]')

@@ -85,6 +85,7 @@ def test_focus_follows_the_player_and_errors_are_tied_to_their_fields(
 
     # A wrong code: refused, the code field marked, described by its error, focused and said.
     sign_in(page, seats["N"], wrong(codes[seats["N"].pk]))
+    page.locator("#bind").check()  # North keeps his phone
     fill_garde(page)
     page.locator("#save").click()
     code = page.locator("#entry-code")

@@ -115,9 +115,10 @@ def test_table_enters_a_relais_confirms_with_codes_and_the_ranking_moves(
         seats = seats_for_donne(tr, index).hands
         page.locator(f'#donne-tabs .tab[data-donne="{n}"]').click()
         expect(page.locator("#entry-title")).to_have_text(f"Donne {n}")
-        if index == 0:  # North types his code once; the phone is then his
-            expect(page.locator("#bind")).to_be_checked()
+        if index == 0:  # North keeps the phone as his (unticked the first time), code once
+            expect(page.locator("#bind")).not_to_be_checked()
             sign_in(page, seats["N"], codes[seats["N"].pk])
+            page.locator("#bind").check()
         else:
             expect(page.locator("#bound-who")).to_have_text(
                 f"Ce téléphone est celui de {seats['N']}\u202f: aucun code à taper."
@@ -182,6 +183,7 @@ def test_results_entered_offline_are_sent_once_when_the_connection_returns(
     for n in (first, second):
         page.locator(f'#donne-tabs .tab[data-donne="{n}"]').click()
         sign_in(page, north, code)  # kept with the entry in the queue, checked when sent
+        page.locator("#bind").check()  # North keeps his phone
         fill_garde(page)
         page.locator("#save").click()
     expect(page.locator("#queue")).to_have_text("2 résultats en attente d’envoi")
@@ -217,6 +219,7 @@ def test_a_page_reopened_offline_shows_the_results_saved_since_its_first_load(
     north = seats_for_donne(tr, 0).hands["N"]
     wait_until_kept_offline(page)
     sign_in(page, north, player_codes_get(tournament=t)[north.pk])
+    page.locator("#bind").check()  # North keeps his phone
     fill_garde(page)
     page.locator("#save").click()
     expect(page.locator("#result-status")).to_contain_text("En attente de confirmation")
@@ -407,6 +410,7 @@ def test_a_bound_phone_confirms_in_one_tap_and_is_handed_over(
     url = table_page_url(table_round=tr)
     open_table(page, url)
     sign_in(page, seats["N"], codes[seats["N"].pk])
+    page.locator("#bind").check()  # North keeps his phone
     fill_garde(page)
     page.locator("#save").click()
     expect(page.locator("#result-status")).to_contain_text("En attente de confirmation")
@@ -417,6 +421,7 @@ def test_a_bound_phone_confirms_in_one_tap_and_is_handed_over(
     phone.wait_for_selector("#donne-tabs .tab")
     phone.locator(f'#donne-tabs .tab[data-donne="{second}"]').click()
     sign_in(phone, seats["E"], codes[seats["E"].pk])  # East binds his phone with an all-passed
+    phone.locator("#bind").check()
     phone.locator('input[name="contract"][value="all_passed"]').check()
     phone.locator("#save").click()
     expect(phone.locator("#bound-who")).to_contain_text(str(seats["E"]))

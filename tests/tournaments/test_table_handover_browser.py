@@ -48,9 +48,11 @@ def test_a_phone_handed_over_with_its_defaults_cannot_act_in_the_borrowers_name(
     open_table(page, table_page_url(table_round=tr))
     assert page.viewport_size == PHONE
 
-    # North's own phone: the box is ticked on a phone bound to nobody; his code, once.
-    expect(page.locator("#bind")).to_be_checked()
+    # North's own phone: the box is not ticked the first time (whoever types a code first on
+    # a phone is not always its owner); North ticks it and types his code, once.
+    expect(page.locator("#bind")).not_to_be_checked()
     sign_in(page, north, codes[north.pk])
+    page.locator("#bind").check()
     fill_garde(page)
     page.locator("#save").click()
     expect(page.locator("#result-status")).to_contain_text("En attente de confirmation")
@@ -107,3 +109,29 @@ def test_a_phone_handed_over_with_its_defaults_cannot_act_in_the_borrowers_name(
     )
     assert wide == 0
     page.screenshot(path="/tmp/table-handover-320.png", full_page=True)
+
+
+def test_a_phone_an_opponent_uses_first_takes_no_binding_by_default(
+    page, live_server, running_tournament, settings
+):
+    """North's phone, never bound, handed to East before North typed anything on it: the box
+    is not ticked, so East's entry with its defaults leaves East's binding nowhere."""
+    from playwright.sync_api import expect
+
+    t = running_tournament
+    settings.SITE_URL = live_server.url
+    tr = prepare(t)
+    first = numbers(tr)[0]
+    east = seats_for_donne(tr, 0).hands["E"]
+    codes = player_codes_get(tournament=t)
+    open_table(page, table_page_url(table_round=tr))
+    sign_in(page, east, codes[east.pk])
+    expect(page.locator("#bind")).not_to_be_checked()
+    fill_garde(page)
+    page.locator("#save").click()
+    saved(page, first)
+    assert Result.objects.get(table=tr.table, donne__number=first).entered_by == east
+    assert not PhoneBinding.objects.filter(player=east).exists()
+    assert page.evaluate(f"localStorage.getItem('tarot-table-binding:{t.pk}')") is None
+    page.locator(f'#donne-tabs .tab[data-donne="{numbers(tr)[1]}"]').click()
+    expect(page.locator("#who-enters")).to_be_visible()  # the next entry asks for a code again

@@ -131,13 +131,15 @@
     }
   }
 
-  // "Keep this phone as mine": never offered on a phone lent, ticked only on a phone bound to
-  // nobody or to the player chosen.
+  // "Keep this phone as mine": never offered on a phone lent; ticked by default only when this
+  // phone was kept by the player chosen earlier in the tournament (another table or round).
+  // The first time, its owner ticks it: whoever types a code first on a phone is not always
+  // its owner, and a binding is a credential.
   function bindDefault() {
     var s = stored();
     $("bind-choice").hidden = handed;
     $("bind").disabled = handed || Boolean(binding());
-    $("bind").checked = !handed && (!s || !s.player || String(s.player) === $("player").value);
+    $("bind").checked = !handed && Boolean(s && s.player) && String(s.player) === $("player").value;
   }
 
   /* --- IndexedDB queue ------------------------------------------------------------------ */
