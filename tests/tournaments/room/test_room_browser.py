@@ -34,6 +34,7 @@ def test_an_anonymous_phone_finds_its_seat_and_reads_the_live_ranking(
     try:
         page.goto(f"/t/{t.pk}/")
         page.get_by_role("link", name="Où suis-je assis\u202f?").click()
+        page.wait_for_load_state("load")  # htmx listens once its script has run
         page.get_by_role("searchbox").fill("helene lefevre")
         route = page.locator(".seat-route")
         route.wait_for()
