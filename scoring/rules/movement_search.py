@@ -198,19 +198,29 @@ class _State:
         return delta
 
 
-def _try_trade(state: _State, rng: random.Random) -> None:
-    """Propose two players trading seats in one round (or from that round on)."""
-    r = rng.randrange(state.rounds)
-    kx = rng.choice(state.five_list[r])  # one of them comes to or leaves a table of five
+def _proposal(state: _State, rng: random.Random, r: int, kx: int) -> tuple[int, int, range] | None:
+    """Two players who may trade seats in round ``r`` (or from it on): the occupant of seat
+    ``kx`` and one of the same role or a fifth; None when no trade is allowed."""
     x = state.p.occupant[r][kx]
     roles = state.by_role[r]
     ky = rng.choice(roles[state.p.group[x]] + roles.get(FIFTH, []))
     y = state.p.occupant[r][ky]
     if x == y:
-        return
+        return None
     rounds = range(r, state.rounds) if rng.random() < 0.3 else range(r, r + 1)
     if not state.can_trade(x, y, rounds):
+        return None
+    return x, y, rounds
+
+
+def _try_trade(state: _State, rng: random.Random) -> None:
+    """Propose two players trading seats in one round (or from that round on)."""
+    r = rng.randrange(state.rounds)
+    kx = rng.choice(state.five_list[r])  # one of them comes to or leaves a table of five
+    proposal = _proposal(state, rng, r, kx)
+    if proposal is None:
         return
+    x, y, rounds = proposal
     state.trade(x, y, rounds)
     if state.rescore((x, y)) > 0:
         state.trade(x, y, rounds)
@@ -222,15 +232,10 @@ def _try_fewer_meetings(state: _State, rng: random.Random) -> None:
     sharing a table in more than half of the rounds do not become more frequent."""
     r = rng.randrange(state.rounds)
     kx = rng.randrange(len(state.p.seats[r]))
-    x = state.p.occupant[r][kx]
-    roles = state.by_role[r]
-    ky = rng.choice(roles[state.p.group[x]] + roles.get(FIFTH, []))
-    y = state.p.occupant[r][ky]
-    if x == y:
+    proposal = _proposal(state, rng, r, kx)
+    if proposal is None:
         return
-    rounds = range(r, state.rounds) if rng.random() < 0.3 else range(r, r + 1)
-    if not state.can_trade(x, y, rounds):
-        return
+    x, y, rounds = proposal
     before = state.excess
     state.trade(x, y, rounds)
     if state.rescore((x, y)) > 0 or state.excess > before:
