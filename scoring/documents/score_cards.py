@@ -31,7 +31,7 @@ from reportlab.platypus import Flowable, Paragraph, Spacer, Table
 from scoring.rankings.selectors import ScoreCard, ScoreCardLine
 from scoring.rankings.svg import nice_step
 from scoring.rules.display import exact_text
-from scoring.runtime import collector_paused
+from tarot_club.kit.runtime import collector_paused
 from tournaments.models import Player
 
 from . import rl_internals as rl

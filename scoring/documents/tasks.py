@@ -7,23 +7,12 @@ first, and the services queue it by that name without importing this module.
 
 from __future__ import annotations
 
-from celery import shared_task
-
-from scoring.runtime import TRANSIENT_ERRORS
+from tarot_club.kit.tasks import retrying_task
 
 from .services import BUILD_TASK, document_build
 
 
-@shared_task(
-    name=BUILD_TASK,
-    autoretry_for=TRANSIENT_ERRORS,
-    retry_backoff=2,
-    retry_backoff_max=60,
-    retry_jitter=True,
-    max_retries=5,
-    ignore_result=True,
-    acks_late=True,
-)
+@retrying_task(BUILD_TASK, acks_late=True)
 def build_document(document_id: int) -> int | None:
     """Build a requested document; idempotent (a finished or failed one is left alone)."""
     document = document_build(document_id=document_id)

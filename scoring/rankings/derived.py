@@ -32,12 +32,12 @@ from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 import kombu.exceptions
-from celery import shared_task
 from django.dispatch import Signal
 
 from scoring.rankings import state as states
 from scoring.rankings.state import State, TaskClock
-from scoring.runtime import TRANSIENT_ERRORS
+from tarot_club.kit.runtime import TRANSIENT_ERRORS
+from tarot_club.kit.tasks import retrying_task
 
 logger = logging.getLogger(__name__)
 
@@ -105,16 +105,7 @@ def _task_of(subject: Subject) -> Any:
     """The subject's Celery task: take the claim's release and the clock, compute, and on a
     non-transient failure keep its message in the state row."""
 
-    @shared_task(
-        bind=True,
-        name=subject.task_name,
-        autoretry_for=TRANSIENT_ERRORS,
-        retry_backoff=1,
-        retry_backoff_max=30,
-        retry_jitter=True,
-        max_retries=6,
-        ignore_result=True,
-    )
+    @retrying_task(subject.task_name, max_retries=6, backoff=1, backoff_max=30, bind=True)
     def recompute(self: Any, pk: int) -> int | None:
         where = (
             IN_PROCESS if self.request.is_eager else (self.request.hostname or socket.gethostname())

@@ -44,13 +44,7 @@ from scoring.rankings import state as states
 from scoring.rankings.derived import IN_PROCESS, Subject, schedule
 from scoring.rankings.models import RankingSnapshot, RankingState
 from scoring.rankings.rows import exact_number, row_encode, row_key, rows_encode
-from scoring.rankings.sql import (
-    commit_without_waiting,
-    consistent_read,
-    in_atomic_block,
-    is_postgresql,
-    snapshot_insert,
-)
+from scoring.rankings.sql import commit_without_waiting, consistent_read, snapshot_insert
 from scoring.rankings.state import TaskClock
 from scoring.rules.ranking import (
     DonneLine,
@@ -60,7 +54,8 @@ from scoring.rules.ranking import (
     RankingTable,
     compute_ranking_table,
 )
-from scoring.runtime import collector_paused
+from tarot_club.kit.runtime import collector_paused
+from tarot_club.kit.sql import in_atomic_block, is_postgresql
 from tournaments.models import Donne, Result, Seat, TableRound, Tournament
 from tournaments.models import Penalty as PenaltyRow
 

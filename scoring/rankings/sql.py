@@ -16,39 +16,16 @@ from typing import Any
 
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Model
-from django.db.models.signals import post_save, pre_save
+
+from tarot_club.kit.sql import insertable
 
 from .fields import CardLinesField
 
 __all__ = [
     "commit_without_waiting",
     "consistent_read",
-    "in_atomic_block",
-    "is_postgresql",
     "snapshot_insert",
 ]
-
-
-# The steps of Model.save() an INSERT goes through: a model overriding one adds to it.
-_SAVE_STEPS = ("save", "save_base", "_save_table", "_do_insert")
-
-
-def insertable(model: type[Model]) -> bool:
-    """Whether a plain INSERT of ``model`` does what ``save(force_insert=True)`` does: no
-    step of its save() overridden, no save signal heard for it (checked at each call:
-    receivers may connect at any time)."""
-    if any(getattr(model, step) is not getattr(Model, step) for step in _SAVE_STEPS):
-        return False
-    return not (pre_save.has_listeners(model) or post_save.has_listeners(model))
-
-
-def in_atomic_block() -> bool:
-    """Whether the default database is inside a transaction (``atomic``) now."""
-    return connection.in_atomic_block
-
-
-def is_postgresql() -> bool:
-    return connection.vendor == "postgresql"
 
 
 @contextmanager

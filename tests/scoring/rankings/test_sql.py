@@ -11,7 +11,8 @@ from django.db.models.signals import pre_save
 
 from scoring.models import RankingSnapshot
 from scoring.rankings.services import _json_text, ranking_recompute
-from scoring.rankings.sql import insertable, snapshot_insert
+from scoring.rankings.sql import snapshot_insert
+from tarot_club.kit.sql import insertable
 from tests.scoring.rankings.builders import build_tournament, fill_results
 
 pytestmark = pytest.mark.django_db

@@ -2,21 +2,17 @@
 
 from __future__ import annotations
 
-from celery import shared_task
-
-from scoring.runtime import TRANSIENT_ERRORS
+from tarot_club.kit.tasks import retrying_task
 
 RETRY_COUNTDOWNS = (5, 15, 30, 60, 120)
 
 
-@shared_task(
-    bind=True,
-    name="simultaneous.upload_to_hub",
-    autoretry_for=TRANSIENT_ERRORS,
-    retry_backoff=1,
-    retry_backoff_max=30,
+@retrying_task(
+    "simultaneous.upload_to_hub",
     max_retries=len(RETRY_COUNTDOWNS),
-    ignore_result=True,
+    backoff=1,
+    backoff_max=30,
+    bind=True,
 )
 def upload_to_hub(self, tournament_id: int) -> str:
     """Send the tournament's whole current state to its hub (idempotent: a new sequence, the

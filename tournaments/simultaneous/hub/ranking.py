@@ -42,7 +42,7 @@ from scoring.rankings import state as states
 from scoring.rankings.derived import IN_PROCESS, Subject, schedule, sweep_subject
 from scoring.rankings.state import TaskClock
 from scoring.rules.ranking import Penalty, RankingTable, compute_ranking_table
-from scoring.runtime import collector_paused
+from tarot_club.kit.runtime import collector_paused
 from tournaments.search import player_search_name
 
 from . import sql

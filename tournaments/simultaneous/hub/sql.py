@@ -21,7 +21,7 @@ import msgspec
 from django.db import connection, transaction
 from django.db.models import Model
 
-from scoring.rankings.sql import insertable
+from tarot_club.kit.sql import insertable
 
 
 @contextmanager

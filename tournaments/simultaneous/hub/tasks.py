@@ -14,11 +14,10 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from celery import shared_task
 from django.conf import settings
 
 from scoring.rankings.derived import PUBLISH_RETRY_POLICY, broker_in_use
-from scoring.runtime import TRANSIENT_ERRORS
+from tarot_club.kit.tasks import retrying_task
 
 from .booklet import booklet_build
 from .models import SimultaneousEvent
@@ -30,15 +29,7 @@ logger = logging.getLogger(__name__)
 recompute_overall_ranking = OVERALL_RANKING.task
 
 
-@shared_task(
-    name="simultaneous_hub.build_booklet",
-    autoretry_for=TRANSIENT_ERRORS,
-    retry_backoff=2,
-    retry_backoff_max=60,
-    retry_jitter=True,
-    max_retries=5,
-    ignore_result=True,
-)
+@retrying_task("simultaneous_hub.build_booklet")
 def build_booklet(event_id: int) -> list[str]:
     """Build and store the event's booklet once the embargo ended (booklet.booklet_build)."""
     return booklet_build(event_id=event_id)

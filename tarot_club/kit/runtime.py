@@ -1,4 +1,4 @@
-"""What the parts of scoring share about the process they run in: which failures may go away
+"""What every part shares about the process it runs in: which failures may go away
 by themselves (a task retries only those), and pausing the cyclic garbage collector during a
 long computation or build."""
 
