@@ -251,7 +251,7 @@ REST_FRAMEWORK = {
     "PAGE_SIZE": 100,
     # Every API error as {"code", "message", "details"} (tournaments/api/exceptions.py).
     "EXCEPTION_HANDLER": "tournaments.api.exceptions.api_exception_handler",
-    # Read on each request by tournaments/api/throttling.py (so tests can lower them): login
+    # Read on each request by tarot_club/kit/throttling.py (so tests can lower them): login
     # attempts per address and user name, per address, and API writes per user.
     "DEFAULT_THROTTLE_RATES": {
         "login": env_str("API_LOGIN_RATE", "10/min"),

@@ -6,7 +6,7 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from tournaments.api.throttling import throttled_login
+from tarot_club.kit.throttling import throttled_login
 from tournaments.simultaneous.club.api import JoinView
 
 from . import views

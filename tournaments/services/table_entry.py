@@ -51,9 +51,10 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from tarot_club.kit.throttling import SharedCounters
+
 from ..api.idempotency import ttl as idempotency_ttl
 from ..api.models import IdempotencyRecord
-from ..api.throttling import SharedCounters
 from ..ledger_text import PROOF_CODE, PROOF_PHONE
 from ..models import (
     COUNTED_ENTRY_STATUSES,
@@ -312,7 +313,7 @@ def round_started(round_: Round) -> bool:
 
 def table_access_lookup(*, code: str, client: str) -> TableAccess | None:
     """The live access of a typed short code, or None. Rate-limited per client address
-    (``SHORT_CODE_LOOKUPS_PER_MINUTE``, the address from ``api.throttling.client_address``):
+    (``SHORT_CODE_LOOKUPS_PER_MINUTE``, the address from ``tarot_club.kit.throttling.client_address``):
     raises PermissionDenied beyond. Counted in the cache every web process shares, so that
     more processes do not mean more guesses."""
     key = "table-code:" + hashlib.sha256(client.encode()).hexdigest()[:24]

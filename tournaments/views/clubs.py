@@ -24,7 +24,8 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_http_methods
 
-from ..api.throttling import signup_wait
+from tarot_club.kit.throttling import signup_wait
+
 from ..forms import AccountForm, ClubForm, SignupForm
 from ..models import Club
 from ..once import once_per_form

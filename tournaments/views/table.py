@@ -28,7 +28,8 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from ..api.throttling import client_address
+from tarot_club.kit.throttling import client_address
+
 from ..forms_arbiter import ResultForm
 from ..models import POSITIONS, Donne, EntryStatus, Position, Result, Seat, TableAccess
 from ..services.preparation import seats_for_donne

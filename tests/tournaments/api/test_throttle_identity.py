@@ -11,9 +11,9 @@ from django.core.cache import caches
 from django.test import Client, override_settings
 from rest_framework.test import APIClient
 
+from tarot_club.kit.throttling import client_address
 from tests.fixtures.people import PASSWORD
 from tests.tournaments.api.test_auth import TOKEN_URL, rates
-from tournaments.api.throttling import client_address
 
 pytestmark = pytest.mark.django_db
 
@@ -107,7 +107,7 @@ def test_failed_logins_from_one_address_are_limited_whatever_the_names(personas)
 
 
 def test_the_pause_is_a_few_seconds_at_most(personas, settings):
-    from tournaments.api.throttling import login_pause
+    from tarot_club.kit.throttling import login_pause
 
     settings.LOGIN_SLOWDOWN_AFTER, settings.LOGIN_SLOWDOWN_SECONDS = 2, 60
     assert login_pause("inconnu") == 0

@@ -1,4 +1,4 @@
-"""The write throttle with its counters in Redis (one round trip, tournaments.api.rate_log):
+"""The write throttle with its counters in Redis (one round trip, tarot_club.kit.rate_log):
 the same answers as DRF's own throttle, what a client sees at the limit, and the database
 taking over while Redis does not answer."""
 
@@ -16,9 +16,9 @@ from django.core.cache.backends.locmem import LocMemCache
 from django.test import override_settings
 from rest_framework.throttling import SimpleRateThrottle
 
+from tarot_club.kit.throttling import WriteRateThrottle
 from tests.fixtures.services import private_redis_db
 from tests.tournaments.api.conftest import client_for
-from tournaments.api.throttling import WriteRateThrottle
 from tournaments.models import Penalty
 
 pytestmark = pytest.mark.django_db

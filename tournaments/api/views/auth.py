@@ -12,11 +12,12 @@ from rest_framework.authtoken.models import Token
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from tarot_club.kit.throttling import LOGIN_THROTTLES, WriteRateThrottle, login_slow_down
+
 from ..exceptions import ApiError
 from ..permissions import require_login
 from ..schema import errors
 from ..serializers import MeSerializer, TokenRequestSerializer, TokenSerializer
-from ..throttling import LOGIN_THROTTLES, WriteRateThrottle, login_slow_down
 from .base import ApiView
 
 

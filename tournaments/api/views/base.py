@@ -20,6 +20,7 @@ from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from tarot_club.kit.throttling import WriteRateThrottle
 from tournaments.models import Tournament
 from tournaments.params import id_param
 from tournaments.permissions import tournament_with_roles
@@ -27,7 +28,6 @@ from tournaments.permissions import tournament_with_roles
 from .. import permissions as api_permissions
 from ..exceptions import ApiError, server_error_response
 from ..idempotency import request_key, run_idempotent
-from ..throttling import WriteRateThrottle
 
 MAX_OFFSET = 10**9
 _ETAG = re.compile(r'^\s*(?:W/)?"?(\d{1,9})"?\s*$')

@@ -9,7 +9,7 @@ the count is reached, otherwise add this request. Same rule (at most N requests 
 window of the rate's length), same clock (the web process's, passed in).
 
 Only when the shared cache is Redis; otherwise, and while Redis does not answer, the caller
-counts the usual way (tournaments.api.throttling).
+counts the usual way (tarot_club.kit.throttling).
 """
 
 from __future__ import annotations

@@ -156,7 +156,7 @@ def signup_wait(request: HttpRequest) -> float | None:
 class WriteRateThrottle(_SettingsRateThrottle):
     """Writes (POST, PUT, PATCH, DELETE) per user; reads are not counted. Every API write
     pays it: with Redis as the shared cache the history is checked and updated in one round
-    trip (tournaments.api.rate_log, same rule); while Redis fails, in the database."""
+    trip (tarot_club.kit.rate_log, same rule); while Redis fails, in the database."""
 
     scope = "write"
 
