@@ -35,7 +35,7 @@ def run_lane(name: str, marker: str, n: str, extra: list[str]) -> tuple[int, dic
     report.unlink(missing_ok=True)
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", marker]
     if n not in ("", "0", "1"):
-        command += ["-n", n, "--dist", "loadfile"]
+        command += ["-n", n, "--dist", "load"]
     command += [f"--junitxml={report}", *extra]
     print(f"== {name} lane: {' '.join(command[1:])}", flush=True)
     began = time.monotonic()
