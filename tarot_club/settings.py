@@ -249,8 +249,8 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
     "PAGE_SIZE": 100,
-    # Every API error as {"code", "message", "details"} (tournaments/api/exceptions.py).
-    "EXCEPTION_HANDLER": "tournaments.api.exceptions.api_exception_handler",
+    # Every API error as {"code", "message", "details"} (tarot_club/kit/api/errors.py).
+    "EXCEPTION_HANDLER": "tarot_club.kit.api.errors.api_exception_handler",
     # Read on each request by tarot_club/kit/throttling.py (so tests can lower them): login
     # attempts per address and user name, per address, and API writes per user.
     "DEFAULT_THROTTLE_RATES": {

@@ -6,3 +6,9 @@ class TournamentsConfig(AppConfig):
     name = "tournaments"
     verbose_name = _("Tournaments")
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        """Tell the kit's API error handler how to answer the tournaments' domain errors."""
+        from .api.errors import register
+
+        register()

@@ -804,6 +804,3 @@ class PhoneBinding(models.Model):
 
     def __str__(self) -> str:
         return f"{self.player} @ {self.table_round_id}"
-
-
-from .api.models import IdempotencyRecord  # noqa: E402, F401

@@ -26,7 +26,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 
-from .api.models import IdempotencyRecord
+from tarot_club.models import IdempotencyRecord
 
 __all__ = ["FIELD", "once_per_form", "once_token"]
 

@@ -34,9 +34,9 @@ from scoring.documents.services import (
     document_request,
     document_request_all,
 )
+from tarot_club.kit.api.errors import ApiError, refused
 from tournaments.api import permissions as rules
 from tournaments.api.converters import TOURNAMENT
-from tournaments.api.exceptions import ApiError, refused
 from tournaments.api.schema import IDEMPOTENCY_KEY, READ, WRITE, errors
 from tournaments.api.serializers import MAX_INT
 from tournaments.api.views.base import TournamentView

@@ -38,9 +38,9 @@ from scoring.rankings.selectors import (
     snapshot_complete,
     traveller,
 )
+from tarot_club.kit.api.errors import ApiError
 from tournaments.api import permissions as rules
 from tournaments.api.converters import TOURNAMENT
-from tournaments.api.exceptions import ApiError
 from tournaments.api.schema import READ, errors
 from tournaments.api.serializers import (
     RankingSerializer,

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from django.utils.translation import gettext_lazy as _
-from rest_framework import exceptions
 
+from tarot_club.kit.api.access import deny, require_login
 from tournaments import permissions as rules
 
 if TYPE_CHECKING:
@@ -53,18 +53,6 @@ WRITE_RESULTS = Rule(
 )
 
 
-def deny(user: Any, message: Any) -> exceptions.APIException:
-    """401 for an anonymous caller (who may log in), 403 for a logged-in one."""
-    if not user.is_authenticated:
-        return exceptions.NotAuthenticated(
-            _(
-                "Log in, or send your API token in the Authorization header "
-                "(Authorization: Token <key>)."
-            )
-        )
-    return exceptions.PermissionDenied(message)
-
-
 def require(user: Any, tournament: Tournament, rule: Rule) -> None:
     if not rule.check(user, tournament):
         raise deny(user, rule.message)
@@ -73,11 +61,6 @@ def require(user: Any, tournament: Tournament, rule: Rule) -> None:
 def require_club_organiser(user: Any, club: Club) -> None:
     if not rules.is_club_organiser(user, club):
         raise deny(user, _("Only the club's organisers may do this."))
-
-
-def require_login(user: Any) -> None:
-    if not user.is_authenticated:
-        raise deny(user, "")
 
 
 def require_organiser_of_body_club(user: Any, body: Any) -> None:

@@ -51,10 +51,10 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from tarot_club.kit.api.idempotency import ttl as idempotency_ttl
 from tarot_club.kit.throttling import SharedCounters
+from tarot_club.models import IdempotencyRecord
 
-from ..api.idempotency import ttl as idempotency_ttl
-from ..api.models import IdempotencyRecord
 from ..ledger_text import PROOF_CODE, PROOF_PHONE
 from ..models import (
     COUNTED_ENTRY_STATUSES,

@@ -13,8 +13,9 @@ from django.db import connection
 from django.test import override_settings
 from django.utils import timezone
 
+from tarot_club.models import IdempotencyRecord
 from tests.tournaments.api.conftest import client_for
-from tournaments.models import IdempotencyRecord, LedgerEntry, Penalty, Result, Tournament
+from tournaments.models import LedgerEntry, Penalty, Result, Tournament
 from tournaments.services.checks import WARNING_CODES
 
 ENTRY = {

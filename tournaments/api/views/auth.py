@@ -12,13 +12,13 @@ from rest_framework.authtoken.models import Token
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from tarot_club.kit.api.access import require_login
+from tarot_club.kit.api.errors import ApiError
+from tarot_club.kit.api.views import ApiView
 from tarot_club.kit.throttling import LOGIN_THROTTLES, WriteRateThrottle, login_slow_down
 
-from ..exceptions import ApiError
-from ..permissions import require_login
 from ..schema import errors
 from ..serializers import MeSerializer, TokenRequestSerializer, TokenSerializer
-from .base import ApiView
 
 
 class TokenView(ApiView):

@@ -11,6 +11,8 @@ from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schem
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from tarot_club.kit.api.errors import ApiError
+from tarot_club.kit.api.views import ApiView
 from tournaments.models import Club, Player, Tournament
 from tournaments.search import name_ordering, players_matching
 from tournaments.services.clubs import club_account_create, club_create
@@ -21,7 +23,6 @@ from tournaments.services.players import (
     players_import_csv,
 )
 
-from ..exceptions import ApiError
 from ..permissions import require_club_organiser, require_login, require_organiser_of_body_club
 from ..schema import IDEMPOTENCY_KEY, READ, WRITE, errors
 from ..serializers import (
@@ -35,7 +36,7 @@ from ..serializers import (
     PlayerUpdateSerializer,
     PlayerWriteSerializer,
 )
-from .base import ApiView, filter_by_params
+from .base import filter_by_params
 
 CLUB_EXAMPLE = {"id": 1, "name": "Tarot Club de Lyon", "federation_number": "0101", "city": "Lyon"}
 PLAYER_EXAMPLE = {

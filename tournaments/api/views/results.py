@@ -12,6 +12,7 @@ from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schem
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from tarot_club.kit.api.errors import ApiError
 from tournaments.models import Donne, LedgerEntry, Penalty, Player, Result, Table, TableRound
 from tournaments.selectors import complete_donnes
 from tournaments.services.penalties import penalty_record, penalty_withdraw
@@ -24,7 +25,6 @@ from tournaments.services.results import (
 )
 
 from .. import permissions as rules
-from ..exceptions import ApiError
 from ..schema import IDEMPOTENCY_KEY, IF_MATCH, READ, WRITE, error_examples, errors
 from ..serializers import (
     AnnulSerializer,

@@ -18,6 +18,8 @@ from drf_spectacular.utils import (
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from tarot_club.kit.api.errors import ApiError, invalid
+from tarot_club.kit.api.views import ApiView
 from tournaments.models import (
     Donne,
     EtuiSet,
@@ -54,7 +56,6 @@ from tournaments.services.tournaments import (
 )
 
 from .. import permissions as rules
-from ..exceptions import ApiError, invalid
 from ..schema import IDEMPOTENCY_KEY, READ, WRITE, errors
 from ..serializers import (
     CountSerializer,
@@ -75,7 +76,7 @@ from ..serializers import (
     TournamentUpdateSerializer,
     TournamentWriteSerializer,
 )
-from .base import ApiView, TournamentView, filter_by_params
+from .base import TournamentView, filter_by_params
 
 TAG = "tournaments"
 TOURNAMENT_EXAMPLE = {

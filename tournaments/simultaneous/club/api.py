@@ -12,10 +12,10 @@ from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from tournaments.api.exceptions import NON_FIELD, ApiError
-from tournaments.api.permissions import deny
+from tarot_club.kit.api.access import deny
+from tarot_club.kit.api.errors import NON_FIELD, ApiError
+from tarot_club.kit.api.views import ApiView
 from tournaments.api.schema import IDEMPOTENCY_KEY, WRITE, errors
-from tournaments.api.views.base import ApiView
 from tournaments.models import Club, Tournament
 from tournaments.permissions import can_manage_tournament
 

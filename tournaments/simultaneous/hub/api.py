@@ -31,10 +31,10 @@ from rest_framework.parsers import JSONParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from tournaments.api.exceptions import ApiError, api_exception_handler
-from tournaments.api.permissions import deny
+from tarot_club.kit.api.access import deny
+from tarot_club.kit.api.errors import ApiError, api_exception_handler
+from tarot_club.kit.api.views import ApiView
 from tournaments.api.schema import errors
-from tournaments.api.views.base import ApiView
 from tournaments.models import Method
 from tournaments.search import fold
 

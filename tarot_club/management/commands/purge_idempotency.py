@@ -6,7 +6,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from tournaments.api.idempotency import purge_expired, ttl
+from tarot_club.kit.api.idempotency import purge_expired, ttl
 
 
 class Command(BaseCommand):

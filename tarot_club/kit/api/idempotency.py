@@ -38,8 +38,9 @@ from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from .exceptions import ApiError
-from .models import IdempotencyRecord
+from tarot_club.models import IdempotencyRecord
+
+from .errors import ApiError
 
 HEADER = "Idempotency-Key"
 META_KEY = "HTTP_IDEMPOTENCY_KEY"

@@ -5,12 +5,17 @@ PermissionDenied...); this module turns each into the same shape with the right 
 the language the request asked for (LocaleMiddleware has activated it). Some errors add keys:
 ``warnings`` (a confirmation is needed), ``current`` and ``version`` (a version conflict),
 ``retry_after`` (throttled).
+
+The kit knows no app's exceptions: an app registers how to answer each of its own with
+``register_error_mapping`` (tournaments does it in ``tournaments/api/errors.py``, loaded by
+its AppConfig), and ``api_exception_handler`` asks those converters first, in the order they
+were registered (the first whose class matches answers).
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
@@ -101,84 +106,34 @@ def refused(message: str) -> ApiError:
     )
 
 
-def _from_service(exc: Exception, request: Any) -> ApiError | None:
-    """The API error of a service exception, or None when it is not one of theirs."""
-    from tournaments.services.preparation import PreparationError
-    from tournaments.services.registration import RegistrationError, RegistrationsRefused
-    from tournaments.services.results import (
-        ResultConflict,
-        ResultInvalid,
-        ResultNeedsConfirmation,
-    )
-    from tournaments.services.rounds import RoundOpenNeedsConfirmation
-    from tournaments.services.tournaments import PublishNeedsConfirmation, TournamentError
+#: A converter turns a domain exception (and the request) into the API's error, or None to
+#: let the handler answer as it would without it.
+ErrorConverter = Callable[[Any, Any], "ApiError | None"]
 
-    if isinstance(exc, PublishNeedsConfirmation):
-        extra: dict[str, Any] = {"missing": [{"table": t, "donne": d} for t, d in exc.missing]}
-        if hasattr(exc, "open_rounds"):
-            extra["open_rounds"] = list(exc.open_rounds)
-        return ApiError(
-            status_code=400,
-            code="needs_confirmation",
-            message=exc.message,
-            details={"confirm_missing": [exc.message]},
-            extra=extra,
-        )
-    if isinstance(exc, RoundOpenNeedsConfirmation):
-        return ApiError(
-            status_code=400,
-            code="needs_confirmation",
-            message=exc.message,
-            details={"confirm_open": [exc.message]},
-            extra={"open_rounds": list(exc.open_rounds)},
-        )
-    if isinstance(exc, RegistrationsRefused):
-        return ApiError(
-            status_code=400,
-            code="refused",
-            message=exc.message,
-            details={"players": [f"{name}: {reason}" for _pk, name, reason in exc.refused]},
-            extra={
-                "refused": [
-                    {"player": pk, "name": name, "reason": reason}
-                    for pk, name, reason in exc.refused
-                ]
-            },
-        )
-    if isinstance(exc, ResultNeedsConfirmation):
-        return ApiError(
-            status_code=422,
-            code="needs_confirmation",
-            message=_(
-                "This result is possible but unlikely. Check it, then send it again with the "
-                "codes of the warnings you confirm in the 'confirm' list."
-            ),
-            details={"confirm": list(exc.warnings.values())},
-            extra={"warnings": dict(exc.warnings)},
-        )
-    if isinstance(exc, ResultConflict):
-        from .serializers import ResultSerializer
+#: (exception class, converter), in registration order: the first matching class answers.
+_MAPPINGS: list[tuple[type[BaseException], ErrorConverter]] = []
 
-        precondition = getattr(request, "api_if_match", None) is not None
-        current = exc.current
-        return ApiError(
-            status_code=412 if precondition else 409,
-            code="precondition_failed" if precondition else "conflict",
-            message=str(exc),
-            extra={"version": current.version, "current": ResultSerializer(current).data},
-            headers={"ETag": f'"{current.version}"'},
-        )
-    if isinstance(exc, ResultInvalid):
-        return invalid(exc.errors)
-    if isinstance(exc, TournamentError | RegistrationError | PreparationError):
-        return refused(str(exc))
+
+def register_error_mapping(exc_class: type[BaseException], converter: ErrorConverter) -> None:
+    """Answer ``exc_class`` (and its subclasses) with ``converter(exc, request)``. Mappings are
+    tried in the order they were registered, so register a subclass before its base class.
+    Registering the same (class, converter) pair again changes nothing."""
+    if (exc_class, converter) not in _MAPPINGS:
+        _MAPPINGS.append((exc_class, converter))
+
+
+def from_registered(exc: BaseException, request: Any) -> ApiError | None:
+    """The API error of a registered domain exception, or None when none of them matches."""
+    for exc_class, converter in _MAPPINGS:
+        if isinstance(exc, exc_class):
+            return converter(exc, request)
     return None
 
 
 def api_exception_handler(exc: Exception, context: Mapping[str, Any]) -> Response | None:
     """REST_FRAMEWORK["EXCEPTION_HANDLER"]: the one JSON shape for every error."""
     request = context.get("request")
-    converted = _from_service(exc, request)
+    converted = from_registered(exc, request)
     if converted is not None:
         exc = converted
     elif isinstance(exc, DjangoValidationError):
