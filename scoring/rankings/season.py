@@ -3,10 +3,11 @@
 its first read, holding the lines `scoring.rules.season.season_table` computes from the
 current ranking snapshots of the club's published tournaments in the period under that method.
 
-- `results_changed` (a result, an annulment, a penalty, a tournament's status) marks stale the
-  seasons whose club and dates cover the tournament (one query) and schedules each
-  (`derived.schedule`: coalesced, CLUB_SEASON_MIN_INTERVAL seconds apart); the workers' sweep
-  computes those left stale CLUB_SEASON_SWEEP_AFTER seconds.
+- when a tournament's ranking task has run (`derived.ranking_computed`, sent after the task
+  that `results_changed` scheduled: a result, an annulment, a penalty, a tournament's status),
+  the seasons whose club and dates cover the tournament are marked stale (found in one query)
+  and scheduled (`derived.schedule`: coalesced, CLUB_SEASON_MIN_INTERVAL seconds apart); the
+  workers' sweep computes those left stale CLUB_SEASON_SWEEP_AFTER seconds.
 - A computation reads the counted snapshots' rows in one query and stores the lines with the
   snapshots' versions they count (`counted`); a read (`scoring.rankings.catch_up.
   club_season_caught_up`) compares those with the current snapshots and computes in-process
@@ -159,18 +160,23 @@ def note_error(pk: int, error: BaseException) -> None:
     states.note_error(ClubSeason, pk, error)
 
 
-def on_results_changed(sender: object, *, tournament_id: int, **_: Any) -> None:
-    """The receiver of `tournaments.signals.results_changed`: schedule every season whose club
-    and dates cover the tournament (found in one query; `schedule` marks each stale and
-    coalesces). Whatever the method: a tournament whose method changed leaves a season."""
+def on_tournament_ranked(sender: object, *, pk: int, **_: Any) -> None:
+    """A receiver of `derived.ranking_computed` for the tournament ranking (connected with
+    that sender in the app's ready()): a tournament's ranking task has run after its results
+    changed (a result, an annulment, a penalty, its status: `results_changed` scheduled it),
+    so schedule every season whose club and dates cover the tournament `pk` (found in one
+    query; `schedule` marks each stale and coalesces). Whatever the method: a tournament
+    whose method changed leaves a season. Here rather than on `results_changed` itself: a
+    season counts snapshots, which that task writes, and a result's write keeps its budget
+    of queries (tests/tournaments/api/test_write_queries.py)."""
     covering = Tournament.objects.filter(
-        pk=tournament_id,
+        pk=pk,
         club_id=OuterRef("club_id"),
         date__gte=OuterRef("start"),
         date__lte=OuterRef("end"),
     )
-    for pk in ClubSeason.objects.filter(Exists(covering)).values_list("pk", flat=True):
-        schedule(CLUB_SEASON, pk)
+    for season_pk in ClubSeason.objects.filter(Exists(covering)).values_list("pk", flat=True):
+        schedule(CLUB_SEASON, season_pk)
 
 
 def min_interval() -> float:

@@ -157,7 +157,8 @@ def test_a_change_marks_stale_the_seasons_covering_the_tournament_only(settings)
         club_id=club.pk, start=datetime.date(2026, 10, 11), end=END, method="average"
     )
     other_club = stored_season(club_id=other.pk, start=START, end=END, method="average")
-    send_results_changed(built[1].tournament.pk)  # 10 October: a result, a penalty, a status
+    # 10 October: a result, a penalty, a status; its ranking task then schedules the seasons
+    send_results_changed(built[1].tournament.pk)
     stale = set(ClubSeason.objects.filter(stale_since__isnull=False).values_list("pk", flat=True))
     assert stale == {covering.pk, other_method.pk}  # method aside: it may have left a season
     assert {earlier.pk, before.pk, other_club.pk}.isdisjoint(stale)
