@@ -21,11 +21,12 @@ from datetime import date
 from django.db.models.functions import Now
 from django.utils import timezone
 
+from scoring.rankings import season
 from scoring.rankings.models import RankingSnapshot, RankingState
 from scoring.rankings.selectors import (
     RankingView,
     Season,
-    club_season,
+    SeasonLine,
     ranking_audience,
     ranking_snapshot,
     ranking_view,
@@ -39,7 +40,9 @@ from scoring.rankings.services import (
     stale_after,
 )
 from scoring.rankings.tasks import broker_in_use, schedule_ranking
-from tournaments.models import Club, Tournament
+from scoring.rules.season import SeasonRow, shared_ranks
+from tournaments.models import Club, Player, Tournament
+from tournaments.search import name_order
 
 logger = logging.getLogger(__name__)
 
@@ -102,10 +105,57 @@ def ranking_caught_up(
 
 
 def club_season_caught_up(*, club: Club, start: date, end: date, method: str) -> Season:
-    """`club_season`, after helping each of its published tournaments without a current
-    snapshot catch up; read again when one of them is current now."""
-    season = club_season(club=club, start=start, end=end, method=method)
-    caught_up = [ranking_snapshot_caught_up(t)[1] for t in season.updating]
-    if any(caught_up):
-        season = club_season(club=club, start=start, end=end, method=method)
-    return season
+    """The club's season (`scoring.rankings.season`) as stored, after helping each of its
+    published tournaments without a current snapshot catch up, and computed here when its
+    stored lines do not count exactly the current snapshots (created on the first read). A
+    tournament still without a current snapshot is listed as `updating` and not counted.
+    A current season: four queries."""
+    tournaments = season.season_tournaments(club_id=club.pk, start=start, end=end, method=method)
+    stored = season.stored_season(club_id=club.pk, start=start, end=end, method=method)
+    ids = [t.pk for t in tournaments]
+    counted = season.current_counted(ids)
+    missing = [t for t in tournaments if str(t.pk) not in counted]
+    if missing and any([ranking_snapshot_caught_up(t)[1] for t in missing]):
+        counted = season.current_counted(ids)
+    rows = stored.rows
+    if stored.counted != counted:
+        rows, counted = _season_computed(stored.pk, club=club, start=start, end=end, method=method)
+    updating = [t for t in tournaments if str(t.pk) not in counted]
+    return Season(club, start, end, method, tournaments, updating, season_lines(rows))
+
+
+def _season_computed(
+    pk: int, *, club: Club, start: date, end: date, method: str
+) -> tuple[list[SeasonRow], dict[str, int]]:
+    """Compute and store the season in-process; if storing fails, the lines computed without
+    storing them (noted on the season's state), so the page still counts every snapshot."""
+    try:
+        season.season_recompute(pk, where=IN_PROCESS)
+        stored = season.stored_season(club_id=club.pk, start=start, end=end, method=method)
+        return stored.rows, stored.counted or {}
+    except Exception as exc:
+        logger.exception("in-process computation of club season %s failed", pk)
+        season.note_error(pk, exc)
+        counted, rows = season.season_compute(club_id=club.pk, start=start, end=end, method=method)
+        return rows, counted
+
+
+def season_lines(rows: list[SeasonRow]) -> list[SeasonLine]:
+    """A season's stored lines with their players (one query), by total then in the players'
+    name order; ranks shared by equal totals (over the players still there)."""
+    players = Player.objects.select_related("club").in_bulk([row.player for row in rows])
+    present = [row for row in rows if row.player in players]
+    present.sort(key=lambda row: (-row.total, name_order(players[row.player])))
+    ranks = shared_ranks([row.total for row in present])
+    return [
+        SeasonLine(
+            player=players[row.player],
+            rank=rank,
+            total=row.total,
+            tournaments=row.tournaments,
+            donnes=row.donnes,
+            compared_sum=row.compared_sum,
+            compared=row.compared,
+        )
+        for row, rank in zip(present, ranks, strict=True)
+    ]

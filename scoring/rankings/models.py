@@ -81,3 +81,38 @@ class RankingState(DerivedState):
 
     def __str__(self) -> str:
         return f"{self.tournament_id}: {self.computations} computations"
+
+
+class ClubSeason(DerivedState):
+    """A club's season ranking over a date range under one method, stored (a subject of the
+    derived-ranking mechanism: `scoring.rankings.season.CLUB_SEASON`), created on the first
+    read of its (club, start, end, method).
+
+    - `rows`: the lines, `scoring.rules.season.SeasonRow` as encoded by
+      `scoring.rankings.rows.season_rows_encode`, highest total first;
+    - `counted`: the snapshots they were computed from, {"<tournament id>": results
+      version}: a read compares it with the tournaments' current snapshots, so it never shows
+      lines that miss a snapshot (None: never computed).
+    """
+
+    club = models.ForeignKey(
+        "tournaments.Club", on_delete=models.CASCADE, related_name="season_rankings"
+    )
+    start = models.DateField()
+    end = models.DateField()
+    method = models.CharField(max_length=12)
+    rows = models.JSONField(default=list)
+    counted = models.JSONField(null=True, blank=True)
+    computed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["club", "start", "end", "method"], name="unique_club_season"
+            )
+        ]
+        verbose_name = _("club season ranking")
+        verbose_name_plural = _("club season rankings")
+
+    def __str__(self) -> str:
+        return f"{self.club_id} {self.start}..{self.end} {self.method}"

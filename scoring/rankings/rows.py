@@ -8,6 +8,10 @@ the order `scoring.rules.ranking.compute_ranking_table` gives its rows' values i
 computed table's rows are stored as they come (`rows_encode`), and a `Ranking`'s rows go
 through `row_encode`. Every reader goes through `row_decode` / `rows_decode`: nobody reads a
 row by position elsewhere.
+
+A club season's stored line (`scoring.rankings.models.ClubSeason.rows`) is a JSON list in the
+order of `scoring.rules.season.SeasonRow`'s fields, encoded and decoded here too
+(`season_rows_encode` / `season_rows_decode`).
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from fractions import Fraction
 from typing import Any, NamedTuple
 
 from scoring.rules.ranking import exact_value
+from scoring.rules.season import EventRow, SeasonRow
 
 
 class SnapshotRow(NamedTuple):
@@ -85,3 +90,35 @@ def row_decode(values: Sequence[Any]) -> SnapshotRow:
 def rows_decode(rows: Mapping[str, Sequence[Any]]) -> dict[int, SnapshotRow]:
     """Stored rows keyed "p<id>" as typed rows keyed by player id."""
     return {int(key[1:]): row_decode(values) for key, values in rows.items()}
+
+
+def event_rows(rows: Mapping[str, Sequence[Any]]) -> list[EventRow]:
+    """A snapshot's stored rows as the season's input rows."""
+    return [
+        EventRow(player, row.total, row.differential_total, row.donnes_played, row.donnes_compared)
+        for player, row in rows_decode(rows).items()
+    ]
+
+
+def season_rows_encode(rows: Iterable[SeasonRow]) -> list[list[Any]]:
+    """A season's lines as stored (exact numbers written)."""
+    return [
+        [
+            row.player,
+            row.rank,
+            exact_number(row.total),
+            row.tournaments,
+            row.donnes,
+            exact_number(row.compared_sum),
+            row.compared,
+        ]
+        for row in rows
+    ]
+
+
+def season_rows_decode(rows: Iterable[Sequence[Any]]) -> list[SeasonRow]:
+    """A season's stored lines, typed."""
+    return [
+        SeasonRow(player, rank, Fraction(total), tournaments, donnes, Fraction(summed), compared)
+        for player, rank, total, tournaments, donnes, summed, compared in rows
+    ]

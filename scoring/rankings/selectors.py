@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from decimal import Decimal
@@ -1089,6 +1089,9 @@ def donne_index(tournament: Tournament, *, can_manage: bool) -> list[DonneEntry]
 
 @dataclass
 class SeasonLine:
+    """A player's line of a club's season as the page shows it (the stored subject
+    `scoring.rankings.season`, read by `scoring.rankings.catch_up.club_season_caught_up`)."""
+
     player: Player
     rank: int = 0
     total: Fraction = Fraction(0)
@@ -1105,6 +1108,9 @@ class SeasonLine:
 
 @dataclass(frozen=True)
 class Season:
+    """A club's season: its counted tournaments' period and method, those of its published
+    tournaments not counted yet (`updating`: no current snapshot) and the lines."""
+
     club: Club
     start: date
     end: date
@@ -1120,66 +1126,6 @@ class Season:
     @property
     def method_label(self) -> str:
         return method_label(self.method)
-
-
-def _current_snapshots(tournaments: Iterable[Tournament]) -> dict[int, RankingSnapshot]:
-    """The current snapshot (cards left out) of each tournament that has one; one query."""
-    ids = [t.pk for t in tournaments]
-    return {
-        s.tournament_id: s
-        for s in RankingSnapshot.objects.filter(
-            tournament_id__in=ids,
-            method=F("tournament__method"),
-            matchpoint_penalty_rate=F("tournament__matchpoint_penalty_rate"),
-            results_version__gte=F("tournament__results_version"),
-        )
-        .defer("cards")
-        .order_by("tournament_id", "results_version")
-    }
-
-
-def club_season(*, club: Club, start: date, end: date, method: str) -> Season:
-    """Ranking of the players of a club's published tournaments between two dates (those
-    compared under one method, so the numbers add up): total of the tournament totals,
-    tournaments played, average differential per donne compared. Those without a current
-    snapshot are listed in `updating` and left out (`scoring.rankings.catch_up` helps them
-    catch up)."""
-    tournaments = list(
-        Tournament.objects.filter(
-            club=club,
-            status=Tournament.Status.PUBLISHED,
-            date__gte=start,
-            date__lte=end,
-            method=method,
-        ).order_by("date", "name")
-    )
-    snapshots = _current_snapshots(tournaments)
-    updating = [t for t in tournaments if t.pk not in snapshots]
-    totals: dict[int, SeasonLine] = {}
-    for snapshot in snapshots.values():
-        for pid, row in rows_decode(snapshot.data.get("rows") or {}).items():
-            line = totals.get(pid)
-            if line is None:
-                line = totals[pid] = SeasonLine(player=None)  # type: ignore[arg-type]
-            compared = row.donnes_compared
-            line.total += row.total
-            line.tournaments += 1
-            line.donnes += row.donnes_played
-            line.compared += compared
-            diff = row.differential_total
-            line.compared_sum += diff * compared if method == "matchpoints" else diff
-    players = Player.objects.select_related("club").in_bulk(list(totals))
-    lines = []
-    for pid, line in totals.items():
-        if pid in players:
-            line.player = players[pid]
-            lines.append(line)
-    lines.sort(key=lambda x: (-x.total, name_order(x.player)))
-    previous: Fraction | None = None
-    for index, line in enumerate(lines, start=1):
-        line.rank = index if line.total != previous else lines[index - 2].rank
-        previous = line.total
-    return Season(club, start, end, method, tournaments, updating, lines)
 
 
 @dataclass(frozen=True)

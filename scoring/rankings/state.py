@@ -74,7 +74,8 @@ def database_time_minus(seconds: float) -> ExpressionWrapper:
 
 
 def state_ensure(state: State, pk: int) -> None:
-    """The subject's state row exists (created empty if not; a race is harmless)."""
+    """The subject's state row exists (created empty if not; a race is harmless). A subject
+    whose row needs more than its id (a club season) creates it before any of these calls."""
     state.objects.bulk_create([state(pk=pk)], ignore_conflicts=True)
 
 
@@ -202,9 +203,14 @@ def clock_given_back(state: State, pk: int, clock: TaskClock) -> None:
 
 def claim_in_process(state: State, pk: int, *, window: float) -> bool:
     """Claim an in-process computation unless one started less than `window` seconds ago
-    (many readers or sweeping workers must not all compute it)."""
-    state_ensure(state, pk)
+    (many readers or sweeping workers must not all compute it). The row is created only when
+    missing (a subject whose rows need more than their id creates them first)."""
     free = Q(started_at__isnull=True) | Q(started_at__lte=database_time_minus(window))
+    if state.objects.filter(free, pk=pk).update(started_at=Now()) == 1:
+        return True
+    if state.objects.filter(pk=pk).exists():
+        return False
+    state_ensure(state, pk)
     return state.objects.filter(free, pk=pk).update(started_at=Now()) == 1
 
 
@@ -219,6 +225,8 @@ def stale_for(state: State, seconds: float) -> list[int]:
 
 def note_error(state: State, pk: int, error: BaseException) -> None:
     """Keep the last failure's message where the pages can show it."""
+    if state.objects.filter(pk=pk).update(last_error=str(error)[:300]):
+        return
     state_ensure(state, pk)
     state.objects.filter(pk=pk).update(last_error=str(error)[:300])
 

@@ -4,7 +4,7 @@ reading a page.
 Every worker runs `sweep_once` when it starts and then every RANKING_SWEEP_SECONDS in a
 thread of its main process (tarot_club/celery.py):
 - every derived ranking (each subject of `scoring.rankings.derived`: the tournament ranking,
-  a simultaneous event's overall ranking) left stale for its subject's `sweep_after()` is
+  a simultaneous event's overall ranking, a club season) left stale for its subject's `sweep_after()` is
   computed there and then (one worker wins the claim in the database; the others skip it):
   a tournament's ranking waits a third of RANKING_STALE_AFTER, so it is current within
   RANKING_STALE_AFTER even when Redis lost the queued task;

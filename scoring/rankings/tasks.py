@@ -24,17 +24,21 @@ from __future__ import annotations
 from typing import Any
 
 from scoring.rankings import derived
+from scoring.rankings.season import CLUB_SEASON
 from scoring.rankings.services import TOURNAMENT_RANKING
 
 __all__ = [
     "broker_in_use",
     "on_results_changed",
+    "recompute_club_season",
     "recompute_ranking",
     "schedule_ranking",
 ]
 
 # `scoring.recompute_ranking`: recompute and store the tournament's ranking snapshot.
 recompute_ranking = TOURNAMENT_RANKING.task
+# `scoring.recompute_club_season`: recompute and store a club season (scoring.rankings.season).
+recompute_club_season = CLUB_SEASON.task
 
 
 def broker_in_use() -> bool:
