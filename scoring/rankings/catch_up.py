@@ -117,9 +117,12 @@ def club_season_caught_up(*, club: Club, start: date, end: date, method: str) ->
     missing = [t for t in tournaments if str(t.pk) not in counted]
     if missing and any([ranking_snapshot_caught_up(t)[1] for t in missing]):
         counted = season.current_counted(ids)
-    rows = stored.rows
-    if stored.counted != counted:
+    if stored is None:  # past the seasons a club stores: computed for this read only
+        counted, rows = season.season_compute(club_id=club.pk, start=start, end=end, method=method)
+    elif stored.counted != counted:
         rows, counted = _season_computed(stored.pk, club=club, start=start, end=end, method=method)
+    else:
+        rows = stored.rows
     updating = [t for t in tournaments if str(t.pk) not in counted]
     return Season(club, start, end, method, tournaments, updating, season_lines(rows))
 
@@ -132,6 +135,7 @@ def _season_computed(
     try:
         season.season_recompute(pk, where=IN_PROCESS)
         stored = season.stored_season(club_id=club.pk, start=start, end=end, method=method)
+        assert stored is not None  # it exists: the season `pk` was just computed
         return stored.rows, stored.counted or {}
     except Exception as exc:
         logger.exception("in-process computation of club season %s failed", pk)

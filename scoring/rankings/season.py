@@ -143,12 +143,20 @@ def season_recompute(
     return len(counted)
 
 
-def stored_season(*, club_id: int, start: date, end: date, method: str) -> StoredSeason:
+# Seasons stored per club at most: the page's dates come from its query string, so anyone
+# could otherwise grow the table; a season past the limit is computed on each read instead.
+STORED_SEASONS_PER_CLUB = 40
+
+
+def stored_season(*, club_id: int, start: date, end: date, method: str) -> StoredSeason | None:
     """The season's stored state, its row created (empty, never computed) on its first read;
-    one query when it exists."""
+    one query when it exists. None, storing nothing, when the club already has
+    STORED_SEASONS_PER_CLUB seasons: the caller computes it without storing it."""
     key = {"club_id": club_id, "start": start, "end": end, "method": method}
     row = ClubSeason.objects.filter(**key).values_list("pk", "counted", "rows").first()
     if row is None:
+        if ClubSeason.objects.filter(club_id=club_id).count() >= STORED_SEASONS_PER_CLUB:
+            return None
         ClubSeason.objects.bulk_create([ClubSeason(**key)], ignore_conflicts=True)
         row = ClubSeason.objects.filter(**key).values_list("pk", "counted", "rows").get()
     pk, counted, rows = row

@@ -203,3 +203,21 @@ def test_a_read_never_shows_a_season_missing_a_saved_result(settings):
     assert after.updating == [] and len(after.tournaments) == 4
     assert lines(after) == lines(read_time_sum(club=club, start=START, end=END, method="average"))
     assert lines(after) != lines(before)
+
+
+def test_past_the_seasons_a_club_stores_a_season_is_computed_not_stored(monkeypatch):
+    """The dates come from the page's query string: a stranger varying them stores no more
+    than STORED_SEASONS_PER_CLUB seasons of a club; the next is computed for its read only."""
+    from scoring.rankings import season as seasons
+
+    monkeypatch.setattr(seasons, "STORED_SEASONS_PER_CLUB", 2)
+    club, _built, _outside = club_with_tournaments("average")
+    for day in (1, 2):
+        club_season_caught_up(
+            club=club, start=START - datetime.timedelta(days=day), end=END, method="average"
+        )
+    assert ClubSeason.objects.filter(club=club).count() == 2
+    read = club_season_caught_up(club=club, start=START, end=END, method="average")
+    assert ClubSeason.objects.filter(club=club).count() == 2
+    assert lines(read) == lines(read_time_sum(club=club, start=START, end=END, method="average"))
+    assert read.lines
