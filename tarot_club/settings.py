@@ -64,6 +64,7 @@ MIDDLEWARE = [
     "tarot_club.middleware.SecurityHeadersMiddleware",
     "tarot_club.middleware.BadInputMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "tarot_club.kit.replicas.ReplicaReadsMiddleware",
     "tarot_club.middleware.RankingPollMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
@@ -112,6 +113,20 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # for each other instead of failing with "database is locked" (read-then-write deadlock).
     DATABASES["default"]["OPTIONS"] = {"timeout": 20, "transaction_mode": "IMMEDIATE"}
     DATABASES["default"]["CONN_MAX_AGE"] = 0
+# Streaming replicas for the public pages (tarot_club/kit/replicas.py): comma-separated URLs,
+# aliases replica_1, replica_2, ...; without them every read goes to the primary.
+DATABASE_REPLICAS: list[str] = []
+for _number, _url in enumerate(env_list("DATABASE_REPLICA_URLS", ""), start=1):
+    _alias = f"replica_{_number}"
+    DATABASES[_alias] = dj_database_url.parse(
+        _url, conn_max_age=DATABASES["default"].get("CONN_MAX_AGE", 0)
+    )
+    DATABASES[_alias].setdefault("OPTIONS", {})["connect_timeout"] = 2
+    DATABASES[_alias]["TEST"] = {"MIRROR": "default"}
+    DATABASE_REPLICAS.append(_alias)
+DATABASE_ROUTERS = ["tarot_club.kit.replicas.ReplicaRouter"]
+DATABASE_REPLICA_STICKY_SECONDS = int(env_str("DATABASE_REPLICA_STICKY_SECONDS", "15"))
+DATABASE_REPLICA_RETRY_SECONDS = float(env_str("DATABASE_REPLICA_RETRY_SECONDS", "30"))
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [

@@ -4,19 +4,25 @@ from __future__ import annotations
 
 from django.urls import URLPattern, URLResolver, path
 
+from tarot_club.kit.replicas import replica_reads
+
 from . import export_views, views
 
 urlpatterns: list[URLPattern | URLResolver] = [
-    path("t/<int:pk>/ranking/", views.ranking, name="ranking"),
-    path("t/<int:pk>/ranking.csv", export_views.ranking_csv_download, name="ranking_csv"),
+    path("t/<int:pk>/ranking/", replica_reads(views.ranking), name="ranking"),
+    path(
+        "t/<int:pk>/ranking.csv",
+        replica_reads(export_views.ranking_csv_download),
+        name="ranking_csv",
+    ),
     path("t/<int:pk>/donnes.csv", export_views.score_cards_csv_download, name="score_cards_csv"),
     path(
         "t/<int:pk>/ranking/<int:player_pk>/",
         views.player_score_card,
         name="score_card",
     ),
-    path("t/<int:pk>/donnes/", views.donne_list, name="donne_list"),
-    path("t/<int:pk>/donnes/<int:number>/", views.donne_traveller, name="traveller"),
-    path("clubs/<int:pk>/season/", views.club_season_ranking, name="club_season"),
+    path("t/<int:pk>/donnes/", replica_reads(views.donne_list), name="donne_list"),
+    path("t/<int:pk>/donnes/<int:number>/", replica_reads(views.donne_traveller), name="traveller"),
+    path("clubs/<int:pk>/season/", replica_reads(views.club_season_ranking), name="club_season"),
     path("players/<int:pk>/results/", views.player_results, name="player_results"),
 ]
