@@ -57,7 +57,9 @@ def name_order(player: Any) -> tuple[str, int]:
     under D), by last name, then first name, then creation. For lists sorted in Python:
     ``sorted(players, key=name_order)``; in SQL ``order_by(*name_ordering())`` gives the same.
     """
-    key = player_sort_name(first_name=player.first_name, last_name=player.last_name)
+    key = getattr(player, "sort_name", "") or player_sort_name(
+        first_name=player.first_name, last_name=player.last_name
+    )  # the stored column when the row has it (a Player: kept by save and bulk writes)
     return (key, player.pk)
 
 

@@ -314,8 +314,9 @@ class Renderer:
     landscape: ClassVar[bool] = False
     # Share of the progress bar taken by reading the data (the rest: laying out pages).
     data_share: ClassVar[float] = 0.3
-    # Seconds between two progress reports (each is a database write).
-    report_interval: ClassVar[float] = 0.25
+    # Seconds between two progress reports (each is a database write, which on SQLite is
+    # this process's own work): the progress bar is polled every second or two.
+    report_interval: ClassVar[float] = 1.0
 
     def __init__(
         self, tournament: Tournament, *, part: int = 0, progress: ProgressCallback | None = None
