@@ -12,6 +12,8 @@ from django.utils import translation
 from hypothesis import HealthCheck
 from hypothesis import settings as hypothesis_settings
 
+from tests.fixtures import flush
+
 pytest_plugins = ["tests.fixtures.services", "tests.fixtures.people", "tests.fixtures.tournaments"]
 
 # Property tests check what holds, not how fast: on a shared machine a slow example is load,
@@ -63,6 +65,7 @@ def is_slow_lane(item: pytest.Item) -> bool:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    flush.install()  # transactional tests end with a faster flush on PostgreSQL
     config.addinivalue_line(
         "markers", "slow_lane: set on collection for the slow lane of make test (tests/lanes.py)"
     )
