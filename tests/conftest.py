@@ -71,7 +71,20 @@ def pytest_configure(config: pytest.Config) -> None:
     )
 
 
+# The slow lane's longest tests (a minute or more each on a quiet machine), sent to the
+# workers first so that none of them is left running alone at the end of the lane.
+LONGEST_FIRST = (
+    "tests/tournaments/simultaneous/test_end_to_end.py",
+    "tests/a11y/test_axe.py",
+    "tests/tarot_club/test_deploy_settings.py",
+    "tests/tarot_club/test_serve_supervision.py",
+    "tests/tournaments/room/test_serve.py",
+)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         if is_slow_lane(item):
             item.add_marker(pytest.mark.slow_lane)
+    # A stable sort: the other tests keep their order.
+    items.sort(key=lambda item: not item.nodeid.startswith(LONGEST_FIRST))
