@@ -12,6 +12,8 @@ from django.utils import translation
 from hypothesis import HealthCheck
 from hypothesis import settings as hypothesis_settings
 
+from tests.fixtures import flush
+
 pytest_plugins = ["tests.fixtures.services", "tests.fixtures.people", "tests.fixtures.tournaments"]
 
 # Property tests check what holds, not how fast: on a shared machine a slow example is load,
@@ -63,12 +65,26 @@ def is_slow_lane(item: pytest.Item) -> bool:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    flush.install()  # transactional tests end with a faster flush on PostgreSQL
     config.addinivalue_line(
         "markers", "slow_lane: set on collection for the slow lane of make test (tests/lanes.py)"
     )
+
+
+# The slow lane's longest tests (a minute or more each on a quiet machine), sent to the
+# workers first so that none of them is left running alone at the end of the lane.
+LONGEST_FIRST = (
+    "tests/tournaments/simultaneous/test_end_to_end.py",
+    "tests/a11y/test_axe.py",
+    "tests/tarot_club/test_deploy_settings.py",
+    "tests/tarot_club/test_serve_supervision.py",
+    "tests/tournaments/room/test_serve.py",
+)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         if is_slow_lane(item):
             item.add_marker(pytest.mark.slow_lane)
+    # A stable sort: the other tests keep their order.
+    items.sort(key=lambda item: not item.nodeid.startswith(LONGEST_FIRST))

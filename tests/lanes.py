@@ -1,11 +1,15 @@
-"""Run the test suite in its two lanes and end with one summary line.
+"""Run the test suite in its two lanes, at the same time, and end with one summary line.
 
 The fast lane (`-m "not slow_lane"`: pure rules, services, API, pages without a browser)
-runs first with pytest-xdist on every core, each worker on its own test database; the slow
-lane (Chromium, live servers, real workers, subprocesses, PDFs; see tests/conftest.py) runs
-after it, on two workers as well unless TEST_SLOW_WORKERS says otherwise. Both lanes run
-even when the first fails, so one run shows every failure. Arguments after the script go
-to both pytest runs (e.g. `-k ranking`).
+and the slow lane (Chromium, live servers, real workers, subprocesses, PDFs; see
+tests/conftest.py) are two pytest runs started together, each with pytest-xdist on two
+workers unless TEST_FAST_WORKERS / TEST_SLOW_WORKERS say otherwise, each worker on a test
+database of its own (the lane's name is added to TOX_PARALLEL_ENV, so the lanes' databases
+never meet). The slow lane spends much of its time waiting (on a live server, a worker
+starting, a page's poll), which the fast lane's work fills. The slow lane starts first, its
+longest tests first (tests/conftest.py, LONGEST_FIRST); the fast lane's output is shown as it
+runs, the slow lane's when it ends (it is kept in var/test-reports/slow.log meanwhile).
+Arguments after the script go to both pytest runs (e.g. `-k ranking`).
 
 The last line is the total: "tests: N passed, N failed, N skipped" (errors count as
 failed); the exit status is non-zero when either lane failed or no test ran.
@@ -16,6 +20,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -29,19 +34,18 @@ def workers(variable: str) -> str:
     return os.environ.get(variable) or str(max(2, os.cpu_count() or 2))
 
 
-def run_lane(name: str, marker: str, n: str, extra: list[str]) -> tuple[int, dict[str, int]]:
-    """Run one lane; returns pytest's exit status and its counts from the JUnit report."""
-    report = REPORTS / f"{name}.xml"
-    report.unlink(missing_ok=True)
+def lane_command(name: str, marker: str, n: str, extra: list[str]) -> list[str]:
+    """The pytest command line of a lane, writing its JUnit report under REPORTS."""
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", marker]
     if n not in ("", "0", "1"):
         command += ["-n", n, "--dist", "load"]
-    command += [f"--junitxml={report}", *extra]
-    print(f"== {name} lane: {' '.join(command[1:])}", flush=True)
-    began = time.monotonic()
-    status = subprocess.call(command, cwd=ROOT)
-    print(f"== {name} lane: exit {status} in {time.monotonic() - began:.0f} s", flush=True)
-    return status, counts(report)
+    return [*command, f"--junitxml={REPORTS / f'{name}.xml'}", *extra]
+
+
+def lane_env(name: str) -> dict[str, str]:
+    """The environment of a lane: its own test databases (TOX_PARALLEL_ENV + the lane)."""
+    parallel = os.environ.get("TOX_PARALLEL_ENV", "")
+    return dict(os.environ, TOX_PARALLEL_ENV=f"{parallel}_{name}" if parallel else name)
 
 
 def counts(report: Path) -> dict[str, int]:
@@ -56,16 +60,54 @@ def counts(report: Path) -> dict[str, int]:
     return total
 
 
+def note_end(process: subprocess.Popen, ended: list[float]) -> None:
+    """Wait for `process` and append the moment it ended to `ended` (for the lane's time)."""
+    process.wait()
+    ended.append(time.monotonic())
+
+
+def run_lanes(extra: list[str]) -> tuple[list[int], list[dict[str, int]]]:
+    """Start the slow lane (output to its log), run the fast lane in the foreground, wait for
+    the slow lane and show its log; the exit statuses and counts of fast, then slow."""
+    for name in ("fast", "slow"):
+        (REPORTS / f"{name}.xml").unlink(missing_ok=True)
+    slow_command = lane_command("slow", "slow_lane", workers("TEST_SLOW_WORKERS"), extra)
+    fast_command = lane_command("fast", "not slow_lane", workers("TEST_FAST_WORKERS"), extra)
+    slow_log = REPORTS / "slow.log"
+    began = time.monotonic()
+    print(f"== slow lane (output when it ends): {' '.join(slow_command[1:])}", flush=True)
+    with slow_log.open("wb") as log:
+        slow = subprocess.Popen(
+            slow_command, cwd=ROOT, env=lane_env("slow"), stdout=log, stderr=subprocess.STDOUT
+        )
+        slow_ended: list[float] = []
+        threading.Thread(target=note_end, args=(slow, slow_ended), daemon=True).start()
+        try:
+            print(f"== fast lane: {' '.join(fast_command[1:])}", flush=True)
+            fast_status = subprocess.call(fast_command, cwd=ROOT, env=lane_env("fast"))
+            print(f"== fast lane: exit {fast_status} in {time.monotonic() - began:.0f} s")
+            print("== slow lane: waiting for it to end", flush=True)
+            slow_status = slow.wait()
+        finally:
+            if slow.poll() is None:  # interrupted: stop the slow lane too
+                slow.terminate()
+                slow.wait()
+    sys.stdout.write(slow_log.read_text(encoding="utf-8", errors="replace"))
+    ended = slow_ended[0] if slow_ended else time.monotonic()
+    print(f"== slow lane: exit {slow_status} in {ended - began:.0f} s", flush=True)
+    statuses = [fast_status, slow_status]
+    return statuses, [counts(REPORTS / "fast.xml"), counts(REPORTS / "slow.xml")]
+
+
 def main(extra: list[str]) -> int:
     REPORTS.mkdir(parents=True, exist_ok=True)
-    fast_status, fast = run_lane("fast", "not slow_lane", workers("TEST_FAST_WORKERS"), extra)
-    slow_status, slow = run_lane("slow", "slow_lane", workers("TEST_SLOW_WORKERS"), extra)
-    tests = fast["tests"] + slow["tests"]
-    failed = fast["failed"] + slow["failed"]
-    skipped = fast["skipped"] + slow["skipped"]
+    statuses, lanes = run_lanes(extra)
+    tests = sum(lane["tests"] for lane in lanes)
+    failed = sum(lane["failed"] for lane in lanes)
+    skipped = sum(lane["skipped"] for lane in lanes)
     passed = tests - failed - skipped
     # pytest's 5 is "no test collected": fine for one lane (a -k that selects one of them).
-    bad = [s for s in (fast_status, slow_status) if s not in (0, 5)]
+    bad = [s for s in statuses if s not in (0, 5)]
     print(f"tests: {passed} passed, {failed} failed, {skipped} skipped", flush=True)
     return 1 if bad or failed or passed == 0 else 0
 

@@ -3,6 +3,12 @@
 Why a helper: every accessibility test runs the same engine with the same rules (WCAG 2.1 A and
 AA plus axe's best practices) and reports the same way: one line per violation and node, so a
 failure says what to fix and where.
+
+Widths: the site's pages adapt to the window's width by CSS media queries alone (no script
+reads the window's size or listens to its resizing, and the server cannot know it;
+tests/a11y/test_widths.py keeps it so). A page loaded once and resized is therefore the page
+as loaded at the new width, so `violations_at` audits one loaded page at several widths by
+resizing the viewport and running axe again, instead of loading it again per width.
 """
 
 from __future__ import annotations
@@ -47,4 +53,18 @@ def violations(page: Any, axe_source: str, impacts: set[str] = BLOCKING) -> list
                 f"{page.url} [{violation['impact']}] {violation['id']}: {target} — "
                 f"{node.get('failureSummary', '').splitlines()[-1].strip()}"
             )
+    return lines
+
+
+def violations_at(
+    page: Any, axe_source: str, viewports: list[dict], impacts: set[str] = BLOCKING
+) -> list[str]:
+    """The violations of the page as it is now at each of `viewports` in turn (see the module's
+    docstring on widths), each line prefixed by its width; the page ends at its first viewport."""
+    lines = []
+    for viewport in viewports:
+        page.set_viewport_size(viewport)
+        found = violations(page, axe_source, impacts)
+        lines += [f"@{viewport['width']}px {line}" for line in found]
+    page.set_viewport_size(viewports[0])
     return lines

@@ -12,7 +12,7 @@ from django.core.management import call_command
 
 from scoring.rankings.models import RankingSnapshot
 from scoring.rankings.services import ranking_recompute
-from tests.a11y.axe import DESKTOP, EVERY_IMPACT, PHONE, violations
+from tests.a11y.axe import DESKTOP, EVERY_IMPACT, PHONE, violations, violations_at
 from tests.fixtures.tournaments import stage_tournament
 from tournaments.management.commands.load_demo import DEMO_PASSWORD
 from tournaments.models import Penalty, Player, Round, TableRound, Tournament
@@ -90,12 +90,13 @@ def demo_pages() -> dict[str | None, list[str]]:
     }
 
 
-@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["laptop", "phone"])
-def test_no_blocking_violation_on_the_demo_pages(browser, live_server, axe_source, viewport):
+def test_no_blocking_violation_on_the_demo_pages(browser, live_server, axe_source):
+    """Every demo page at a phone's width and at a laptop's: loaded once at the first, audited,
+    resized to the second and audited again (tests/a11y/axe.py, on widths)."""
     call_command("load_demo", stdout=open("/dev/null", "w"))  # noqa: SIM115
     found: list[str] = []
     for persona, paths in demo_pages().items():
-        page = log_in(browser, live_server, persona, viewport)
+        page = log_in(browser, live_server, persona, PHONE)
         try:
             for path in paths:
                 response = page.goto(path)
@@ -103,7 +104,7 @@ def test_no_blocking_violation_on_the_demo_pages(browser, live_server, axe_sourc
                 # "load", not "networkidle": the room's screen and the ranking poll forever.
                 page.wait_for_load_state("load")
                 page.wait_for_timeout(300)
-                found += violations(page, axe_source)
+                found += violations_at(page, axe_source, [PHONE, DESKTOP])
         finally:
             page.context.close()
     assert found == [], "\n".join(found)
@@ -115,28 +116,27 @@ MISSING_DESCRIPTIONS = """() => [...document.querySelectorAll('[aria-describedby
      .map(id => (e.id || e.name) + ' -> ' + id))"""
 
 
-@pytest.mark.parametrize("viewport", [PHONE, NARROW], ids=["390", "320"])
-def test_no_blocking_violation_in_the_states_of_the_touched_pages(
-    browser, live_server, axe_source, viewport
-):
+def test_no_blocking_violation_in_the_states_of_the_touched_pages(browser, live_server, axe_source):
     """The pages of issue 25 at a phone's width and at 320 px, in the states a check of the page
     as loaded misses: a refused penalty, a refused table entry, the confirmation step and the
-    offline notice of the table page."""
+    offline notice of the table page. Each state is audited at both widths (driven at 320 px,
+    the narrower, and resized to 390 px for the second audit: tests/a11y/axe.py, on widths)."""
+    widths = [NARROW, PHONE]
     call_command("load_demo", stdout=open("/dev/null", "w"))  # noqa: SIM115
     pages = demo_pages()
     running = Tournament.objects.get(name="Tournoi de démonstration")
     found: list[str] = []
-    page = log_in(browser, live_server, "arbitre", viewport)
+    page = log_in(browser, live_server, "arbitre", NARROW)
     try:
         for path in ("/", *pages["arbitre"]):
             page.goto(path)
             page.wait_for_load_state("load")
-            found += violations(page, axe_source)
+            found += violations_at(page, axe_source, widths)
         page.goto(f"/t/{running.pk}/arbiter/penalties/")
         page.locator("#penalty-form button[type=submit]").click()
         page.wait_for_selector("#penalty-form .errorlist")
         assert page.evaluate(MISSING_DESCRIPTIONS) == []
-        found += violations(page, axe_source)
+        found += violations_at(page, axe_source, widths)
         # Given: the flash message is a list inside a status region, not a list made a status.
         page.locator("#penalty-form select[name=player]").select_option(index=1)
         page.locator('#penalty-form input[name=kind][value="warning"]').check()
@@ -144,32 +144,32 @@ def test_no_blocking_violation_in_the_states_of_the_touched_pages(
         page.wait_for_selector(".messages li")
         assert page.locator('div.messages[role="status"] > ul > li').count() >= 1
         assert page.locator("ul[role]").count() == 0
-        found += violations(page, axe_source)
+        found += violations_at(page, axe_source, widths)
     finally:
         page.context.close()
-    page = log_in(browser, live_server, "organisateur", viewport)
+    page = log_in(browser, live_server, "organisateur", NARROW)
     try:
         page.goto("/organiser/")
-        found += violations(page, axe_source)
+        found += violations_at(page, axe_source, widths)
     finally:
         page.context.close()
 
     table = next(p for p in pages[None] if p.startswith("/table/") and p != "/table/")
-    page = log_in(browser, live_server, None, viewport)
+    page = log_in(browser, live_server, None, NARROW)
     try:
         page.goto(table)
         page.wait_for_selector("#donne-tabs .tab")
-        found += violations(page, axe_source)
+        found += violations_at(page, axe_source, widths)
         # A refused entry: a name without its code.
         page.locator("#player").select_option(index=1)
         page.locator('input[name="contract"][value="all_passed"]').check()
         page.locator("#save").click()
         page.wait_for_selector('#entry-code[aria-invalid="true"]')
         assert page.evaluate(MISSING_DESCRIPTIONS) == []
-        found += violations(page, axe_source)
+        found += violations_at(page, axe_source, widths)
         page.context.set_offline(True)
         page.wait_for_selector("#net.off")
-        found += violations(page, axe_source)
+        found += violations_at(page, axe_source, widths)
         page.context.set_offline(False)
     finally:
         page.context.close()
@@ -218,11 +218,12 @@ def widen_demo() -> dict[str, Any]:
 LONG_LAST_NAME = "de La Tour-Saint-Maximilien-Montgolfier"
 
 
-@pytest.mark.parametrize("width", [320, 390, 1280])
-def test_no_violation_at_all_on_the_pages_of_issue_31(browser, live_server, axe_source, width):
+def test_no_violation_at_all_on_the_pages_of_issue_31(browser, live_server, axe_source):
     """Issue 31.9: not even a minor one (an empty table header) on the organiser's pages, the
     registrations, the penalties, the seating plan, the ledger and the ranking with penalties;
-    no table scrolled in a box the keyboard cannot reach."""
+    no table scrolled in a box the keyboard cannot reach. At 320, 390 and 1280 px, each page
+    loaded once and resized (tests/a11y/axe.py, on widths)."""
+    widths = [{"width": width, "height": 800} for width in (320, 390, 1280)]
     demo = widen_demo()
     running, past, club = demo["running"], demo["past"], demo["club"]
     pages = {
@@ -245,23 +246,23 @@ def test_no_violation_at_all_on_the_pages_of_issue_31(browser, live_server, axe_
     }
     found: list[str] = []
     for persona, paths in pages.items():
-        page = log_in(browser, live_server, persona, {"width": width, "height": 800})
+        page = log_in(browser, live_server, persona, widths[0])
         try:
             for path in paths:
                 page.goto(path)
                 page.wait_for_load_state("load")
-                found += violations(page, axe_source, EVERY_IMPACT)
+                found += violations_at(page, axe_source, widths, EVERY_IMPACT)
         finally:
             page.context.close()
     assert found == [], "\n".join(found)
 
 
-@pytest.mark.parametrize("width", [320, 390])
 def test_no_violation_at_all_on_a_simultaneous_events_pages_at_a_phones_width(
-    browser, live_server, axe_source, width
+    browser, live_server, axe_source
 ):
     """The hub's traveller lists every table of the field in 7 columns: at 320 px it scrolls in
-    its own box, which the keyboard reaches (a labelled region), as every other of its pages."""
+    its own box, which the keyboard reaches (a labelled region), as every other of its pages.
+    At 320 and 390 px, each page loaded once and resized (tests/a11y/axe.py, on widths)."""
     from tests.tournaments.simultaneous.pages.builders import small_field
     from tournaments.simultaneous.hub import services
 
@@ -271,13 +272,17 @@ def test_no_violation_at_all_on_a_simultaneous_events_pages_at_a_phones_width(
     services.event_close(event=field.event, user=organiser)
     event = f"/simultanes/{field.event.public_id}/"
     found: list[str] = []
-    page = log_in(browser, live_server, "organisateur", {"width": width, "height": 800})
+    page = log_in(browser, live_server, "organisateur", {"width": 320, "height": 800})
     try:
         for path in ("/simultanes/", event, f"{event}classement/", f"{event}donnes/1/"):
             page.goto(path)
             page.wait_for_load_state("load")
-            assert page.evaluate("document.scrollingElement.scrollWidth <= innerWidth"), path
-            found += violations(page, axe_source, EVERY_IMPACT)
+            for width in (320, 390):
+                page.set_viewport_size({"width": width, "height": 800})
+                fits = page.evaluate("document.scrollingElement.scrollWidth <= innerWidth")
+                assert fits, (path, width)
+                found += [f"@{width}px {v}" for v in violations(page, axe_source, EVERY_IMPACT)]
+            page.set_viewport_size({"width": 320, "height": 800})
     finally:
         page.context.close()
     assert found == [], "\n".join(found)

@@ -53,14 +53,15 @@ def test_find_me_at_a_phones_width_lands_on_the_players_row(browser, live_server
         page.context.close()
 
 
-@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
-def test_no_blocking_violation_on_the_new_pages(browser, live_server, axe_source, event, viewport):
+def test_no_blocking_violation_on_the_new_pages(browser, live_server, axe_source, event):
+    """At a phone's width and a laptop's, each page loaded once at the first and resized
+    (tests/a11y/axe.py, on widths)."""
     tournament = Tournament.objects.get(name="Tournoi de démonstration")
     joined = link(tournament, sets=8)
     ranking = f"{live_server.url}/simultanes/{event.event.public_id}/classement/"
     SimultaneousLink.objects.filter(pk=joined.pk).update(ranking_url=ranking)
     found: list[str] = []
-    page = log_in(browser, live_server, "organisateur", viewport)
+    page = log_in(browser, live_server, "organisateur", PHONE)
     try:
         for path in (
             f"/simultanes/{event.event.public_id}/",
@@ -74,8 +75,12 @@ def test_no_blocking_violation_on_the_new_pages(browser, live_server, axe_source
             page.wait_for_load_state("load")
             if path.endswith("/simultaneous/"):
                 assert page.locator("#overall-ranking-link a").get_attribute("href") == ranking
-            assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), path
-            found += violations(page, axe_source)
+            for viewport in (PHONE, DESKTOP):
+                page.set_viewport_size(viewport)
+                fits = page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+                assert fits, (path, viewport)
+                found += [f"@{viewport['width']}px {v}" for v in violations(page, axe_source)]
+            page.set_viewport_size(PHONE)
     finally:
         page.context.close()
     assert not found, "\n".join(found)
