@@ -56,6 +56,7 @@ INSTALLED_APPS = [
     "tournaments",
     "tournaments.simultaneous.hub",
     "tournaments.simultaneous.club",
+    "tournaments.championships",
 ]
 
 MIDDLEWARE = [
