@@ -19,8 +19,9 @@ from django.utils import timezone
 from django.utils.formats import date_format
 from django.utils.translation import gettext as _
 
-from scoring.rules.championship import KINDS, validate_rule
+from scoring.rules.championship import KINDS, rule_errors
 from tournaments.models import Club, Method, Tournament
+from tournaments.services.errors import translate_error
 from tournaments.simultaneous.hub.models import SimultaneousEvent
 
 from .errors import ChampionshipInvalid
@@ -52,20 +53,6 @@ LICENCE = re.compile(r"^[0-9]{7}$")
 Details = dict[str, list[str]]
 
 
-def _rule_message(field: str, code: str, championship: Championship, events: int | None) -> str:
-    if "negative" in code:
-        return _("Points cannot be negative.")
-    if "increas" in code or "order" in code:
-        return _("Points by place must not increase from one place to the next (25, 20, 16…).")
-    if field == "places" and ("empty" in code or "missing" in code or "required" in code):
-        return _("Enter the points of each place, for example 25, 20, 16, 13.")
-    if field == "best_of" and events is not None and championship.best_of is not None:
-        return _(
-            "The best %(best)s results cannot count: the championship has %(events)s events."
-        ) % {"best": championship.best_of, "events": events}
-    return _("This value is not valid for the rule.")
-
-
 def _events_count(championship: Championship, current: int) -> int | None:
     """The events best_of is checked against: those planned (or those added, the larger);
     once the season is over, those added; else none (events come over the season)."""
@@ -81,14 +68,8 @@ def _check_rule(championship: Championship, current_events: int) -> Details:
     if championship.kind not in KINDS:
         return {"kind": [_("Choose a rule: total, percentage or places.")]}
     events = _events_count(championship, current_events)
-    try:
-        problems = validate_rule(rule_of(championship), events)
-    except (TypeError, ValueError, ArithmeticError):
-        problems = [("handicaps", "invalid")]
-    for field, code in problems:
-        message = _rule_message(field, code, championship, events)
-        if message not in details.get(field, []):
-            details.setdefault(field, []).append(message)
+    for error in rule_errors(rule_of(championship), events):
+        details.setdefault(error.field, []).append(translate_error(error))
     for serie in championship.handicaps or {}:
         if serie not in (championship.series or []):
             details.setdefault("handicaps", []).append(
