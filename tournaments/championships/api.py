@@ -83,8 +83,12 @@ class ChampionshipWriteSerializer(serializers.Serializer):
         help_text='Série -> points added per counted event ("2", "1/2").',
     )
     final_name = serializers.CharField(max_length=160, required=False, allow_blank=True)
-    qualify_top = serializers.IntegerField(required=False, allow_null=True, min_value=1)
-    qualify_top_per_serie = serializers.IntegerField(required=False, allow_null=True, min_value=1)
+    qualify_top = serializers.IntegerField(
+        required=False, allow_null=True, min_value=1, max_value=100000
+    )
+    qualify_top_per_serie = serializers.IntegerField(
+        required=False, allow_null=True, min_value=1, max_value=100000
+    )
 
 
 class ChampionshipEventSerializer(serializers.Serializer):

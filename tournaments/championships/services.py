@@ -14,6 +14,7 @@ from datetime import date
 from fractions import Fraction
 from typing import Any
 
+from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.formats import date_format
@@ -23,6 +24,7 @@ from scoring.rules.championship import KINDS, rule_errors
 from tournaments.models import Club, Method, Tournament
 from tournaments.services.errors import translate_error
 from tournaments.simultaneous.hub.models import SimultaneousEvent
+from tournaments.validators import validate_plain_text
 
 from .errors import ChampionshipInvalid
 from .models import Championship, ChampionshipEvent, ChampionshipLogEntry, SeasonSerie
@@ -75,6 +77,22 @@ def _check_rule(championship: Championship, current_events: int) -> Details:
             details.setdefault("handicaps", []).append(
                 _("“%(serie)s” is not one of the championship’s séries.") % {"serie": serie}
             )
+    return details
+
+
+def _check_texts(championship: Championship) -> Details:
+    """Names people read (printed, exported): no invisible characters (`validate_plain_text`)."""
+    details: Details = {}
+    for field in ("name", "final_name"):
+        try:
+            validate_plain_text(getattr(championship, field))
+        except ValidationError as exc:
+            details[field] = [str(m) for m in exc.messages]
+    for serie in championship.series or []:
+        try:
+            validate_plain_text(serie)
+        except ValidationError as exc:
+            details.setdefault("series", []).extend(str(m) for m in exc.messages)
     return details
 
 
@@ -172,7 +190,11 @@ def championship_create(*, user: Any, club: Club | None = None, **values: Any) -
     except (TypeError, ValueError, ArithmeticError):
         raise ChampionshipInvalid({"handicaps": [_("A handicap is a number of points.")]}) from None
     championship = Championship(club=club, created_by=user, **fields)
-    details = {**_check_rule(championship, 0), **_check_dates(championship, [])}
+    details = {
+        **_check_rule(championship, 0),
+        **_check_dates(championship, []),
+        **_check_texts(championship),
+    }
     if details:
         raise ChampionshipInvalid(details)
     with transaction.atomic():
@@ -217,7 +239,12 @@ def championship_edit(championship: Championship, *, user: Any, **values: Any) -
         before = _snapshot(locked, changes)
         for field, value in changes.items():
             setattr(locked, field, value)
-        details = {**_check_rule(locked, len(entries)), **_check_dates(locked, entries), **details}
+        details = {
+            **_check_rule(locked, len(entries)),
+            **_check_dates(locked, entries),
+            **_check_texts(locked),
+            **details,
+        }
         if details:
             raise ChampionshipInvalid(details)
         locked.save(update_fields=list(changes))
