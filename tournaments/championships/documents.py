@@ -225,7 +225,7 @@ class ChampionshipRenderer(Renderer):
                 column.label,
                 date_format(column.date, "SHORT_DATE_FORMAT"),
                 column.name,
-                _("final") if column.final else _("not final yet"),
+                _("results final") if column.final else _("not final yet"),
             ]
             for column in self.columns
         ]
@@ -260,6 +260,7 @@ class ChampionshipRenderer(Renderer):
             return [*story, Paragraph(esc(_("Nobody is ranked yet.")), self.styles.body)]
         handicaps = bool(self.championship.handicaps)
         qualified = qualified_players(self.championship, self.standing)
+        qualifying = bool(self.championship.qualify_top or self.championship.qualify_top_per_serie)
         series = {
             line[0]: scope
             for scope in self.standing.lines
@@ -288,9 +289,11 @@ class ChampionshipRenderer(Renderer):
                 values.append(fmt_signed(line.handicap) if line.handicap else "")
             cells = [Cell(value, background=shade) for value in values]
             cells.append(Cell(self.points_text(line.points), bold=True, background=shade))
-            scopes = qualified.get(line.player, [])
-            mark = ", ".join(_("overall") if s == "" else s for s in scopes)
-            cells += [Cell(mark, background=shade), Cell(self.results_text(line), background=shade)]
+            if qualifying:
+                scopes = qualified.get(line.player, [])
+                mark = ", ".join(_("overall") if s == "" else s for s in scopes)
+                cells.append(Cell(mark, background=shade))
+            cells.append(Cell(self.results_text(line), background=shade))
             rows.append(cells)
         head = [_("Rank"), _("Player"), _("Club"), _("Licence"), _("Série"), _("Events")]
         widths = [13 * mm, 52 * mm, 40 * mm, 17 * mm, 18 * mm, 15 * mm]
@@ -299,9 +302,16 @@ class ChampionshipRenderer(Renderer):
             head.append(_("Handicap"))
             widths.append(17 * mm)
             align += "r"
-        head += [_("Points"), _("Qualified"), _("Results by event")]
-        widths += [21 * mm, 18 * mm, 0]
-        align += "rll"
+        head.append(_("Points"))
+        widths.append(21 * mm)
+        align += "r"
+        if qualifying:
+            head.append(_("Qualified"))
+            widths.append(18 * mm)
+            align += "l"
+        head.append(_("Results by event"))
+        widths.append(0)
+        align += "l"
         widths[-1] = self.frame_w - sum(widths)
         story.append(FastTable(head, rows, widths=widths, align=align, fonts=self.fonts, size=SIZE))
         return story
