@@ -36,7 +36,9 @@ their lines.
 from __future__ import annotations
 
 import datetime
-from collections.abc import Iterable, Mapping, Sequence
+import gc
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from fractions import Fraction
 from types import MappingProxyType
@@ -54,6 +56,7 @@ __all__ = [
     "Line",
     "Rule",
     "championship_ranking",
+    "championship_scopes",
     "event_points",
     "player_events",
     "qualifiers",
@@ -164,15 +167,15 @@ class InvalidChampionshipEvents(ScoringError):
 
 
 # --- event points ------------------------------------------------------------------------
+#
+# Speed (a federation season is some 100,000 event lines): a player's event is a plain tuple
+# (points, weight, date ordinal, event key, float of the points); the places' shares are made
+# once per distinct value; sorts and comparisons go by the float first and the exact Fraction
+# only when the floats are equal (rounding is monotonic, so a float order is the exact one),
+# sums add numerators per denominator; tie-breaks are read only among equal points.
 
-
-class _Scored(NamedTuple):
-    """A player's points in one event, with what the selection and tie-breaks need."""
-
-    points: Fraction
-    weight: int
-    date: datetime.date
-    key: str
+_POINTS, _WEIGHT, _DAY, _KEY, _FLOAT = range(5)
+_Entry = tuple[Fraction, int, int, str, float]
 
 
 def _place_points(rule: Rule) -> list[int]:
@@ -184,15 +187,23 @@ def _place_points(rule: Rule) -> list[int]:
 
 
 def _places_of(
-    rule: Rule, sums: list[int], lines: Sequence[EventLine], largest: int
+    rule: Rule,
+    sums: list[int],
+    lines: Sequence[EventLine],
+    largest: int,
+    made: dict[object, Fraction],
 ) -> dict[str, Fraction]:
-    """Each player's places points in one event: the mean of the places his rank group holds."""
+    """Each player's places points in one event: the mean of the places his rank group
+    holds, scaled; ``made`` keeps the Fractions already made (few distinct values)."""
     table = len(rule.places)
     beyond = rule.places_beyond
     by_rank: dict[int, list[str]] = {}
     for line in lines:
-        by_rank.setdefault(line.rank, []).append(line.player)
-    scale = Fraction(len(lines), largest) if rule.scale_by_field and largest else Fraction(1)
+        if line.rank in by_rank:
+            by_rank[line.rank].append(line.player)
+        else:
+            by_rank[line.rank] = [line.player]
+    field, scaled = len(lines), rule.scale_by_field and largest
     points: dict[str, Fraction] = {}
     first = 1
     for rank in sorted(by_rank):
@@ -202,7 +213,11 @@ def _places_of(
         held = (sums[inside] - sums[first - 1] if first <= table else 0) + beyond * (
             last - max(inside, first - 1)
         )
-        share = Fraction(held, len(players)) * scale
+        pair = (held * field, len(players) * largest) if scaled else (held, len(players))
+        share = made.get(pair)
+        if share is None:  # one object per value: (2, 2) and (1, 1) are the same 1
+            value = Fraction(*pair)
+            share = made[pair] = made.setdefault(value, value)
         for player in players:
             points[player] = share
         first = last + 1
@@ -213,18 +228,24 @@ def event_points(rule: Rule, event: Event, largest: int) -> dict[str, tuple[Frac
     """Each player's (event points, weight) in one event under the rule; ``largest`` is the
     largest field of the championship (for ``scale_by_field``). The weight is the donnes
     compared under ``percentage``, 1 otherwise."""
+    return {
+        line.player: (points, weight) for line, points, weight in _event(rule, event, largest, {})
+    }
+
+
+def _event(
+    rule: Rule, event: Event, largest: int, made: dict[object, Fraction]
+) -> Iterator[tuple[EventLine, Fraction, int]]:
+    """(line, event points, weight) for every line of the event."""
     if rule.kind == "places":
-        shares = _places_of(rule, _place_points(rule), event.lines, largest)
-        return {player: (share, 1) for player, share in shares.items()}
+        shares = _places_of(rule, _place_points(rule), event.lines, largest, made)
+        return ((line, shares[line.player], 1) for line in event.lines)
     if rule.kind == "percentage":
-        return {
-            line.player: (
-                _ZERO if line.percentage is None else line.percentage,
-                line.donnes_compared,
-            )
+        return (
+            (line, _ZERO if line.percentage is None else line.percentage, line.donnes_compared)
             for line in event.lines
-        }
-    return {line.player: (line.total, 1) for line in event.lines}
+        )
+    return ((line, line.total, 1) for line in event.lines)
 
 
 def _ordered(events: Iterable[Event]) -> list[Event]:
@@ -237,96 +258,113 @@ def _ordered(events: Iterable[Event]) -> list[Event]:
             if event.key in seen:
                 raise InvalidChampionshipEvents("championship_event_twice", event=event.key)
             seen.add(event.key)
+    for event in ordered:
+        if len({line.player for line in event.lines}) != len(event.lines):
+            players: set[str] = set()
+            for line in event.lines:
+                if line.player in players:
+                    raise InvalidChampionshipEvents(
+                        "championship_player_twice", player=line.player, event=event.key
+                    )
+                players.add(line.player)
     return ordered
-
-
-def _check_field(event: Event, scored: Mapping[str, object]) -> None:
-    """Refuse an event in which a player has two lines."""
-    if len(scored) != len(event.lines):
-        seen: set[str] = set()
-        for line in event.lines:
-            if line.player in seen:
-                raise InvalidChampionshipEvents(
-                    "championship_player_twice", player=line.player, event=event.key
-                )
-            seen.add(line.player)
 
 
 def _scores(
     rule: Rule, events: Sequence[Event], wanted: frozenset[str] | None
-) -> dict[str, list[_Scored]]:
-    """Every player's event points, in date order (only the ``wanted`` players when given)."""
+) -> dict[str, list[_Entry]]:
+    """Every player's events, in date order then by key (only the ``wanted`` players when
+    given)."""
     ordered = _ordered(events)
     largest = max((len(event.lines) for event in ordered), default=0)
-    scores: dict[str, list[_Scored]] = {}
+    scores: dict[str, list[_Entry]] = {}
+    made: dict[object, Fraction] = {}
+    floats: dict[int, float] = {}
     for event in ordered:
-        scored = event_points(rule, event, largest)
-        _check_field(event, scored)
-        date, key = event.date, event.key
-        for player, (points, weight) in scored.items():
-            if wanted is None or player in wanted:
-                entry = _Scored(points, weight, date, key)
-                if player in scores:
-                    scores[player].append(entry)
-                else:
-                    scores[player] = [entry]
+        day, key = event.date.toordinal(), event.key
+        for line, points, weight in _event(rule, event, largest, made):
+            player = line.player
+            if wanted is not None and player not in wanted:
+                continue
+            ident = id(points)
+            value = floats.get(ident)
+            if value is None:
+                value = float(points)
+                if rule.kind == "places":  # shared objects, kept alive by `made`
+                    floats[ident] = value
+            entry = (points, weight, day, key, value)
+            if player in scores:
+                scores[player].append(entry)
+            else:
+                scores[player] = [entry]
     return scores
 
 
 # --- a player's line ---------------------------------------------------------------------
 
 
-def _counted(rule: Rule, scores: list[_Scored]) -> list[bool]:
+def _counted(rule: Rule, scores: list[_Entry]) -> list[bool]:
     """Which of a player's events count: all, or his best_of best (points, then the more
-    recent, then the smaller key)."""
+    recent, then the smaller key: his events come in date then key order, and the sort is
+    stable)."""
     if rule.best_of is None or len(scores) <= rule.best_of:
         return [True] * len(scores)
     order = sorted(
         range(len(scores)),
-        key=lambda i: (-scores[i].points, -scores[i].date.toordinal(), scores[i].key),
+        key=lambda i: (scores[i][_FLOAT], scores[i][_POINTS], scores[i][_DAY]),
+        reverse=True,
     )
-    kept = set(order[: rule.best_of])
-    return [i in kept for i in range(len(scores))]
+    counted = [False] * len(scores)
+    for i in order[: rule.best_of]:
+        counted[i] = True
+    return counted
 
 
-def _exact_sum(values: Iterable[Fraction]) -> Fraction:
-    """The exact sum, adding numerators per denominator (one gcd per denominator, not one per
-    addition)."""
+def _exact_sum(values: Iterable[Fraction], weights: Iterable[int] | None = None) -> Fraction:
+    """The exact sum (of the values times their weights when given), adding numerators per
+    denominator (one gcd per denominator, not one per addition)."""
     by_denominator: dict[int, int] = {}
-    for value in values:
-        den = value.denominator
-        by_denominator[den] = by_denominator.get(den, 0) + value.numerator
+    if weights is None:
+        for value in values:
+            den = value.denominator
+            by_denominator[den] = by_denominator.get(den, 0) + value.numerator
+    else:
+        for value, weight in zip(values, weights, strict=True):
+            den = value.denominator
+            by_denominator[den] = by_denominator.get(den, 0) + value.numerator * weight
     if len(by_denominator) == 1:
         ((den, num),) = by_denominator.items()
         return Fraction(num, den)
     return sum((Fraction(num, den) for den, num in by_denominator.items()), _ZERO)
 
 
-def _points(rule: Rule, kept: list[_Scored], handicap: Fraction) -> tuple[Fraction, Fraction]:
+def _points(rule: Rule, kept: list[_Entry], handicap: Fraction) -> tuple[Fraction, Fraction]:
     """(championship points, handicap added) from the counted events."""
     if not kept:
         return _ZERO, _ZERO
     if rule.kind == "percentage":
-        weight = sum(score.weight for score in kept)
+        weight = sum(entry[_WEIGHT] for entry in kept)
         if not weight:
             return handicap, handicap
-        mean = _exact_sum(score.points * score.weight for score in kept) / weight
+        summed = _exact_sum([e[_POINTS] for e in kept], [e[_WEIGHT] for e in kept])
+        mean = summed / weight
         return mean + handicap, handicap
     added = handicap * len(kept)
-    return _exact_sum(score.points for score in kept) + added, added
+    return _exact_sum(entry[_POINTS] for entry in kept) + added, added
 
 
-def _tie_key(rule: Rule, kept: list[_Scored]) -> tuple[object, ...]:
-    """The tie-breaks' values for a player, higher better, compared in order."""
+def _tie_key(rule: Rule, kept: list[_Entry]) -> tuple[object, ...]:
+    """The tie-breaks' values for a player, higher better, compared in order (each event's
+    points as (float, Fraction): exact, and fast when the floats differ)."""
     values: list[object] = []
     for name in rule.tie_breaks:
         if name == "events":
             values.append(len(kept))
         elif name == "best":
-            values.append(tuple(sorted((s.points for s in kept), reverse=True)))
+            values.append(tuple(sorted(((e[_FLOAT], e[_POINTS]) for e in kept), reverse=True)))
         elif name == "recent":
-            latest = sorted(kept, key=lambda s: (s.date, s.points), reverse=True)
-            values.append(tuple(s.points for s in latest))
+            latest = sorted(kept, key=lambda e: (e[_DAY], e[_FLOAT], e[_POINTS]), reverse=True)
+            values.append(tuple((e[_FLOAT], e[_POINTS]) for e in latest))
     return tuple(values)
 
 
@@ -335,31 +373,46 @@ class _Draft(NamedTuple):
     points: Fraction
     handicap: Fraction
     events: tuple[EventScore, ...]
-    kept: list[_Scored]
+    kept: list[_Entry]
     classified: bool
+    order: float  # float(points), to sort fast
 
 
-def _draft(rule: Rule, player: str, scores: list[_Scored], handicap: Fraction) -> _Draft:
+def _draft(
+    rule: Rule,
+    player: str,
+    scores: list[_Entry],
+    handicap: Fraction,
+    same: dict[Fraction, Fraction] | None = None,
+) -> _Draft:
+    """A player's line before ranking; ``same`` makes equal points one object (comparisons
+    of equal values then stop at identity)."""
     counted = _counted(rule, scores)
-    kept = [score for score, keep in zip(scores, counted, strict=True) if keep]
+    kept = [entry for entry, keep in zip(scores, counted, strict=True) if keep]
     points, added = _points(rule, kept, handicap)
+    if same is not None:
+        points = same.setdefault(points, points)
     events = tuple(
-        EventScore(score.key, score.points, keep)
-        for score, keep in zip(scores, counted, strict=True)
+        EventScore(entry[_KEY], entry[_POINTS], keep)
+        for entry, keep in zip(scores, counted, strict=True)
     )
-    return _Draft(player, points, added, events, kept, len(scores) >= rule.minimum_events)
+    classified = len(scores) >= rule.minimum_events
+    return _Draft(player, points, added, events, kept, classified, float(points))
 
 
-def _ranked(rule: Rule, drafts: list[_Draft], classified: bool) -> list[Line]:
+def _ranked(rule: Rule, drafts: Sequence[_Draft], classified: bool) -> list[Line]:
     """Sorted lines with their shared ranks (None when not classified)."""
-    drafts.sort(key=lambda d: d.player)
-    drafts.sort(key=lambda d: d.points, reverse=True)
+    drafts = sorted(drafts, key=lambda d: d.player)
+    drafts.sort(key=lambda d: (d.order, d.points), reverse=True)
     keys: list[tuple[object, ...]] = [()] * len(drafts)
     if rule.tie_breaks:
         start = 0
         while start < len(drafts):
             end = start + 1
-            while end < len(drafts) and drafts[end].points == drafts[start].points:
+            points = drafts[start].points
+            while end < len(drafts) and (
+                drafts[end].points is points or drafts[end].points == points
+            ):
                 end += 1
             if end - start > 1:
                 run = [(_tie_key(rule, d.kept), d) for d in drafts[start:end]]
@@ -371,7 +424,11 @@ def _ranked(rule: Rule, drafts: list[_Draft], classified: bool) -> list[Line]:
     rank = 0
     for index, draft in enumerate(drafts):
         previous = drafts[index - 1] if index else None
-        if not (previous and previous.points == draft.points and keys[index - 1] == keys[index]):
+        if not (
+            previous
+            and (previous.points is draft.points or previous.points == draft.points)
+            and keys[index - 1] == keys[index]
+        ):
             rank = index + 1
         lines.append(
             Line(
@@ -385,6 +442,44 @@ def _ranked(rule: Rule, drafts: list[_Draft], classified: bool) -> list[Line]:
             )
         )
     return lines
+
+
+def _drafts(
+    rule: Rule, events: Sequence[Event], series: Mapping[str, str], wanted: frozenset[str] | None
+) -> list[_Draft]:
+    """Every (wanted) player's line before ranking."""
+    handicaps = rule.handicaps
+    made: dict[object, Fraction] = {}
+    same: dict[Fraction, Fraction] = {}
+    drafts = []
+    for player, scores in _scores(rule, events, wanted).items():
+        value = handicaps.get(series.get(player, ""), 0)
+        handicap = made.get(value)
+        if handicap is None:
+            handicap = made[value] = Fraction(value)
+        drafts.append(_draft(rule, player, scores, handicap, same))
+    return drafts
+
+
+def _lines(rule: Rule, drafts: Sequence[_Draft]) -> list[Line]:
+    """The classified players ranked, then those listed apart."""
+    classified = [draft for draft in drafts if draft.classified]
+    apart = [draft for draft in drafts if not draft.classified]
+    return _ranked(rule, classified, True) + _ranked(rule, apart, False)
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector paused while a season's lines are made (hundreds of
+    thousands of small tuples, none in a cycle: each collection would walk them all again),
+    as the tournament ranking's recomputation does."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def championship_ranking(
@@ -402,14 +497,27 @@ def championship_ranking(
     wanted = None
     if serie is not None:
         wanted = frozenset(player for player, label in series.items() if label == serie)
-    handicaps = rule.handicaps
-    drafts = [
-        _draft(rule, player, scores, Fraction(handicaps.get(series.get(player, ""), 0)))
-        for player, scores in _scores(rule, events, wanted).items()
-    ]
-    classified = [draft for draft in drafts if draft.classified]
-    apart = [draft for draft in drafts if not draft.classified]
-    return _ranked(rule, classified, True) + _ranked(rule, apart, False)
+    with _collector_paused():
+        return _lines(rule, _drafts(rule, events, series, wanted))
+
+
+def championship_scopes(
+    rule: Rule, events: Sequence[Event], series: Mapping[str, str] = _NO_SERIES
+) -> dict[str, list[Line]]:
+    """Everyone's ranking (under "") and each série's apart (under its name), computed once:
+    ``championship_scopes(...)[s] == championship_ranking(rule, events, series, serie=s)``
+    for every série ``s`` that ``series`` names, and ``[""]`` is everyone's."""
+    with _collector_paused():
+        drafts = _drafts(rule, events, series, None)
+        scopes = {"": _lines(rule, drafts)}
+        members: dict[str, list[_Draft]] = {serie: [] for serie in sorted(set(series.values()))}
+        for draft in drafts:
+            label = series.get(draft.player)
+            if label is not None:
+                members[label].append(draft)
+        for serie, found in members.items():
+            scopes[serie] = _lines(rule, found)
+    return scopes
 
 
 def player_events(

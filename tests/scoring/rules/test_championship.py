@@ -21,6 +21,7 @@ from scoring.rules.championship import (
     InvalidChampionshipEvents,
     Rule,
     championship_ranking,
+    championship_scopes,
     event_points,
     player_events,
     qualifiers,
@@ -232,6 +233,15 @@ def test_a_serie_is_ranked_apart_with_the_same_event_points(rule, events, series
         assert line.rank == 1 + sum(
             1 for o in classified if reference_better(rule, events, o, line)
         )
+
+
+@given(rule(), season(), series_of)
+def test_scopes_are_everyone_and_each_serie_ranked_apart(rule, events, series):
+    scopes = championship_scopes(rule, events, series)
+    assert set(scopes) == {"", *series.values()}
+    assert scopes[""] == championship_ranking(rule, events, series)
+    for serie in set(series.values()):
+        assert scopes[serie] == championship_ranking(rule, events, series, serie=serie)
 
 
 @given(rule(), season(), series_of)
