@@ -131,6 +131,9 @@ NO_HELP = frozenset(
         "simultaneous_club_refresh",
         "simultaneous_club_send",
         "championship_event_action",
+        "championship_ranking_pdf",
+        "championship_ranking_csv",
+        "championship_qualifiers_csv",
     }
 )
 

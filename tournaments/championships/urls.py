@@ -1,4 +1,4 @@
-"""The championships' pages; their documents (PDF, CSV) in `document_urls`."""
+"""The championships' pages; their downloads (PDF, CSV) in `export_urls`."""
 
 from __future__ import annotations
 
@@ -22,5 +22,5 @@ urlpatterns = [
         views.championship_qualifiers,
         name="championship_qualifiers",
     ),
-    path("championships/<int:pk>/", include("tournaments.championships.document_urls")),
+    path("championships/", include("tournaments.championships.export_urls")),
 ]
