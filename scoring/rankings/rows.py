@@ -11,7 +11,8 @@ row by position elsewhere.
 
 A club season's stored line (`scoring.rankings.models.ClubSeason.rows`) is a JSON list in the
 order of `scoring.rules.season.SeasonRow`'s fields, encoded and decoded here too
-(`season_rows_encode` / `season_rows_decode`).
+(`season_rows_encode` / `season_rows_decode`), and so is a championship's stored line
+(`scoring.rules.championship.Line`: `championship_lines_encode` / `championship_lines_decode`).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from collections.abc import Hashable, Iterable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any, NamedTuple
 
+from scoring.rules.championship import EventScore, Line
 from scoring.rules.ranking import exact_value
 from scoring.rules.season import EventRow, SeasonRow
 
@@ -121,4 +123,37 @@ def season_rows_decode(rows: Iterable[Sequence[Any]]) -> list[SeasonRow]:
     return [
         SeasonRow(player, rank, Fraction(total), tournaments, donnes, Fraction(summed), compared)
         for player, rank, total, tournaments, donnes, summed, compared in rows
+    ]
+
+
+def championship_lines_encode(lines: Iterable[Line]) -> list[list[Any]]:
+    """A championship's lines as stored: [player, rank, classified, points, handicap,
+    counted, [[event, points, counted], ...]], exact numbers written, booleans as 0/1."""
+    return [
+        [
+            line.player,
+            line.rank,
+            int(line.classified),
+            exact_number(line.points),
+            exact_number(line.handicap),
+            line.counted,
+            [[e.event, exact_number(e.points), int(e.counted)] for e in line.events],
+        ]
+        for line in lines
+    ]
+
+
+def championship_lines_decode(rows: Iterable[Sequence[Any]]) -> list[Line]:
+    """A championship's stored lines, typed."""
+    return [
+        Line(
+            player=player,
+            rank=rank,
+            classified=bool(classified),
+            points=Fraction(points),
+            handicap=Fraction(handicap),
+            events=tuple(EventScore(key, Fraction(p), bool(c)) for key, p, c in events),
+            counted=counted,
+        )
+        for player, rank, classified, points, handicap, counted, events in rows
     ]

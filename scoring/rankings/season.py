@@ -90,6 +90,15 @@ def current_counted(tournament_ids: list[int]) -> Counted:
     return {str(pk): version for pk, (version, _rows) in current.items()}
 
 
+def current_rows(tournament_ids: list[int]) -> dict[int, tuple[int, Any]]:
+    """{tournament id: (results version, stored rows)} of the current snapshots of the given
+    tournaments (those that have one); one query. A championship
+    (`tournaments.championships.ranking`) reads its site tournaments through it."""
+    if not tournament_ids:
+        return {}
+    return _current(Q(tournament_id__in=tournament_ids), rows=True)
+
+
 def season_compute(
     *, club_id: int, start: date, end: date, method: str
 ) -> tuple[Counted, list[SeasonRow]]:
