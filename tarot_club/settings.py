@@ -242,6 +242,10 @@ SIMULTANEOUS_BOOKLET_INLINE = env_bool("SIMULTANEOUS_BOOKLET_INLINE", True)
 CLUB_SEASON_MIN_INTERVAL = float(env_str("CLUB_SEASON_MIN_INTERVAL", "2"))
 CLUB_SEASON_SWEEP_AFTER = float(env_str("CLUB_SEASON_SWEEP_AFTER", "30"))
 CLUB_SEASON_INLINE = env_bool("CLUB_SEASON_INLINE", True)
+# A championship's ranking (tournaments.championships.ranking): seconds between two
+# computations of one championship, seconds it may stay stale before the sweep computes it.
+CHAMPIONSHIP_MIN_INTERVAL = float(env_str("CHAMPIONSHIP_MIN_INTERVAL", "2"))
+CHAMPIONSHIP_SWEEP_AFTER = float(env_str("CHAMPIONSHIP_SWEEP_AFTER", "30"))
 SIGNUP_OPEN = env_bool("SIGNUP_OPEN", True)
 LOGIN_SLOWDOWN_AFTER = int(env_str("LOGIN_SLOWDOWN_AFTER", "10"))
 LOGIN_SLOWDOWN_SECONDS = float(env_str("LOGIN_SLOWDOWN_SECONDS", "2"))

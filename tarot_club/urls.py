@@ -19,6 +19,7 @@ urlpatterns = [
     path("api/v1/simultaneous/", include("tournaments.simultaneous.hub.api_urls")),
     # The rankings' and documents' API routes live with those parts; unknown /api/ paths
     # fall through to tournaments.api.urls's JSON 404.
+    path("api/v1/championships/", include("tournaments.championships.api_urls")),
     path("api/v1/", include("scoring.rankings.api")),
     path("api/v1/", include("scoring.documents.api")),
     path("api/", include("tournaments.api.urls")),
@@ -33,6 +34,7 @@ urlpatterns = [
     path("", include("tournaments.urls")),
     path("", include("tournaments.simultaneous.club.urls")),
     path("", include("scoring.urls")),
+    path("", include("tournaments.championships.urls")),
     path("aide/", include("tarot_club.guide.urls")),
 ]
 

@@ -68,6 +68,12 @@ TOPICS: dict[str, tuple[str, str]] = {
     "simultaneous_club": ("organiser", "simultanes"),
     "simultaneous_join": ("organiser", "simultanes"),
     "simultaneous_revoke": ("organiser", "simultanes"),
+    "championship_list": ("joueurs", "championnats"),
+    "championship_detail": ("joueurs", "championnats"),
+    "championship_qualifiers": ("joueurs", "championnats"),
+    "championship_create": ("organiser", "championnats"),
+    "championship_manage": ("organiser", "championnats"),
+    "championship_series": ("organiser", "championnats"),
 }
 
 NO_HELP = frozenset(
@@ -124,6 +130,10 @@ NO_HELP = frozenset(
         "simultaneous_club_file",
         "simultaneous_club_refresh",
         "simultaneous_club_send",
+        "championship_event_action",
+        "championship_ranking_pdf",
+        "championship_ranking_csv",
+        "championship_qualifiers_csv",
     }
 )
 

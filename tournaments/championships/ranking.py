@@ -40,9 +40,16 @@ from scoring.rankings.rows import (
 )
 from scoring.rankings.services import TOURNAMENT_RANKING
 from scoring.rankings.state import TaskClock
-from scoring.rules.championship import Event, EventLine, Line, Rule, championship_ranking
+from scoring.rules.championship import (
+    Event,
+    EventLine,
+    Line,
+    Rule,
+    championship_ranking,
+    qualifiers,
+)
 from tournaments.models import Method, Player, Tournament
-from tournaments.search import player_search_name
+from tournaments.search import fold, player_search_name
 from tournaments.simultaneous.hub.models import (
     OverallRankingRow,
     OverallRankingState,
@@ -293,7 +300,55 @@ class Standing:
         return [e for e in self.entries if not e.agreed]
 
     def scope(self, serie: str | None) -> list[Line]:
+        """The lines of everyone (`serie` None or "") or of one série, ranked apart."""
         return championship_lines_decode(self.lines.get(serie or "", []))
+
+    def series(self) -> list[str]:
+        """The séries that have ranked players, in the championship's order."""
+        listed = list(self.championship.series or [])
+        present = [s for s in self.lines if s]
+        return [s for s in listed if s in present] + sorted(set(present) - set(listed))
+
+    def qualified(self) -> dict[str, set[str]]:
+        """The qualified players' keys: {"": top K overall, série: top K of the série}."""
+        out: dict[str, set[str]] = {}
+        top, per_serie = self.championship.qualify_top, self.championship.qualify_top_per_serie
+        if top:
+            out[""] = set(qualifiers(self.scope(None), top))
+        if per_serie:
+            for serie in self.series():
+                out[serie] = set(qualifiers(self.scope(serie), per_serie))
+        return out
+
+    def shown(self, serie: str | None = None, query: str = "") -> list[ShownLine]:
+        """The lines of the scope with their players, those matching every word of `query`
+        (accent- and case-blind, `tournaments.search.fold`; a licence's first digits)."""
+        words = [fold(w) for w in query.split() if fold(w)]
+        qualified = (
+            set().union(*self.qualified().values())
+            if self.championship.final_name
+            or (self.championship.qualify_top or self.championship.qualify_top_per_serie)
+            else set()
+        )
+        out = []
+        for line in self.scope(serie):
+            first, last, licence, club, search = self.players.get(line.player, ["", "", "", "", ""])
+            if any(w not in search for w in words):
+                continue
+            out.append(ShownLine(line, first, last, licence, club, line.player in qualified))
+        return out
+
+
+@dataclass(frozen=True)
+class ShownLine:
+    """A championship line with its player, as pages and the API show it."""
+
+    line: Line
+    first_name: str
+    last_name: str
+    licence: str
+    club: str
+    qualified: bool
 
 
 def championship_caught_up(championship: Championship) -> Standing:

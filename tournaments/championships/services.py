@@ -14,14 +14,17 @@ from datetime import date
 from fractions import Fraction
 from typing import Any
 
+from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.formats import date_format
 from django.utils.translation import gettext as _
 
-from scoring.rules.championship import KINDS, validate_rule
+from scoring.rules.championship import KINDS, rule_errors
 from tournaments.models import Club, Method, Tournament
+from tournaments.services.errors import translate_error
 from tournaments.simultaneous.hub.models import SimultaneousEvent
+from tournaments.validators import validate_plain_text
 
 from .errors import ChampionshipInvalid
 from .models import Championship, ChampionshipEvent, ChampionshipLogEntry, SeasonSerie
@@ -52,20 +55,6 @@ LICENCE = re.compile(r"^[0-9]{7}$")
 Details = dict[str, list[str]]
 
 
-def _rule_message(field: str, code: str, championship: Championship, events: int | None) -> str:
-    if "negative" in code:
-        return _("Points cannot be negative.")
-    if "increas" in code or "order" in code:
-        return _("Points by place must not increase from one place to the next (25, 20, 16…).")
-    if field == "places" and ("empty" in code or "missing" in code or "required" in code):
-        return _("Enter the points of each place, for example 25, 20, 16, 13.")
-    if field == "best_of" and events is not None and championship.best_of is not None:
-        return _(
-            "The best %(best)s results cannot count: the championship has %(events)s events."
-        ) % {"best": championship.best_of, "events": events}
-    return _("This value is not valid for the rule.")
-
-
 def _events_count(championship: Championship, current: int) -> int | None:
     """The events best_of is checked against: those planned (or those added, the larger);
     once the season is over, those added; else none (events come over the season)."""
@@ -81,19 +70,29 @@ def _check_rule(championship: Championship, current_events: int) -> Details:
     if championship.kind not in KINDS:
         return {"kind": [_("Choose a rule: total, percentage or places.")]}
     events = _events_count(championship, current_events)
-    try:
-        problems = validate_rule(rule_of(championship), events)
-    except (TypeError, ValueError, ArithmeticError):
-        problems = [("handicaps", "invalid")]
-    for field, code in problems:
-        message = _rule_message(field, code, championship, events)
-        if message not in details.get(field, []):
-            details.setdefault(field, []).append(message)
+    for error in rule_errors(rule_of(championship), events):
+        details.setdefault(error.field, []).append(translate_error(error))
     for serie in championship.handicaps or {}:
         if serie not in (championship.series or []):
             details.setdefault("handicaps", []).append(
                 _("“%(serie)s” is not one of the championship’s séries.") % {"serie": serie}
             )
+    return details
+
+
+def _check_texts(championship: Championship) -> Details:
+    """Names people read (printed, exported): no invisible characters (`validate_plain_text`)."""
+    details: Details = {}
+    for field in ("name", "final_name"):
+        try:
+            validate_plain_text(getattr(championship, field))
+        except ValidationError as exc:
+            details[field] = [str(m) for m in exc.messages]
+    for serie in championship.series or []:
+        try:
+            validate_plain_text(serie)
+        except ValidationError as exc:
+            details.setdefault("series", []).extend(str(m) for m in exc.messages)
     return details
 
 
@@ -191,7 +190,11 @@ def championship_create(*, user: Any, club: Club | None = None, **values: Any) -
     except (TypeError, ValueError, ArithmeticError):
         raise ChampionshipInvalid({"handicaps": [_("A handicap is a number of points.")]}) from None
     championship = Championship(club=club, created_by=user, **fields)
-    details = {**_check_rule(championship, 0), **_check_dates(championship, [])}
+    details = {
+        **_check_rule(championship, 0),
+        **_check_dates(championship, []),
+        **_check_texts(championship),
+    }
     if details:
         raise ChampionshipInvalid(details)
     with transaction.atomic():
@@ -236,7 +239,12 @@ def championship_edit(championship: Championship, *, user: Any, **values: Any) -
         before = _snapshot(locked, changes)
         for field, value in changes.items():
             setattr(locked, field, value)
-        details = {**_check_rule(locked, len(entries)), **_check_dates(locked, entries), **details}
+        details = {
+            **_check_rule(locked, len(entries)),
+            **_check_dates(locked, entries),
+            **_check_texts(locked),
+            **details,
+        }
         if details:
             raise ChampionshipInvalid(details)
         locked.save(update_fields=list(changes))
