@@ -13,6 +13,7 @@ queue can resend safely.
 
 from __future__ import annotations
 
+import datetime
 import hashlib
 from typing import Any
 
@@ -31,7 +32,18 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from tarot_club.kit.throttling import client_address
 
 from ..forms_arbiter import ResultForm
-from ..models import POSITIONS, Donne, EntryStatus, Position, Result, Seat, TableAccess
+from ..models import (
+    POSITIONS,
+    ArbiterCall,
+    Donne,
+    EntryStatus,
+    Irregularity,
+    Position,
+    Result,
+    Seat,
+    TableAccess,
+)
+from ..services.calls import CallInput, call_make, calls_of_table
 from ..services.preparation import seats_for_donne
 from ..services.results import (
     NON_FIELD,
@@ -60,6 +72,7 @@ from ..validators import validate_free_text
 
 __all__ = [
     "service_worker",
+    "table_call",
     "table_card",
     "table_code",
     "table_confirm",
@@ -120,7 +133,12 @@ def _state_version(access: TableAccess) -> str:
     ).aggregate(n=Count("pk"), v=Sum("version"))
     seats = Seat.objects.filter(table_round=table_round).order_by("position")
     digest = hashlib.sha256(repr(list(seats.values_list("position", "player_id"))).encode())
-    return f"{results['n']}.{results['v'] or 0}.{digest.hexdigest()[:10]}"
+    # The table's calls to the arbiter: made, joined, taken, ruled (issue 34).
+    calls = ArbiterCall.objects.filter(table_round=table_round).aggregate(
+        n=Count("pk"), j=Sum("joins"), t=Count("taken_at"), r=Count("ruled_at")
+    )
+    call_tag = f"{calls['n']}.{calls['j'] or 0}.{calls['t']}.{calls['r']}"
+    return f"{results['n']}.{results['v'] or 0}.{digest.hexdigest()[:10]}.{call_tag}"
 
 
 def _state(access: TableAccess) -> dict[str, Any]:
@@ -163,6 +181,7 @@ def _state(access: TableAccess) -> dict[str, Any]:
         ],
         "positions": {p: str(Position(p).label) for p in POSITIONS},
         "donnes": rows,
+        "calls": calls_of_table(table_round_id=table_round.pk),
     }
 
 
@@ -218,6 +237,22 @@ def _page_strings() -> dict[str, str]:
     }
 
 
+def _call_strings() -> dict[str, str]:
+    """What the call part of the page says ("%(n)s" filled in by the script)."""
+    return {
+        "donne": _("Donne %(n)s"),
+        "trick": _("trick %(n)s"),
+        "queued": _("Kept on this phone: the call goes as soon as the connection returns."),
+        "queue": _("Calls waiting to be sent: %(n)s"),
+        "sent": _("The arbiter is called."),
+        "joined": _("The arbiter was already called for this donne: your call joins it."),
+        "bound": _("Called as %(n)s (this phone is bound)."),
+        "choose": _("Choose the irregularity."),
+        "error": _("Something went wrong: try again."),
+        "ruling": _("Ruling: %(n)s"),
+    }
+
+
 @never_cache
 @require_GET
 def table_page(request: HttpRequest, secret: str) -> HttpResponse:
@@ -229,6 +264,8 @@ def table_page(request: HttpRequest, secret: str) -> HttpResponse:
         "access": access,
         "state": _state(access),
         "i18n": _page_strings(),
+        "call_i18n": _call_strings(),
+        "irregularities": Irregularity.choices,
         "form": ResultForm(),
         "positions": [(p, Position(p).label) for p in POSITIONS],
         "urls": {
@@ -445,6 +482,71 @@ def table_contest(request: HttpRequest, secret: str, donne: int) -> HttpResponse
     return _write(request, secret, donne, action)
 
 
+def _phone_time(text: str | None) -> datetime.datetime | None:
+    """The phone's clock as its page sends it (milliseconds since the epoch); None if absent
+    or not a number."""
+    ms = _int(text)
+    if ms is None:
+        return None
+    return datetime.datetime.fromtimestamp(ms / 1000, tz=datetime.UTC)
+
+
+def _call_json(call: ArbiterCall, joined: bool) -> dict[str, Any]:
+    return {
+        "id": call.pk,
+        "donne": call.donne.number,
+        "state": call.state,
+        "state_label": call.get_state_display(),
+        "joined": joined,
+    }
+
+
+@csrf_exempt
+@require_POST
+def table_call(request: HttpRequest, secret: str) -> HttpResponse:
+    """Call the arbiter from the table's page: ``donne`` (number), ``irregularity``,
+    optional ``trick`` and ``note``, ``phone_time`` (the phone's clock, ms), ``ref`` (the
+    phone's id for the call), and who calls (`_voucher`). Once per Idempotency-Key: the
+    page's offline queue resends safely. 200 with the call (``joined`` when it joined one
+    already open on that donne); 400 naming the field; 403 for a page no longer valid."""
+    try:
+        access = _access(secret)
+    except TableAccessDenied as exc:
+        return _denied(request, exc)
+    post = request.POST
+
+    def run() -> tuple[int, dict[str, Any]]:
+        data = CallInput(
+            donne_number=_int(post.get("donne")),
+            irregularity=(post.get("irregularity") or "")[:40],
+            trick=_int(post.get("trick")),
+            note=(post.get("note") or "")[:1000],
+            phone_time=_phone_time(post.get("phone_time")),
+            client_ref=(post.get("ref") or "")[:40],
+        )
+        try:
+            call, joined = call_make(access=access, voucher=_voucher(request), data=data)
+        except ResultInvalid as exc:
+            return 400, {"errors": exc.errors}
+        return 200, {
+            "call": _call_json(call, joined),
+            "calls": calls_of_table(table_round_id=access.table_round_id),
+        }
+
+    status, answer, replayed = table_idempotent(
+        access=access,
+        key=request.headers.get("Idempotency-Key"),
+        method="POST",
+        path=request.path,
+        body={k: v for k, v in post.lists()},
+        run=run,
+    )
+    response = JsonResponse(answer, status=status)
+    if replayed:
+        response["Idempotent-Replayed"] = "true"
+    return response
+
+
 @require_GET
 def table_card(request: HttpRequest, token: str) -> HttpResponse:
     """A table card's QR code: the table's page of the round open there now; a card the
@@ -522,6 +624,7 @@ def service_worker(request: HttpRequest) -> HttpResponse:
     """The service worker, served under /table/ so that its scope covers the tables' pages."""
     names = [
         "tournaments/table/table.js",
+        "tournaments/table/calls.js",
         "tournaments/table/table.css",
         "tournaments/table/icon.svg",
     ]
