@@ -61,6 +61,7 @@ __all__ = [
     "call_take",
     "calls_of_table",
     "calls_open",
+    "calls_summaries",
     "calls_summary",
     "calls_tag",
 ]
@@ -456,18 +457,31 @@ class CallsSummary:
     mean_seconds: float | None
 
 
-def calls_summary(*, tournament: Tournament) -> CallsSummary:
-    """The calls of ``tournament`` by irregularity (labels, most frequent first) and the
-    mean time to the arbiter. One query."""
-    rows = list(
-        ArbiterCall.objects.filter(tournament=tournament).only(
-            "irregularity", "phone_time", "received_at", "taken_at", "ruled_at"
-        )
-    )
+def _summary(rows: list[ArbiterCall]) -> CallsSummary:
     counts = Counter(call.get_irregularity_display() for call in rows)
     times = [s for s in (call.seconds_to_arbiter for call in rows) if s is not None]
     return CallsSummary(
         total=len(rows),
         by_kind=sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])),
         mean_seconds=sum(times) / len(times) if times else None,
+    )
+
+
+def calls_summaries(*, tournament_ids: Collection[int]) -> dict[int, CallsSummary]:
+    """`calls_summary` of each tournament of ``tournament_ids`` (the organiser's page), in
+    one query; a tournament without calls is absent."""
+    by_tournament: dict[int, list[ArbiterCall]] = {}
+    rows = ArbiterCall.objects.filter(tournament_id__in=list(tournament_ids)).only(
+        "tournament_id", "irregularity", "phone_time", "received_at", "taken_at", "ruled_at"
+    )
+    for call in rows:
+        by_tournament.setdefault(call.tournament_id, []).append(call)
+    return {pk: _summary(calls) for pk, calls in by_tournament.items()}
+
+
+def calls_summary(*, tournament: Tournament) -> CallsSummary:
+    """The calls of ``tournament`` by irregularity (labels, most frequent first) and the
+    mean time to the arbiter. One query."""
+    return calls_summaries(tournament_ids=[tournament.pk]).get(
+        tournament.pk, CallsSummary(total=0, by_kind=[], mean_seconds=None)
     )

@@ -217,6 +217,26 @@ class CallListView(CallView):
         parameters=[IDEMPOTENCY_KEY],
         responses={201: CallCreatedSerializer, 200: CallCreatedSerializer, **errors(*WRITE)},
         tags=["calls"],
+        examples=[
+            OpenApiExample(
+                "A revoke at trick 5",
+                value={
+                    "table": 3,
+                    "donne": 10,
+                    "irregularity": "renonce",
+                    "trick": 5,
+                    "player": 12,
+                    "code": "4821",
+                    "phone_time": "2026-12-06T15:02:10+01:00",
+                },
+                request_only=True,
+            ),
+            OpenApiExample(
+                "Called",
+                value={**CALL_EXAMPLE, "state": "open", "taken_by": None, "joined": False},
+                response_only=True,
+            ),
+        ],
     )
     def post(self, request: Request, tournament: int) -> Response:
         data = self.valid(CallCreateSerializer).validated_data
@@ -248,8 +268,11 @@ class CallTakeView(CallView):
         operation_id="calls_take",
         summary="The arbiter is on his way (en route)",
         request=None,
-        responses={200: CallSerializer, 409: CallSerializer, **errors(*WRITE)},
+        responses={200: CallSerializer, **errors(*WRITE, 409)},
         tags=["calls"],
+        examples=[
+            OpenApiExample("Taken", value={**CALL_EXAMPLE, "state": "en_route"}, response_only=True)
+        ],
     )
     def post(self, request: Request, tournament: int, call: int) -> Response:
         taken = call_take(call=self.call(call), user=request.user)
@@ -270,6 +293,28 @@ class CallRuleView(CallView):
         parameters=[IDEMPOTENCY_KEY],
         responses={200: CallSerializer, **errors(*WRITE, 409)},
         tags=["calls"],
+        examples=[
+            OpenApiExample(
+                "Early pickup",
+                value={"ruling": "penalty", "player": 12, "kind": "early_pickup"},
+                request_only=True,
+            ),
+            OpenApiExample(
+                "Annulment",
+                value={"ruling": "annulment", "note": "Étui mal replacé, jeux mélangés"},
+                request_only=True,
+            ),
+            OpenApiExample(
+                "Score set",
+                value={
+                    "ruling": "score",
+                    "note": "Renonce",
+                    "result": {"taker": "N", "contract": "garde", "bouts": 2, "points": 50},
+                },
+                request_only=True,
+            ),
+            OpenApiExample("Ruled", value=CALL_EXAMPLE, response_only=True),
+        ],
     )
     def post(self, request: Request, tournament: int, call: int) -> Response:
         data = self.valid(CallRuleSerializer).validated_data
