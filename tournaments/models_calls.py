@@ -12,6 +12,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 # A table plays 18 tricks with four hands of 18 cards (RULES.md §2).
 MAX_TRICK = 18
@@ -23,7 +24,7 @@ class Irregularity(models.TextChoices):
     FAUX_ECART = "faux_ecart", _("Faux écart")
     JEU_HORS_TOUR = "jeu_hors_tour", _("Play out of turn")
     CARTE_EXPOSEE = "carte_exposee", _("Exposed card")
-    RENONCE = "renonce", _("Revoke")
+    RENONCE = "renonce", pgettext_lazy("irregularity", "Revoke")
     HESITATION = "hesitation", _("Unjustified hesitation")
     MANIERISME = "manierisme", _("Mannerism")
     NOMBRE_CARTES = "nombre_cartes", _("Wrong number of cards")
