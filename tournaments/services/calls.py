@@ -20,6 +20,7 @@ reads or answers the hands (RULES.md §6.2).
 from __future__ import annotations
 
 import datetime
+import hashlib
 from collections import Counter
 from collections.abc import Collection
 from dataclasses import dataclass, field
@@ -27,7 +28,7 @@ from typing import Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, transaction
-from django.db.models import Count, F, Q, Sum
+from django.db.models import F
 from django.utils import timezone
 from django.utils.formats import date_format
 from django.utils.translation import gettext as _
@@ -400,17 +401,17 @@ def calls_open(*, tournament: Tournament) -> list[ArbiterCall]:
     return sorted(rows, key=lambda c: (c.called_at, c.pk))
 
 
-def calls_tag(*, tournament: Tournament) -> str:
-    """A short tag that changes whenever a call of the tournament is made, joined, taken or
-    ruled (the arbiter's live panel answers 204 while it is unchanged). One query."""
-    agg = ArbiterCall.objects.filter(tournament=tournament).aggregate(
-        n=Count("pk"),
-        j=Sum("joins"),
-        t=Count("taken_by"),
-        r=Count("ruled_at"),
-        o=Count("pk", filter=Q(state=ArbiterCall.State.EN_ROUTE)),
-    )
-    return f"{agg['n']}.{agg['j'] or 0}.{agg['t']}.{agg['r']}.{agg['o']}"
+def calls_tag(*, tournament: Tournament, rows: Collection[ArbiterCall] | None = None) -> str:
+    """A short tag of what the arbiter's live panel shows: the open calls, their state, who
+    took them and how many joined. It changes whenever a call is made, joined, taken (or
+    handed over) or ruled; the panel answers 204 while it is unchanged. ``rows``: the open
+    calls already read (`calls_open`); else one small query."""
+    if rows is None:
+        found = ArbiterCall.objects.filter(tournament=tournament, state__in=OPEN_STATES)
+        keys = sorted(found.values_list("pk", "state", "joins", "taken_by_id"))
+    else:
+        keys = sorted((c.pk, c.state, c.joins, c.taken_by_id) for c in rows)
+    return hashlib.sha256(repr(keys).encode()).hexdigest()[:16]
 
 
 def calls_of_table(*, table_round_id: int) -> list[dict[str, Any]]:

@@ -124,10 +124,10 @@ def dashboard(request: HttpRequest, pk: int) -> HttpResponse:
         "rounds_entered": any(c.state == MISSING for c in board.cells),
         "active_penalties": active_penalties,
         # The live panel of calls to the arbiter (tournaments/views/calls.py asks it again).
-        "open_calls": calls_open(tournament=tournament),
-        "calls_tag": calls_tag(tournament=tournament),
         "now": timezone.now(),
     }
+    context["open_calls"] = calls_open(tournament=tournament)
+    context["calls_tag"] = calls_tag(tournament=tournament, rows=context["open_calls"])
     return render(request, "tournaments/arbiter/dashboard.html", context)
 
 

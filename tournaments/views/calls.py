@@ -70,7 +70,7 @@ def panel_context(tournament: Tournament) -> dict[str, Any]:
     return {
         "tournament": tournament,
         "open_calls": rows,
-        "calls_tag": calls_tag(tournament=tournament),
+        "calls_tag": calls_tag(tournament=tournament, rows=rows),
         "now": timezone.now(),
     }
 

@@ -18,7 +18,8 @@ import hashlib
 from typing import Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db.models import Count, Sum
+from django.db.models import Count, OuterRef, Subquery, Sum
+from django.db.models.functions import Coalesce
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.templatetags.static import static
@@ -131,14 +132,26 @@ def _state_version(access: TableAccess) -> str:
     results = Result.objects.filter(
         table_id=table_round.table_id, donne__etui_set_id=table_round.etui_set_id
     ).aggregate(n=Count("pk"), v=Sum("version"))
-    seats = Seat.objects.filter(table_round=table_round).order_by("position")
-    digest = hashlib.sha256(repr(list(seats.values_list("position", "player_id"))).encode())
-    # The table's calls to the arbiter: made, joined, taken, ruled (issue 34).
-    calls = ArbiterCall.objects.filter(table_round=table_round).aggregate(
-        n=Count("pk"), j=Sum("joins"), t=Count("taken_at"), r=Count("ruled_at")
+    # The table's calls to the arbiter ride along with its seats (issue 34): each call made,
+    # joined, taken or ruled adds one to their count, which never goes down.
+    calls = (
+        ArbiterCall.objects.filter(table_round=OuterRef("table_round"))
+        .order_by()
+        .values("table_round")
+        .annotate(
+            steps=Count("pk") + Coalesce(Sum("joins"), 0) + Count("taken_at") + Count("ruled_at")
+        )
+        .values("steps")
     )
-    call_tag = f"{calls['n']}.{calls['j'] or 0}.{calls['t']}.{calls['r']}"
-    return f"{results['n']}.{results['v'] or 0}.{digest.hexdigest()[:10]}.{call_tag}"
+    seats = (
+        Seat.objects.filter(table_round=table_round)
+        .annotate(calls=Coalesce(Subquery(calls), 0))
+        .order_by("position")
+    )
+    digest = hashlib.sha256(
+        repr(list(seats.values_list("position", "player_id", "calls"))).encode()
+    )
+    return f"{results['n']}.{results['v'] or 0}.{digest.hexdigest()[:10]}"
 
 
 def _state(access: TableAccess) -> dict[str, Any]:
@@ -485,9 +498,10 @@ def table_contest(request: HttpRequest, secret: str, donne: int) -> HttpResponse
 def _phone_time(text: str | None) -> datetime.datetime | None:
     """The phone's clock as its page sends it (milliseconds since the epoch); None if absent
     or not a number."""
-    ms = _int(text)
-    if ms is None:
+    text = (text or "").strip()
+    if not text.isdigit() or len(text) > 15:
         return None
+    ms = int(text)
     return datetime.datetime.fromtimestamp(ms / 1000, tz=datetime.UTC)
 
 

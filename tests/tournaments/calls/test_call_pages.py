@@ -51,6 +51,19 @@ def test_a_player_calls_from_the_table_page_and_a_resend_is_one_call(client, t):
     assert ArbiterCall.objects.get().phone_time is None
 
 
+def test_the_phones_time_is_kept_when_believable(client, t):
+    import time
+
+    from django.utils import timezone
+
+    sent = int(time.time() * 1000) - 90_000  # queued offline a minute and a half ago
+    answer = _post_call(client, t, access_of(t), phone_time=str(sent), key="k9", ref="r9")
+    assert answer.status_code == 200, answer.json()
+    call = ArbiterCall.objects.get()
+    assert abs(call.phone_time.timestamp() * 1000 - sent) < 1
+    assert 85 < (timezone.now() - call.called_at).total_seconds() < 120
+
+
 def test_a_bad_call_is_a_400_naming_the_field_and_a_wrong_code_saves_nothing(client, t):
     access = access_of(t)
     answer = _post_call(client, t, access, irregularity="tricherie", key="k2", ref="r2")
@@ -94,17 +107,26 @@ def test_the_table_sees_its_calls_state_and_ruling_in_its_state_and_never_hands(
     assert other.json()["calls"] == []
 
 
-def test_the_live_panel_answers_204_while_nothing_changed(client, t, personas):
+def test_the_live_panel_answers_204_while_nothing_changed(
+    client, t, personas, django_assert_max_num_queries
+):
     client.force_login(personas.arbiter)
     url = reverse("arbiter_calls_panel", args=[t.pk])
     empty = client.get(url)
     assert empty.status_code == 200 and b"calls-none" in empty.content
     tag = re.search(rb'tag=([^"&]+)"', empty.content).group(1).decode()
-    assert client.get(url, {"tag": tag}).status_code == 204
+    # Session, user, tournament, permission, and the open calls' keys.
+    with django_assert_max_num_queries(5):
+        assert client.get(url, {"tag": tag}).status_code == 204
     made = call(t)
     fresh = client.get(url, {"tag": tag})
     assert fresh.status_code == 200 and f'data-call="{made.pk}"'.encode() in fresh.content
     assert b'data-open="1"' in fresh.content
+    # Taken: the panel changes (the table's phones see it too).
+    new_tag = re.search(rb'tag=([^"&]+)"', fresh.content).group(1).decode()
+    client.post(reverse("arbiter_call_take", args=[t.pk, made.pk]))
+    taken = client.get(url, {"tag": new_tag})
+    assert taken.status_code == 200 and b'data-state="en_route"' in taken.content
     board = client.get(reverse("arbiter_dashboard", args=[t.pk]))
     assert f'data-call="{made.pk}"'.encode() in board.content
 

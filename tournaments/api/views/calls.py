@@ -116,7 +116,7 @@ class CallCreateSerializer(serializers.Serializer):
         max_length=300, required=False, allow_blank=True, validators=[validate_free_text]
     )
     phone_time = serializers.DateTimeField(
-        required=False, allow_null=True, help_text="When the player called, by his phone."
+        required=False, allow_null=True, help_text="When the player called, by the phone's clock."
     )
     ref = serializers.CharField(
         max_length=40, required=False, allow_blank=True, help_text="The phone's id of the call."
@@ -266,7 +266,7 @@ class CallListView(CallView):
 class CallTakeView(CallView):
     @extend_schema(
         operation_id="calls_take",
-        summary="The arbiter is on his way (en route)",
+        summary="The arbiter is on the way (en route)",
         request=None,
         responses={200: CallSerializer, **errors(*WRITE, 409)},
         tags=["calls"],
