@@ -147,14 +147,21 @@
     state = e.detail;
     renderCalls(state.calls);
     showWho();
+    showQueue(load()); // "the arbiter is called" gives way to the call's state in the list
   });
   window.addEventListener("online", flush);
   setInterval(flush, 5000);
   // The donne on screen is the one a call is about, unless the player chooses another.
-  $("call-button").addEventListener("click", function () {
+  function current() {
     var tab = document.querySelector("#donne-tabs .tab.current");
     if (tab) $("call-donne").value = tab.dataset.donne;
     showWho();
+  }
+  $("call-button").addEventListener("click", current);
+  // The header's link: straight to the open form, on the donne on screen.
+  $("call-jump").addEventListener("click", function () {
+    current();
+    $("call-open").open = true;
   });
   renderCalls(state.calls);
   showWho();
