@@ -311,6 +311,10 @@ SPECTACULAR_SETTINGS = {
         "DocumentStatusEnum": "scoring.documents.api.DOCUMENT_STATUSES",
         "DocumentKindEnum": "scoring.documents.api.DOCUMENT_KINDS",
         "PenaltyKindEnum": "tournaments.models.Penalty.Kind",
+        "RoundStateEnum": "tournaments.models.Round.State",
+        "CallStateEnum": "tournaments.models_calls.ArbiterCall.State",
+        "CallRulingEnum": "tournaments.models_calls.ArbiterCall.Ruling",
+        "IrregularityEnum": "tournaments.models_calls.Irregularity",
     },
 }
 

@@ -22,9 +22,11 @@ from django.utils.translation import gettext as _
 from scoring.rules.display import decimal_text, position_letter, signed_text
 
 from .models import (
+    ArbiterCall,
     Chelem,
     Contract,
     EntryStatus,
+    Irregularity,
     LedgerEntry,
     Method,
     Penalty,
@@ -216,6 +218,9 @@ def _fields() -> dict[str, tuple[str, Callable[[Any], str]]]:
         "reason": (_("Reason"), plain),
         "withdrawn": (_("Withdrawn"), _yes_no),
         "withdrawal_reason": (_("Reason for the withdrawal"), plain),
+        # A call to the arbiter ruled "no irregularity" (issue 34).
+        "irregularity": (_("Irregularity"), _choice(Irregularity.choices)),
+        "ruling": (_("Ruling"), _choice(ArbiterCall.Ruling.choices)),
     }
 
 

@@ -614,6 +614,7 @@ class LedgerEntry(models.Model):
         ROUND_OPENED = "round_opened", _("Round opened")
         ROUND_CLOSED = "round_closed", _("Round closed")
         REGISTRATION_CHANGED = "registration_changed", _("Registration changed")
+        CALL_RULED = "call_ruled", _("Call to the arbiter ruled")
 
     tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="ledger")
     result = models.ForeignKey(
@@ -804,3 +805,8 @@ class PhoneBinding(models.Model):
 
     def __str__(self) -> str:
         return f"{self.player} @ {self.table_round_id}"
+
+
+# The calls to the arbiter live in a module of their own (issue 34); importing it here makes
+# them part of the app's models.
+from .models_calls import ArbiterCall, Irregularity  # noqa: E402, F401

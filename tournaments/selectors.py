@@ -6,7 +6,7 @@ from collections import defaultdict
 
 from django.db.models import Q, QuerySet
 
-from .models import Donne, Result, TableRound, Tournament
+from .models import ArbiterCall, Donne, Result, TableRound, Tournament
 
 
 def visible_tournaments(user) -> QuerySet[Tournament]:
@@ -74,3 +74,14 @@ def donne_is_complete(donne: Donne) -> bool:
     )
     entered = set(Result.objects.counted().filter(donne=donne).values_list("table_id", flat=True))
     return bool(scheduled) and scheduled <= entered
+
+
+# --- calls to the arbiter --------------------------------------------------------------------
+
+
+def call_recorded_for(tournament_id: int, table_id: int, donne_id: int) -> bool:
+    """Whether any call to the arbiter (open or ruled) was recorded from that table about that
+    donne: what a claim about an irregularity of play needs (issue 34 §4). One query."""
+    return ArbiterCall.objects.filter(
+        tournament_id=tournament_id, table_id=table_id, donne_id=donne_id
+    ).exists()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import URLPattern, URLResolver, path
 
-from .views import arbiter
+from .views import arbiter, calls
 
 CELL = "t/<int:pk>/arbiter/table/<int:table>/donne/<int:donne>/"
 
@@ -33,4 +33,12 @@ urlpatterns: list[URLPattern | URLResolver] = [
         name="arbiter_penalty_withdraw",
     ),
     path("t/<int:pk>/arbiter/ledger/", arbiter.ledger, name="arbiter_ledger"),
+    path("t/<int:pk>/arbiter/calls/", calls.calls_list, name="arbiter_calls"),
+    path("t/<int:pk>/arbiter/calls/live/", calls.calls_panel, name="arbiter_calls_panel"),
+    path("t/<int:pk>/arbiter/calls/<int:call_id>/", calls.call_page, name="arbiter_call"),
+    path(
+        "t/<int:pk>/arbiter/calls/<int:call_id>/take/",
+        calls.call_take_view,
+        name="arbiter_call_take",
+    ),
 ]

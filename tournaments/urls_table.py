@@ -60,6 +60,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path(PAGE, table.table_page, name="table_page"),
     path(PAGE + "state.json", table.table_state, name="table_state"),
     path(PAGE + "manifest.webmanifest", table.table_manifest, name="table_manifest"),
+    path(PAGE + "call/", table.table_call, name="table_call"),
     path(DONNE + "preview/", table.table_preview, name="table_preview"),
     path(DONNE + "save/", table.table_save, name="table_save"),
     path(DONNE + "confirm/", table.table_confirm, name="table_confirm"),

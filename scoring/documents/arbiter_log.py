@@ -13,11 +13,11 @@ from reportlab.lib.units import mm
 from reportlab.platypus import Flowable, Paragraph, Spacer, Table
 
 from tournaments.ledger_text import entry_text
-from tournaments.models import LedgerEntry
+from tournaments.models import ArbiterCall, LedgerEntry
 from tournaments.services.penalties import penalty_describe
 
 from .base import FitText, Renderer, esc
-from .data import ledger
+from .data import arbiter_calls, ledger
 
 
 def described(entry: LedgerEntry) -> list[str]:
@@ -100,7 +100,7 @@ class ArbiterLogRenderer(Renderer):
         ]
         if not entries:
             story.append(Paragraph(esc(_("The ledger is empty.")), styles.body))
-            return story
+            return story + self.calls_story()
         head = ["#", _("When"), _("By"), _("Action"), _("About"), _("Reason"), _("Change")]
         rows: list[list[object]] = [[Paragraph(esc(h), styles.head_cell) for h in head]]
         for index, entry in enumerate(self.steps(entries), start=1):
@@ -122,4 +122,78 @@ class ArbiterLogRenderer(Renderer):
         table = Table(rows, colWidths=widths, repeatRows=1)
         table.setStyle(styles.grid(("VALIGN", (0, 0), (-1, -1), "TOP")))
         story.append(table)
+        return story + self.calls_story()
+
+    def calls_story(self) -> list[Flowable]:
+        """The calls to the arbiter (issue 34): when, table, donne, irregularity, who called,
+        the time to the arbiter and the ruling."""
+        styles = self.styles
+        calls = arbiter_calls(self.tournament)
+        story: list[Flowable] = [
+            Spacer(1, 5 * mm),
+            Paragraph(esc(_("Calls to the arbiter")), styles.h2),
+        ]
+        if not calls:
+            story.append(Paragraph(esc(_("No call to the arbiter.")), styles.body))
+            return story
+        head = [
+            _("When"),
+            _("Table"),
+            _("Donne"),
+            _("Irregularity"),
+            _("Called by"),
+            _("Time to the arbiter"),
+            _("Ruling"),
+        ]
+        rows: list[list[object]] = [[Paragraph(esc(h), styles.head_cell) for h in head]]
+        for call in calls:
+            rows.append(
+                [
+                    self.fit(date_format(localtime(call.called_at), "SHORT_DATETIME_FORMAT")),
+                    str(call.table.number),
+                    self.fit(self.donne_text(call)),
+                    self.fit(self.irregularity_text(call)),
+                    self.fit(call.called_by.full_name),
+                    self.fit(self.waited(call)),
+                    self.fit(self.ruling_text(call)),
+                ]
+            )
+        widths = [27 * mm, 14 * mm, 22 * mm, 50 * mm, 40 * mm, 26 * mm]
+        widths.append(self.frame_w - sum(widths))
+        table = Table(rows, colWidths=widths, repeatRows=1)
+        table.setStyle(styles.grid(("VALIGN", (0, 0), (-1, -1), "TOP")))
+        story.append(table)
         return story
+
+    @staticmethod
+    def donne_text(call: ArbiterCall) -> str:
+        if call.trick:
+            return _("%(donne)s, trick %(trick)s") % {
+                "donne": call.donne.number,
+                "trick": call.trick,
+            }
+        return str(call.donne.number)
+
+    @staticmethod
+    def irregularity_text(call: ArbiterCall) -> str:
+        text = str(call.get_irregularity_display())
+        return f"{text} — {call.note}" if call.note else text
+
+    @staticmethod
+    def waited(call: ArbiterCall) -> str:
+        seconds = call.seconds_to_arbiter
+        if seconds is None:
+            return "—"
+        minutes, rest = divmod(round(seconds), 60)
+        return f"{minutes} min {rest:02d} s" if minutes else f"{rest} s"
+
+    @staticmethod
+    def ruling_text(call: ArbiterCall) -> str:
+        if not call.ruling:
+            return str(call.get_state_display())
+        text = str(call.get_ruling_display())
+        if call.penalty is not None:
+            text += f" · {call.penalty.player.full_name} ({call.penalty.points})"
+        if call.ruling_note:
+            text += f" — {call.ruling_note}"
+        return text

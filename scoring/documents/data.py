@@ -13,6 +13,7 @@ from django.db.models import Prefetch
 from django.urls import reverse
 
 from tournaments.models import (
+    ArbiterCall,
     Donne,
     EtuiSet,
     LedgerEntry,
@@ -294,4 +295,14 @@ def ledger(tournament: Tournament) -> list[LedgerEntry]:
             "result__entered_by",
         )
         .order_by("at", "pk")
+    )
+
+
+def arbiter_calls(tournament: Tournament) -> list[ArbiterCall]:
+    """The tournament's calls to the arbiter, oldest first, with their table, donne, caller
+    and what the ruling made (one query)."""
+    return list(
+        ArbiterCall.objects.filter(tournament=tournament)
+        .select_related("table", "donne", "called_by", "taken_by", "ruled_by", "penalty__player")
+        .order_by("received_at", "pk")
     )

@@ -21,6 +21,7 @@ from django.conf import settings
 from django.db.models import Count, Max, Q, Sum
 
 from tournaments.models import (
+    ArbiterCall,
     Donne,
     LedgerEntry,
     Penalty,
@@ -53,7 +54,7 @@ PARTS: dict[str, tuple[str, ...]] = {
     Kind.TABLE_CARDS: ("donnes", "seating", "site"),
     Kind.CHECK_IN_LIST: ("players", "registrations"),
     Kind.ETUI_LABELS: ("donnes", "seating"),
-    Kind.ARBITER_LOG: ("donnes", "seating", "players", "results", "ledger"),
+    Kind.ARBITER_LOG: ("donnes", "seating", "players", "results", "ledger", "calls"),
     Kind.RESULTS_SUMMARY: ("donnes", "seating", "players", "results", "progress"),
 }
 
@@ -191,6 +192,18 @@ class Inputs:
         return _digest(sorted(entries.items()))
 
     @cached_property
+    def calls(self) -> str:
+        """The calls to the arbiter (issue 34): made, joined, taken and ruled."""
+        calls = ArbiterCall.objects.filter(tournament_id=self.tournament_id).aggregate(
+            n=Count("id"),
+            joins=Sum("joins"),
+            taken=Max("taken_at"),
+            ruled=Max("ruled_at"),
+            rulings=Count("ruled_at"),
+        )
+        return _digest(sorted(calls.items()))
+
+    @cached_property
     def codes(self) -> str:
         """The players' confirmation codes printed on route cards (drawn here when missing, as
         printing would, so that a first build does not make itself out of date)."""
@@ -228,6 +241,7 @@ _ALL_PARTS = (
     "results",
     "progress",
     "ledger",
+    "calls",
     "site",
     "codes",
     "table_pages",

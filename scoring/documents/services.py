@@ -395,6 +395,19 @@ def document_render(
         return renderer.render(), renderer
 
 
+def etui_sheet_pdf(
+    tournament: Tournament, *, donne_number: int, language: str
+) -> tuple[str, str, bytes]:
+    """The one-page sheet of a donne as dealt, to put an étui right after a call to the
+    arbiter (`etui_rebuild`): (filename, mimetype, bytes), rendered now, never stored. The
+    caller checks that the user is one of the tournament's arbiters (it shows hands)."""
+    from .etui_rebuild import EtuiRebuildRenderer
+
+    renderer = EtuiRebuildRenderer(tournament, part=donne_number)
+    with translation.override(language):
+        return renderer.render()
+
+
 def document_build(*, document_id: int) -> Document | None:
     """Build a requested document and store its file. Idempotent: a document already built,
     failed, or being built by a live worker is left alone (returns None)."""

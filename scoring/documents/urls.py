@@ -24,4 +24,9 @@ urlpatterns: list[URLPattern | URLResolver] = [
         views.document_download,
         name="document_download",
     ),
+    path(
+        "t/<int:pk>/arbiter/calls/<int:call_id>/etui.pdf",
+        views.call_etui_pdf,
+        name="arbiter_call_etui_pdf",
+    ),
 ]

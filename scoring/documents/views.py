@@ -31,9 +31,10 @@ from scoring.documents.services import (
     document_request,
     document_request_all,
     document_rows,
+    etui_sheet_pdf,
     languages,
 )
-from tournaments.models import Player, Seat, Tournament
+from tournaments.models import ArbiterCall, Player, Seat, Tournament
 from tournaments.params import id_param
 from tournaments.permissions import can_manage_tournament, can_see_tournament
 
@@ -265,3 +266,25 @@ def document_download(request: HttpRequest, pk: int, document_id: int) -> HttpRe
     return FileResponse(
         handle, content_type="application/pdf", filename=document_filename(document)
     )
+
+
+@require_GET
+def call_etui_pdf(request: HttpRequest, pk: int, call_id: int) -> HttpResponse:
+    """The étui put right for a call to the arbiter (issue 34 §3): its donne's hands as dealt,
+    one page, rendered on request in the page's language. The tournament's arbiters only
+    (anonymous users to the login page, others 403): it shows hands."""
+    if not request.user.is_authenticated:
+        return redirect_to_login(request.get_full_path())
+    tournament = get_object_or_404(Tournament.objects.select_related("club"), pk=pk)
+    if not can_manage_tournament(request.user, tournament):
+        raise PermissionDenied
+    call = get_object_or_404(
+        ArbiterCall.objects.select_related("donne"), pk=call_id, tournament=tournament
+    )
+    filename, mimetype, data = etui_sheet_pdf(
+        tournament, donne_number=call.donne.number, language=_language(request)
+    )
+    response = HttpResponse(data, content_type=mimetype)
+    response["Content-Disposition"] = f'inline; filename="{filename}"'
+    response["Cache-Control"] = "private, no-store"
+    return response

@@ -18,7 +18,7 @@ from drf_spectacular.views import (
 )
 
 from .converters import TOURNAMENT
-from .views import auth, clubs, results, tournaments
+from .views import auth, calls, clubs, results, tournaments
 
 T = TOURNAMENT
 R = T + "results/<id:table>/<id:donne>/"
@@ -106,6 +106,9 @@ v1: list[URLPattern | URLResolver] = [
         name="api_penalty_withdraw",
     ),
     path(T + "ledger/", results.LedgerView.as_view(), name="api_ledger"),
+    path(T + "calls/", calls.CallListView.as_view(), name="api_calls"),
+    path(T + "calls/<id:call>/take/", calls.CallTakeView.as_view(), name="api_call_take"),
+    path(T + "calls/<id:call>/rule/", calls.CallRuleView.as_view(), name="api_call_rule"),
 ]
 
 

@@ -126,6 +126,7 @@ __all__ = [
     "table_idempotent",
     "table_page_links",
     "table_page_url",
+    "table_player",
     "table_user",
     "valid_phone_id",
 ]
@@ -772,6 +773,13 @@ def _vouched(access: TableAccess, voucher: Voucher) -> tuple[Player, str]:
         )
     _check_code(access.tournament, player, voucher.code, voucher.source)
     return player, PROOF_CODE
+
+
+def table_player(*, access: TableAccess, voucher: Voucher) -> tuple[Player, str]:
+    """The player of the access's table (this round) the ``voucher`` proves, and how he
+    proved it: what every write from the table's page asks first (a call to the arbiter
+    too). Raises ResultInvalid (no such player, a bad binding) or CodeLocked."""
+    return _vouched(access, voucher)
 
 
 # --- entering, confirming, contesting: never an answer from the cards ------------------------

@@ -53,6 +53,7 @@ from ..once import once_per_form
 from ..params import id_param
 from ..permissions import can_write_results
 from ..search import name_order
+from ..services.calls import calls_open, calls_tag
 from ..services.dashboard import MISSING, dashboard_build
 from ..services.penalties import (
     PenaltyInvalid,
@@ -122,7 +123,11 @@ def dashboard(request: HttpRequest, pk: int) -> HttpResponse:
         # The rounds being played are entered, a later one is not open: say so (not "all").
         "rounds_entered": any(c.state == MISSING for c in board.cells),
         "active_penalties": active_penalties,
+        # The live panel of calls to the arbiter (tournaments/views/calls.py asks it again).
+        "now": timezone.now(),
     }
+    context["open_calls"] = calls_open(tournament=tournament)
+    context["calls_tag"] = calls_tag(tournament=tournament, rows=context["open_calls"])
     return render(request, "tournaments/arbiter/dashboard.html", context)
 
 

@@ -37,6 +37,7 @@ from ..once import once_per_form
 from ..params import id_param
 from ..permissions import can_manage_tournament, is_club_organiser
 from ..search import name_order, name_ordering, players_matching
+from ..services.calls import calls_summaries
 from ..services.players import PlayerImportError, player_create, player_update, players_import_csv
 from ..services.registration import (
     RegistrationError,
@@ -127,6 +128,10 @@ def organiser_home(request: HttpRequest) -> HttpResponse:
         .distinct()
         .order_by("-date", "name")[:100]
     )
+    # The calls to the arbiter of each tournament: by kind, and the mean time to him.
+    summaries = calls_summaries(tournament_ids=[t.pk for t in tournaments])
+    for tournament in tournaments:
+        tournament.calls_summary = summaries.get(tournament.pk)
     return render(
         request,
         "tournaments/organiser/home.html",

@@ -13,11 +13,13 @@ queue can resend safely.
 
 from __future__ import annotations
 
+import datetime
 import hashlib
 from typing import Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db.models import Count, Sum
+from django.db.models import Count, OuterRef, Subquery, Sum
+from django.db.models.functions import Coalesce
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.templatetags.static import static
@@ -31,7 +33,18 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from tarot_club.kit.throttling import client_address
 
 from ..forms_arbiter import ResultForm
-from ..models import POSITIONS, Donne, EntryStatus, Position, Result, Seat, TableAccess
+from ..models import (
+    POSITIONS,
+    ArbiterCall,
+    Donne,
+    EntryStatus,
+    Irregularity,
+    Position,
+    Result,
+    Seat,
+    TableAccess,
+)
+from ..services.calls import CallInput, call_make, calls_of_table
 from ..services.preparation import seats_for_donne
 from ..services.results import (
     NON_FIELD,
@@ -60,6 +73,7 @@ from ..validators import validate_free_text
 
 __all__ = [
     "service_worker",
+    "table_call",
     "table_card",
     "table_code",
     "table_confirm",
@@ -118,8 +132,25 @@ def _state_version(access: TableAccess) -> str:
     results = Result.objects.filter(
         table_id=table_round.table_id, donne__etui_set_id=table_round.etui_set_id
     ).aggregate(n=Count("pk"), v=Sum("version"))
-    seats = Seat.objects.filter(table_round=table_round).order_by("position")
-    digest = hashlib.sha256(repr(list(seats.values_list("position", "player_id"))).encode())
+    # The table's calls to the arbiter ride along with its seats (issue 34): each call made,
+    # joined, taken or ruled adds one to their count, which never goes down.
+    calls = (
+        ArbiterCall.objects.filter(table_round=OuterRef("table_round"))
+        .order_by()
+        .values("table_round")
+        .annotate(
+            steps=Count("pk") + Coalesce(Sum("joins"), 0) + Count("taken_at") + Count("ruled_at")
+        )
+        .values("steps")
+    )
+    seats = (
+        Seat.objects.filter(table_round=table_round)
+        .annotate(calls=Coalesce(Subquery(calls), 0))
+        .order_by("position")
+    )
+    digest = hashlib.sha256(
+        repr(list(seats.values_list("position", "player_id", "calls"))).encode()
+    )
     return f"{results['n']}.{results['v'] or 0}.{digest.hexdigest()[:10]}"
 
 
@@ -163,6 +194,7 @@ def _state(access: TableAccess) -> dict[str, Any]:
         ],
         "positions": {p: str(Position(p).label) for p in POSITIONS},
         "donnes": rows,
+        "calls": calls_of_table(table_round_id=table_round.pk),
     }
 
 
@@ -218,6 +250,22 @@ def _page_strings() -> dict[str, str]:
     }
 
 
+def _call_strings() -> dict[str, str]:
+    """What the call part of the page says ("%(n)s" filled in by the script)."""
+    return {
+        "donne": _("Donne %(n)s"),
+        "trick": _("trick %(n)s"),
+        "queued": _("Kept on this phone: the call goes as soon as the connection returns."),
+        "queue": _("Calls waiting to be sent: %(n)s"),
+        "sent": _("The arbiter is called."),
+        "joined": _("The arbiter was already called for this donne: your call joins it."),
+        "bound": _("Called as %(n)s (this phone is bound)."),
+        "choose": _("Choose the irregularity."),
+        "error": _("Something went wrong: try again."),
+        "ruling": _("Ruling: %(n)s"),
+    }
+
+
 @never_cache
 @require_GET
 def table_page(request: HttpRequest, secret: str) -> HttpResponse:
@@ -229,6 +277,8 @@ def table_page(request: HttpRequest, secret: str) -> HttpResponse:
         "access": access,
         "state": _state(access),
         "i18n": _page_strings(),
+        "call_i18n": _call_strings(),
+        "irregularities": Irregularity.choices,
         "form": ResultForm(),
         "positions": [(p, Position(p).label) for p in POSITIONS],
         "urls": {
@@ -445,6 +495,72 @@ def table_contest(request: HttpRequest, secret: str, donne: int) -> HttpResponse
     return _write(request, secret, donne, action)
 
 
+def _phone_time(text: str | None) -> datetime.datetime | None:
+    """The phone's clock as its page sends it (milliseconds since the epoch); None if absent
+    or not a number."""
+    text = (text or "").strip()
+    if not text.isdigit() or len(text) > 15:
+        return None
+    ms = int(text)
+    return datetime.datetime.fromtimestamp(ms / 1000, tz=datetime.UTC)
+
+
+def _call_json(call: ArbiterCall, joined: bool) -> dict[str, Any]:
+    return {
+        "id": call.pk,
+        "donne": call.donne.number,
+        "state": call.state,
+        "state_label": call.get_state_display(),
+        "joined": joined,
+    }
+
+
+@csrf_exempt
+@require_POST
+def table_call(request: HttpRequest, secret: str) -> HttpResponse:
+    """Call the arbiter from the table's page: ``donne`` (number), ``irregularity``,
+    optional ``trick`` and ``note``, ``phone_time`` (the phone's clock, ms), ``ref`` (the
+    phone's id for the call), and who calls (`_voucher`). Once per Idempotency-Key: the
+    page's offline queue resends safely. 200 with the call (``joined`` when it joined one
+    already open on that donne); 400 naming the field; 403 for a page no longer valid."""
+    try:
+        access = _access(secret)
+    except TableAccessDenied as exc:
+        return _denied(request, exc)
+    post = request.POST
+
+    def run() -> tuple[int, dict[str, Any]]:
+        data = CallInput(
+            donne_number=_int(post.get("donne")),
+            irregularity=(post.get("irregularity") or "")[:40],
+            trick=_int(post.get("trick")),
+            note=(post.get("note") or "")[:1000],
+            phone_time=_phone_time(post.get("phone_time")),
+            client_ref=(post.get("ref") or "")[:40],
+        )
+        try:
+            call, joined = call_make(access=access, voucher=_voucher(request), data=data)
+        except ResultInvalid as exc:
+            return 400, {"errors": exc.errors}
+        return 200, {
+            "call": _call_json(call, joined),
+            "calls": calls_of_table(table_round_id=access.table_round_id),
+        }
+
+    status, answer, replayed = table_idempotent(
+        access=access,
+        key=request.headers.get("Idempotency-Key"),
+        method="POST",
+        path=request.path,
+        body={k: v for k, v in post.lists()},
+        run=run,
+    )
+    response = JsonResponse(answer, status=status)
+    if replayed:
+        response["Idempotent-Replayed"] = "true"
+    return response
+
+
 @require_GET
 def table_card(request: HttpRequest, token: str) -> HttpResponse:
     """A table card's QR code: the table's page of the round open there now; a card the
@@ -522,6 +638,7 @@ def service_worker(request: HttpRequest) -> HttpResponse:
     """The service worker, served under /table/ so that its scope covers the tables' pages."""
     names = [
         "tournaments/table/table.js",
+        "tournaments/table/calls.js",
         "tournaments/table/table.css",
         "tournaments/table/icon.svg",
     ]

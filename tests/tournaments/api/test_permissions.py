@@ -23,6 +23,7 @@ from scoring.documents.models import Document
 from tests.fixtures.tournaments import Personas, open_round_for, stage_tournament
 from tests.tournaments.api.conftest import client_for
 from tournaments.models import (
+    ArbiterCall,
     Club,
     LedgerEntry,
     Penalty,
@@ -31,6 +32,7 @@ from tournaments.models import (
     Result,
     Round,
     Table,
+    TableRound,
     Tournament,
 )
 from tournaments.services.checks import WARNING_CODES
@@ -282,6 +284,18 @@ ENDPOINTS = [
         {"reason": "Given to the wrong player"},
     ),
     Endpoint("ledger_list", "GET", T + "ledger/", MANAGE),
+    # calls to the arbiter (issue 34): the arbiters list, take and rule; a player of the
+    # table calls, proving himself in the body (without his code: the body's 400)
+    Endpoint("calls_list", "GET", T + "calls/", MANAGE),
+    Endpoint(
+        "calls_create",
+        "POST",
+        T + "calls/",
+        (400, 400, 400, 400, 400, 401),
+        lambda c: {"table": 1, "donne": 1, "irregularity": "renonce", "player": c["player"]},
+    ),
+    Endpoint("calls_take", "POST", T + "calls/{call}/take/", writes(200)),
+    Endpoint("calls_rule", "POST", T + "calls/{call}/rule/", writes(200), {"ruling": "none"}),
     # documents: their own rules (scoring.documents.services), on top of the tournament's page
     Endpoint("documents_list", "GET", T + "documents/", PUBLIC),
     Endpoint("documents_create", "POST", T + "documents/", writes(202), {"kind": "route_cards"}),
@@ -345,6 +359,23 @@ ENDPOINTS = [
 ]
 
 
+def _a_call(tournament: Tournament) -> ArbiterCall:
+    """A call to the arbiter from table 1 about its first donne (issue 34)."""
+    table_round = TableRound.objects.select_related("round", "table", "etui_set").get(
+        round__tournament=tournament, round__number=1, table__number=1
+    )
+    seat = table_round.seats.select_related("player").first()
+    return ArbiterCall.objects.create(
+        tournament=tournament,
+        round=table_round.round,
+        table=table_round.table,
+        table_round=table_round,
+        donne=table_round.etui_set.donnes.order_by("number").first(),
+        irregularity="renonce",
+        called_by=seat.player,
+    )
+
+
 def setup(personas: Personas, status: str) -> dict[str, Any]:
     """A staged tournament in `status` with, at both tables, a result for donne 1 (so it is
     complete and its traveller visible) and a penalty."""
@@ -361,6 +392,7 @@ def setup(personas: Personas, status: str) -> dict[str, Any]:
         "player": player.pk,
         "outsider": outsider.pk,
         "penalty": 0,
+        "call": 0,
     }
     if status in ("running", "finished", "published"):
         was = tournament.status
@@ -380,6 +412,7 @@ def setup(personas: Personas, status: str) -> dict[str, Any]:
             tournament=tournament, player=player, kind="warning", user=personas.arbiter
         )
         context["penalty"] = penalty.pk
+        context["call"] = _a_call(tournament).pk
         Tournament.objects.filter(pk=tournament.pk).update(status=was)
         context["ranking_doc"] = finished_document(tournament, "ranking", 0).pk
         context["card_doc"] = finished_document(tournament, "score_cards", player.pk).pk

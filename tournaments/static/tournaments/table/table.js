@@ -277,6 +277,8 @@
         carry(known);
         remember();
         render();
+        // The calls to the arbiter (calls.js) follow the same state.
+        document.dispatchEvent(new CustomEvent("table:state", { detail: state }));
       });
     }).catch(function () {});
   }
