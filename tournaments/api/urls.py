@@ -18,7 +18,7 @@ from drf_spectacular.views import (
 )
 
 from .converters import TOURNAMENT
-from .views import auth, clubs, results, tournaments
+from .views import auth, claims, clubs, results, tournaments
 
 T = TOURNAMENT
 R = T + "results/<id:table>/<id:donne>/"
@@ -106,6 +106,10 @@ v1: list[URLPattern | URLResolver] = [
         name="api_penalty_withdraw",
     ),
     path(T + "ledger/", results.LedgerView.as_view(), name="api_ledger"),
+    path(T + "claims/", claims.ClaimListView.as_view(), name="api_claims"),
+    path(
+        T + "claims/<id:claim>/settle/", claims.ClaimSettleView.as_view(), name="api_claim_settle"
+    ),
 ]
 
 
