@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import URLPattern, URLResolver, path
 
-from .views import arbiter
+from .views import arbiter, claims
 
 CELL = "t/<int:pk>/arbiter/table/<int:table>/donne/<int:donne>/"
 
@@ -33,4 +33,11 @@ urlpatterns: list[URLPattern | URLResolver] = [
         name="arbiter_penalty_withdraw",
     ),
     path("t/<int:pk>/arbiter/ledger/", arbiter.ledger, name="arbiter_ledger"),
+    path("t/<int:pk>/arbiter/claims/", claims.claims, name="arbiter_claims"),
+    path(
+        "t/<int:pk>/arbiter/claims/<int:claim_id>/settle/",
+        claims.claim_settle_view,
+        name="arbiter_claim_settle",
+    ),
+    path("t/<int:pk>/arbiter/claims/close/", claims.claims_close_view, name="arbiter_claims_close"),
 ]

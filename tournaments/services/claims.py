@@ -46,6 +46,7 @@ from ..validators import validate_free_text
 from .claims_window import claims_window
 from .penalties import penalty_record
 from .results import ResultInvalid
+from .table_entry import TableAccessDenied, Voucher, table_donne, table_player_vouched
 
 __all__ = [
     "NO_CALL_RULE",
@@ -53,10 +54,13 @@ __all__ = [
     "ClaimInvalid",
     "PenaltyAsked",
     "claim_file",
+    "claim_file_at_table",
     "claim_settle",
     "claims_close_early",
     "claims_finalize",
     "claims_sweep",
+    "table_claim_access",
+    "table_claim_players",
 ]
 
 State = Claim.State
@@ -388,3 +392,60 @@ def claims_sweep() -> list[int]:
         .values_list("pk", flat=True)
     )
     return [pk for pk in due if claims_finalize(tournament_id=pk, now=now)]
+
+
+# --- from the table's page --------------------------------------------------------------------
+
+
+def table_claim_access(*, secret: str) -> TableAccess:
+    """The table page of ``secret`` for filing a claim: its round may be closed (claims come
+    after the last round), but a page the arbiter replaced or an unknown one is refused
+    (TableAccessDenied). Whether the window is open is `claim_file`'s to say."""
+    access = (
+        TableAccess.objects.select_related(
+            "tournament", "table_round__round", "table_round__table", "table_round__etui_set"
+        )
+        .filter(secret=secret)
+        .first()
+    )
+    if access is None:
+        raise TableAccessDenied(
+            _("This table page does not exist. Scan the QR code of your score sheet again.")
+        )
+    if access.revoked_at is not None:
+        raise TableAccessDenied(
+            _("This table page was replaced by the arbiter. Ask the arbiter for the new one.")
+        )
+    return access
+
+
+def table_claim_players(access: TableAccess) -> list[Player]:
+    """The players seated at the access's table in its round, by position."""
+    return [
+        seat.player
+        for seat in Seat.objects.filter(table_round=access.table_round)
+        .select_related("player")
+        .order_by("position")
+    ]
+
+
+def claim_file_at_table(
+    *, access: TableAccess, donne_number: int, kind: str, text: str, voucher: Voucher
+) -> Claim:
+    """A claim filed from the table's page by a player of the table who proves who he is
+    (his personal code or bound phone), about a donne the table played in that round."""
+    tournament = access.tournament
+    late = _window_error(tournament, timezone.now())
+    if late:  # said before the code is checked: a late claim costs no guess
+        raise ClaimInvalid({"__all__": [late]})
+    donne = table_donne(access, donne_number)
+    player = table_player_vouched(access=access, voucher=voucher)
+    return claim_file(
+        tournament=tournament,
+        table=access.table_round.table,
+        donne=donne,
+        kind=kind,
+        text=text,
+        player=player,
+        table_access=access,
+    )

@@ -95,8 +95,10 @@ def test_refusals_name_the_field_and_save_nothing(closed, personas):
     foreign = other.etui_set.donnes.exclude(etui_set__table_rounds__seats__player=me).first()
     if foreign is not None:
         refused = client.post(
-            url(t), {**base, "table": other.table.number, "donne": foreign.number},
-            format="json", **EN,
+            url(t),
+            {**base, "table": other.table.number, "donne": foreign.number},
+            format="json",
+            **EN,
         )
         assert refused.status_code == 400, refused.content
     # An irregularity without a call: the rule's reason.
