@@ -588,6 +588,7 @@ class ClubEventView(ClubView):
                 "commitment": event.commitment,
                 "seed": event.seed if event.embargo_over else None,
                 "state": event.state,
+                "window": services.event_window_wire(event),
                 "club": {"invitation": invitation.public_id, "name": invitation.club_name},
                 "donnes": services.event_donnes(event, redraws=True),
             }
