@@ -86,6 +86,13 @@ class SimultaneousEventWriteSerializer(serializers.Serializer):
     )
     session_starts_at = serializers.DateTimeField(required=False, allow_null=True)
     session_ends_at = serializers.DateTimeField(required=False, allow_null=True)
+    claims_window_minutes = serializers.IntegerField(
+        min_value=0,
+        max_value=1440,
+        default=30,
+        help_text="Minutes after the embargo ends during which the clubs' corrections are "
+        "taken; then the event closes by itself.",
+    )
 
 
 class SimultaneousInvitationWriteSerializer(serializers.Serializer):
@@ -128,6 +135,9 @@ class SimultaneousEventSerializer(serializers.Serializer):
     seed = serializers.SerializerMethodField()
     state = serializers.CharField()
     embargo_over = serializers.BooleanField()
+    claims_window_minutes = serializers.IntegerField()
+    claims_close_at = serializers.DateTimeField(allow_null=True)
+    closed_at = serializers.DateTimeField(allow_null=True)
     results_version = serializers.IntegerField()
     invitations = serializers.SerializerMethodField()
 

@@ -25,6 +25,7 @@ class EventForm(forms.ModelForm):
             "sets",
             "method",
             "matchpoint_penalty_rate",
+            "claims_window_minutes",
         ]
         help_texts = {
             "sets": _(

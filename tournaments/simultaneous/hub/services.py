@@ -91,6 +91,7 @@ def event_create(
     matchpoint_penalty_rate: Decimal | str = Decimal("0.1"),
     session_starts_at: datetime | None = None,
     session_ends_at: datetime | None = None,
+    claims_window_minutes: int = 30,
 ) -> SimultaneousEvent:
     """Create an event and deal it: a fresh secret seed, the identity
     "simultaneous:<public id>" and the commitment published from now on. Raises Django's
@@ -104,6 +105,7 @@ def event_create(
         matchpoint_penalty_rate=Decimal(str(matchpoint_penalty_rate)),
         session_starts_at=session_starts_at,
         session_ends_at=session_ends_at,
+        claims_window_minutes=claims_window_minutes,
         created_by=user if getattr(user, "is_authenticated", False) else None,
     )
     event.identity = f"simultaneous:{event.public_id}"
