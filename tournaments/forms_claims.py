@@ -33,7 +33,7 @@ class _Errors(forms.Form):
 
 class TableClaimForm(_Errors):
     """A claim filed from the table's page: the donne, what it is about, the text, and who
-    files it with his personal code."""
+    files it with their personal code."""
 
     donne = forms.IntegerField(label=_("Donne"), min_value=1, max_value=10000)
     kind = forms.ChoiceField(
@@ -59,7 +59,7 @@ class TableClaimForm(_Errors):
 
 
 class ClaimForm(_Errors):
-    """A claim the arbiter records for a player (or on his own finding)."""
+    """A claim the arbiter records for a player (or on their own finding)."""
 
     table = forms.IntegerField(label=_("Table"), min_value=1, max_value=10000)
     donne = forms.IntegerField(label=_("Donne"), min_value=1, max_value=10000)

@@ -1,4 +1,4 @@
-"""A claim of the claims window (issue 34 §4): a player (or the arbiter for him) says a
+"""A claim of the claims window (issue 34 §4): a player (or the arbiter for them) says a
 result is wrong, or that an irregularity of play was not put right, after the last round and
 before the ranking is final. The arbiter settles it: rejected, or accepted with the
 correction or penalty made through the existing services, linked here. Rows are never
@@ -18,8 +18,8 @@ MAX_REASON = 300
 
 class Claim(models.Model):
     """One claim about one table's donne. ``filed_by`` is the player who filed it (from the
-    table's page with his code, or his own page), ``recorded_by`` the arbiter who recorded it
-    for him (either or both). ``without_call`` holds the arbiter's written reason for taking
+    table's page with their code, or their own page), ``recorded_by`` the arbiter who recorded it
+    for them (either or both). ``without_call`` holds the arbiter's written reason for taking
     a claim about an irregularity that no call to the arbiter during the donne backs."""
 
     class Kind(models.TextChoices):

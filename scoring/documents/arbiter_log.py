@@ -174,7 +174,7 @@ def _user_name(user: object) -> str:
 
 
 def claim_author(claim: Claim) -> str:
-    """The player who filed it, and the arbiter who recorded it for him."""
+    """The player who filed it, and the arbiter who recorded it for them."""
     parts = [claim.filed_by.full_name] if claim.filed_by_id else []
     if claim.recorded_by_id:
         parts.append(_("recorded by %(user)s") % {"user": _user_name(claim.recorded_by)})

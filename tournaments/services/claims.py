@@ -1,15 +1,15 @@
 """Claims of the claims window (issue 34 §4): filing one, settling it, closing the window early,
 and making the ranking final.
 
-A player files a claim about a result of his table (from the table's page with his code, or
-his own page), or the arbiter records one for him, while the window is open
+A player files a claim about a result of their table (from the table's page with their code,
+or their own page), or the arbiter records one for them, while the window is open
 (`claims_window`); a late one is refused with the time the window closed. A claim about an
 irregularity of play needs a call to the arbiter recorded from that table during that donne
 (`call_recorded_for`): "ne pas appeler l'arbitre au moment où la faute est découverte
 interdit ipso facto toute contestation ultérieure"; the arbiter may take one anyway with a
 written reason. The arbiter settles a claim once: rejected, or accepted, linked to the
-correction of the result he made through the results' service (the latest change of that
-result since the claim) and to the penalty he gives with it through the penalties' service.
+correction of the result the arbiter made through the results' service (the latest change of that
+result since the claim) and to the penalty given with it through the penalties' service.
 Every step writes a ledger line. The ranking becomes final (`claims_finalize`) once the
 window has passed and no claim is open: the window's task, the workers' sweep, the settling
 of the last claim, or the organiser closing the window early.
@@ -176,8 +176,8 @@ def claim_file(
     table_access: TableAccess | None = None,
     now: datetime.datetime | None = None,
 ) -> Claim:
-    """File a claim about ``table``'s result on ``donne``: by ``player`` (who proved who he
-    is: the caller checked his code) or recorded by ``user``, one of the tournament's
+    """File a claim about ``table``'s result on ``donne``: by ``player`` (who proved who they
+    are: the caller checked their code) or recorded by ``user``, one of the tournament's
     arbiters or organisers. Raises ClaimInvalid naming the field (a late or early claim, a
     table that does not play the donne, a player not of the table, an irregularity without a
     call and without the arbiter's written reason), PermissionDenied for a user who may not
@@ -432,8 +432,8 @@ def table_claim_players(access: TableAccess) -> list[Player]:
 def claim_file_at_table(
     *, access: TableAccess, donne_number: int, kind: str, text: str, voucher: Voucher
 ) -> Claim:
-    """A claim filed from the table's page by a player of the table who proves who he is
-    (his personal code or bound phone), about a donne the table played in that round."""
+    """A claim filed from the table's page by a player of the table who proves who they are
+    (their personal code or bound phone), about a donne the table played in that round."""
     tournament = access.tournament
     late = _window_error(tournament, timezone.now())
     if late:  # said before the code is checked: a late claim costs no guess

@@ -775,8 +775,8 @@ def _vouched(access: TableAccess, voucher: Voucher) -> tuple[Player, str]:
 
 
 def table_player_vouched(*, access: TableAccess, voucher: Voucher) -> Player:
-    """The player of the table who proved who he is with ``voucher`` (his code, or his bound
-    phone), for a write other than a result's (a claim). Raises ResultInvalid or CodeLocked,
+    """The player of the table who proved who they are with ``voucher`` (their code, or their
+    bound phone), for a write other than a result's (a claim). Raises ResultInvalid or CodeLocked,
     with the same throttle of wrong codes."""
     return _vouched(access, voucher)[0]
 

@@ -216,7 +216,7 @@ def _table_form(access: TableAccess, data: Any = None) -> TableClaimForm:
 @require_http_methods(["GET", "POST"])
 def table_claim(request: HttpRequest, secret: str) -> HttpResponse:
     """The claim form of a table's page, during the claims window: a player of the table
-    files a claim about one of its donnes of the round, with his personal code."""
+    files a claim about one of its donnes of the round, with their personal code."""
     try:
         access = table_claim_access(secret=secret)
     except TableAccessDenied as exc:

@@ -1,5 +1,5 @@
 """Claims of the claims window (issue 34 §4) under /tournaments/<id>/claims/: the list for the
-tournament's arbiters and organisers, filing (a player with an account files his own; an
+tournament's arbiters and organisers, filing (a player with an account files their own; an
 arbiter records one for a player), and settling. Every write goes through
 tournaments.services.claims, the service the arbiter's dashboard and the table's page call."""
 
@@ -69,8 +69,8 @@ class ClaimFileSerializer(serializers.Serializer):
     text = serializers.CharField(max_length=MAX_TEXT)
     player = serializers.IntegerField(
         required=False,
-        help_text="The player who files it (an arbiter recording it for him); a player filing "
-        "his own leaves it out.",
+        help_text="The player who files it (an arbiter recording it for them); a player filing "
+        "their own leaves it out.",
     )
     without_call = serializers.CharField(
         max_length=MAX_REASON,
@@ -126,7 +126,7 @@ def _bad(field: str, message: str) -> ApiError:
 
 class ClaimView(TournamentView):
     read_rule = rules.WRITE_RESULTS
-    write_rule = rules.SEE_TOURNAMENT  # a player files his own; the service checks the rest
+    write_rule = rules.SEE_TOURNAMENT  # a player files their own; the service checks the rest
     serializer_class = ClaimSerializer
 
     def queryset(self) -> Any:
@@ -149,7 +149,7 @@ class ClaimListView(ClaimView):
     @extend_schema(
         operation_id="claims_create",
         summary="File a claim during the claims window",
-        description="A registered player with an account files his own (about a donne of his "
+        description="A registered player with an account files their own (about a donne of their "
         "table); an arbiter records one for `player`. Refused (400) before the last round "
         "closes and after the window (the message gives the time it closed), for a table that "
         "does not play the donne, and for an irregularity without a call to the arbiter "
