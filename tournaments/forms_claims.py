@@ -15,7 +15,7 @@ from .models_claims import MAX_REASON, MAX_TEXT
 from .search import name_ordering
 from .validators import validate_free_text
 
-__all__ = ["ClaimForm", "ClaimSettleForm", "TableClaimForm"]
+__all__ = ["ClaimForm", "ClaimSettleForm", "PlayerClaimForm", "TableClaimForm"]
 
 KIND_LABELS = [
     (Claim.Kind.RESULT, _("A result (score, contract, points, annulment)")),
@@ -56,6 +56,26 @@ class TableClaimForm(_Errors):
         super().__init__(*args, **kwargs)
         self.fields["player"].choices = [("", "—"), *[(p.pk, str(p)) for p in players]]
         self.fields["donne"].widget = forms.Select(choices=[(n, str(n)) for n in donnes])
+
+
+class PlayerClaimForm(_Errors):
+    """A claim filed by a player from their own page: one of the cells they played
+    ("<table id>:<donne id>"), what it is about, and the text."""
+
+    cell = forms.ChoiceField(label=_("Table and donne"), choices=())
+    kind = forms.ChoiceField(
+        label=_("The claim is about"), choices=KIND_LABELS, widget=forms.RadioSelect
+    )
+    text = forms.CharField(
+        label=_("What is wrong"),
+        max_length=MAX_TEXT,
+        widget=forms.Textarea(attrs={"rows": 3}),
+        validators=[validate_free_text],
+    )
+
+    def __init__(self, *args: Any, cells: list[tuple[str, str]], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["cell"].choices = cells
 
 
 class ClaimForm(_Errors):

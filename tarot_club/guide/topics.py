@@ -49,6 +49,7 @@ TOPICS: dict[str, tuple[str, str]] = {
     "arbiter_ledger": ("arbitrer", "journal"),
     "arbiter_claims": ("arbitrer", "reclamations"),
     "table_claim": ("arbitrer", "reclamations"),
+    "tournament_claim": ("arbitrer", "reclamations"),
     "landing": ("index", "roles"),
     "tournament_seats": ("joueurs", "ou-suis-je"),
     "room_screen": ("arbitrer", "ecran"),

@@ -59,6 +59,7 @@ __all__ = [
     "claims_close_early",
     "claims_finalize",
     "claims_sweep",
+    "player_claim_cells",
     "table_claim_access",
     "table_claim_players",
 ]
@@ -449,3 +450,19 @@ def claim_file_at_table(
         player=player,
         table_access=access,
     )
+
+
+# --- from the player's own page ---------------------------------------------------------------
+
+
+def player_claim_cells(*, tournament: Tournament, player: Player) -> list[tuple[Table, Donne]]:
+    """The (table, donne) cells the player played or sat out at in the tournament, by donne:
+    what they may file a claim about. Two queries."""
+    seats = Seat.objects.filter(round__tournament=tournament, player=player).select_related(
+        "table_round__table"
+    )
+    by_set = {s.table_round.etui_set_id: s.table_round.table for s in seats}
+    donnes = Donne.objects.filter(tournament=tournament, etui_set_id__in=list(by_set)).order_by(
+        "number"
+    )
+    return [(by_set[d.etui_set_id], d) for d in donnes]

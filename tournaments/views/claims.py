@@ -18,8 +18,8 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from tarot_club.kit.throttling import client_address
 
-from ..forms_claims import ClaimForm, ClaimSettleForm, TableClaimForm
-from ..models import Claim, Donne, Table, TableAccess, Tournament
+from ..forms_claims import ClaimForm, ClaimSettleForm, PlayerClaimForm, TableClaimForm
+from ..models import Claim, Donne, Player, Table, TableAccess, Tournament
 from ..once import once_per_form
 from ..permissions import can_manage_tournament, can_write_results
 from ..services.claims import (
@@ -30,13 +30,14 @@ from ..services.claims import (
     claim_file_at_table,
     claim_settle,
     claims_close_early,
+    player_claim_cells,
     table_claim_access,
     table_claim_players,
 )
 from ..services.claims_window import claims_window
 from ..services.table_entry import TableAccessDenied, Voucher, code_source
 
-__all__ = ["claim_settle_view", "claims", "claims_close_view", "table_claim"]
+__all__ = ["claim_settle_view", "claims", "claims_close_view", "player_claim", "table_claim"]
 
 
 def _tournament(request: HttpRequest, pk: int) -> Tournament:
@@ -251,3 +252,53 @@ def table_claim(request: HttpRequest, secret: str) -> HttpResponse:
         "filed": filed,
     }
     return render(request, "tournaments/table/claim.html", context, status=status)
+
+
+# --- the player's own page --------------------------------------------------------------------
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+@once_per_form
+def player_claim(request: HttpRequest, pk: int) -> HttpResponse:
+    """A registered player with an account files a claim about a donne they played, during
+    the claims window; anyone else gets 403."""
+    tournament = get_object_or_404(Tournament.objects.select_related("club"), pk=pk)
+    player = Player.objects.filter(user=request.user, registrations__tournament=tournament).first()
+    if player is None:
+        raise PermissionDenied
+    cells = player_claim_cells(tournament=tournament, player=player)
+    by_key = {f"{table.pk}:{donne.pk}": (table, donne) for table, donne in cells}
+    choices = [
+        (key, _("Table %(table)s, donne %(donne)s") % {"table": t.number, "donne": d.number})
+        for key, (t, d) in by_key.items()
+    ]
+    form = PlayerClaimForm(request.POST or None, cells=choices)
+    status, filed = 200, None
+    if request.method == "POST":
+        status = 400
+        if form.is_valid():
+            table, donne = by_key[form.cleaned_data["cell"]]
+            try:
+                filed = claim_file(
+                    tournament=tournament,
+                    table=table,
+                    donne=donne,
+                    kind=form.cleaned_data["kind"],
+                    text=form.cleaned_data["text"],
+                    player=player,
+                )
+            except ClaimInvalid as exc:
+                form.apply_errors(exc.errors)
+            else:
+                status = 200
+    context = {
+        "tournament": tournament,
+        "window": claims_window(tournament),
+        "form": form,
+        "filed": filed,
+        "mine": Claim.objects.filter(tournament=tournament, filed_by=player)
+        .select_related("table", "donne")
+        .order_by("filed_at"),
+    }
+    return render(request, "tournaments/claim.html", context, status=status)

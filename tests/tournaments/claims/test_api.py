@@ -134,3 +134,25 @@ def test_irregularity_with_a_call_or_the_arbiters_reason(closed, personas):
     record_call(t, table, donne, player)
     backed = arbiter.post(url(t), body, format="json")
     assert backed.status_code == 201 and backed.json()["without_call"] == ""
+
+
+def test_the_list_costs_the_same_few_queries_for_any_number_of_claims(
+    closed, personas, django_assert_max_num_queries
+):
+    from tournaments.services.claims import claim_file
+
+    t = closed
+    table, donne, player = cell(t)
+    for n in range(5):
+        claim_file(
+            tournament=t,
+            table=table,
+            donne=donne,
+            kind="result",
+            text=f"Réclamation {n}",
+            player=player,
+        )
+    client = api(personas.arbiter)
+    with django_assert_max_num_queries(8):
+        listed = client.get(url(t))
+    assert listed.status_code == 200 and listed.json()["count"] == 5

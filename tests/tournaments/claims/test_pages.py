@@ -145,3 +145,22 @@ def test_the_arbiters_log_lists_the_claims_with_their_outcome(closed, personas):
     text = pdf_text(render(t, Document.Kind.ARBITER_LOG))
     assert "Claims" in text and "Chelem non compté" in text and "Pas de chelem" in text
     assert "Rejected" in text and "Open" in text and "Deuxième réclamation" in text
+
+
+def test_a_player_files_a_claim_from_their_own_page(client, closed, personas):
+    t = closed
+    client.force_login(personas.player_user)
+    detail = client.get(reverse("tournament_detail", args=[t.pk]), **EN).content.decode()
+    url = reverse("tournament_claim", args=[t.pk])
+    assert url in detail
+    page = client.get(url, **EN)
+    assert page.status_code == 200
+    cell_value = page.context["form"].fields["cell"].choices[0][0]
+    done = client.post(url, {"cell": cell_value, "kind": "result", "text": "Erreur de points"})
+    assert done.status_code == 200 and 'id="claim-filed"' in done.content.decode()
+    claim = Claim.objects.get()
+    assert claim.filed_by.user == personas.player_user
+    # Another cell's value (not theirs) is not offered.
+    assert client.post(url, {"cell": "0:0", "kind": "result", "text": "x"}).status_code == 400
+    client.force_login(personas.stranger)
+    assert client.get(url).status_code == 403
