@@ -29,7 +29,9 @@ def test_a_player_files_a_claim_from_his_phone_and_the_arbiter_settles_it(
     t = stage_tournament(personas=personas)
     close_every_round(t, personas.arbiter)
     table, donne, player = cell(t)
-    table_round = Seat.objects.get(player=player, table_round__table=table).table_round
+    table_round = Seat.objects.get(
+        player=player, table_round__table=table, round__number=1
+    ).table_round
     code = player_codes_get(tournament=t)[player.pk]
 
     page.set_viewport_size(PHONE)
