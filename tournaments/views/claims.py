@@ -35,6 +35,7 @@ from ..services.claims import (
     table_claim_players,
 )
 from ..services.claims_window import claims_window
+from ..services.results import ResultInvalid
 from ..services.table_entry import TableAccessDenied, Voucher, code_source
 
 __all__ = ["claim_settle_view", "claims", "claims_close_view", "player_claim", "table_claim"]
@@ -237,7 +238,7 @@ def table_claim(request: HttpRequest, secret: str) -> HttpResponse:
                     text=form.cleaned_data["text"],
                     voucher=_table_voucher(request, form),
                 )
-            except ClaimInvalid as exc:
+            except ResultInvalid as exc:  # a claim refused, a wrong or locked code
                 form.apply_errors(exc.errors)
             except PermissionDenied as exc:
                 form.add_error("donne", str(exc))

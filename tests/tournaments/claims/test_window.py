@@ -9,7 +9,7 @@ import datetime
 
 import pytest
 from celery import current_app
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from tests.fixtures.tournaments import stage_tournament
 from tournaments.models import Claim, LedgerEntry, Round, Tournament
@@ -130,7 +130,7 @@ def test_a_late_claim_is_refused_with_the_time_the_window_closed(personas):
 def test_a_claim_before_the_last_round_closes_is_refused(personas):
     t = stage_tournament(personas=personas)
     table, donne, player = cell(t)
-    with pytest.raises(ClaimInvalid) as refused:
+    with translation.override("en"), pytest.raises(ClaimInvalid) as refused:
         claim_file(
             tournament=t, table=table, donne=donne, kind="result", text="Déjà", player=player
         )

@@ -26,6 +26,8 @@ from ..schema import IDEMPOTENCY_KEY, READ, WRITE, errors
 from .base import TournamentView
 
 TAG = "claims"
+# How an arbiter settles a claim (the API's ClaimDecisionEnum).
+DECISIONS = [(Claim.State.REJECTED, "rejected"), (Claim.State.ACCEPTED, "accepted")]
 
 
 class ClaimSerializer(serializers.ModelSerializer):
@@ -90,9 +92,7 @@ class PenaltyAskedSerializer(serializers.Serializer):
 
 
 class ClaimSettleSerializer(serializers.Serializer):
-    state = serializers.ChoiceField(
-        choices=[(Claim.State.REJECTED, "rejected"), (Claim.State.ACCEPTED, "accepted")]
-    )
+    state = serializers.ChoiceField(choices=DECISIONS)
     reason = serializers.CharField(max_length=MAX_REASON)
     penalty = PenaltyAskedSerializer(
         required=False, help_text="A penalty given with the acceptance (the penalties' rules)."

@@ -45,6 +45,17 @@ class EventForm(forms.ModelForm):
             ),
         }
 
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)
+        # Left empty, the claims window keeps its default (30 minutes).
+        self.fields["claims_window_minutes"].required = False
+
+    def clean_claims_window_minutes(self) -> int:
+        minutes = self.cleaned_data.get("claims_window_minutes")
+        if minutes is None:
+            return int(SimultaneousEvent._meta.get_field("claims_window_minutes").default)
+        return minutes
+
 
 @dataclass(frozen=True)
 class SetsRow:
