@@ -291,6 +291,7 @@ SPECTACULAR_SETTINGS = {
         "DocumentStatusEnum": "scoring.documents.api.DOCUMENT_STATUSES",
         "DocumentKindEnum": "scoring.documents.api.DOCUMENT_KINDS",
         "PenaltyKindEnum": "tournaments.models.Penalty.Kind",
+        "RoundStateEnum": "tournaments.models.Round.State",
         "ClaimKindEnum": "tournaments.models_claims.Claim.Kind",
         "ClaimStateEnum": "tournaments.models_claims.Claim.State",
         "ClaimDecisionEnum": "tournaments.api.views.claims.DECISIONS",
