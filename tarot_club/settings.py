@@ -315,6 +315,9 @@ SPECTACULAR_SETTINGS = {
         "CallStateEnum": "tournaments.models_calls.ArbiterCall.State",
         "CallRulingEnum": "tournaments.models_calls.ArbiterCall.Ruling",
         "IrregularityEnum": "tournaments.models_calls.Irregularity",
+        "ClaimKindEnum": "tournaments.models_claims.Claim.Kind",
+        "ClaimStateEnum": "tournaments.models_claims.Claim.State",
+        "ClaimDecisionEnum": "tournaments.api.views.claims.DECISIONS",
     },
 }
 

@@ -8,7 +8,12 @@ class TournamentsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        """Tell the kit's API error handler how to answer the tournaments' domain errors."""
+        """Tell the kit's API error handler how to answer the tournaments' domain errors; the
+        workers' sweep makes final the rankings whose claims window passed (a lost task)."""
+        from scoring.rankings.sweep import sweep_register
+
         from .api.errors import register
+        from .services.claims import claims_sweep
 
         register()
+        sweep_register(claims_sweep)

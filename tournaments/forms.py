@@ -118,6 +118,7 @@ class TournamentForm(forms.ModelForm):
             "public_during_play",
             "round_minutes",
             "announcement",
+            "claims_window_minutes",
         ]
         widgets = {"date": forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d")}
 
@@ -145,6 +146,7 @@ class TournamentForm(forms.ModelForm):
             self.fields["club"].disabled = True
         # Left empty, the round's length keeps its value (the default for a new tournament).
         self.fields["round_minutes"].required = False
+        self.fields["claims_window_minutes"].required = False
 
     def clean(self) -> dict[str, Any]:
         """The arbiters chosen are the chosen club's own (the list offers every club the
@@ -166,6 +168,17 @@ class TournamentForm(forms.ModelForm):
         if minutes is None:
             return (
                 self.instance.round_minutes or Tournament._meta.get_field("round_minutes").default
+            )
+        return minutes
+
+    def clean_claims_window_minutes(self) -> int:
+        """Left empty, the claims window keeps its length (30 minutes for a new tournament)."""
+        minutes = self.cleaned_data.get("claims_window_minutes")
+        if minutes is None:
+            return int(
+                self.instance.claims_window_minutes
+                if self.instance.pk is not None
+                else Tournament._meta.get_field("claims_window_minutes").default
             )
         return minutes
 

@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from django.utils.formats import date_format
+from django.utils.timezone import is_aware, localtime
 from django.utils.translation import get_language, ngettext, pgettext
 from django.utils.translation import gettext as _
 
@@ -24,6 +25,7 @@ from scoring.rules.display import decimal_text, position_letter, signed_text
 from .models import (
     ArbiterCall,
     Chelem,
+    Claim,
     Contract,
     EntryStatus,
     Irregularity,
@@ -62,7 +64,18 @@ PROOF_CODE = "code"
 PROOF_PHONE = "phone"
 # Stored keys that say nothing to a reader (identifiers, bookkeeping).
 HIDDEN = frozenset(
-    {"version", "holders", "sitter", "confirmed_warnings", "id", "pk", "table", "donne", "player"}
+    {
+        "version",
+        "holders",
+        "sitter",
+        "confirmed_warnings",
+        "id",
+        "pk",
+        "table",
+        "donne",
+        "player",
+        "claim",
+    }
 )
 
 
@@ -160,6 +173,15 @@ def _date(value: Any) -> str:
         return str(value)
 
 
+def _moment(value: Any) -> str:
+    """An ISO date and time as the reader's locale writes it, in the site's time zone."""
+    try:
+        moment = datetime.datetime.fromisoformat(str(value))
+    except ValueError:
+        return str(value)
+    return date_format(localtime(moment) if is_aware(moment) else moment, "DATETIME_FORMAT")
+
+
 def _scores(value: Any) -> str:
     if not isinstance(value, Mapping):
         return str(value)
@@ -221,6 +243,13 @@ def _fields() -> dict[str, tuple[str, Callable[[Any], str]]]:
         # A call to the arbiter ruled "no irregularity" (issue 34).
         "irregularity": (_("Irregularity"), _choice(Irregularity.choices)),
         "ruling": (_("Ruling"), _choice(ArbiterCall.Ruling.choices)),
+        "claims_window_minutes": (_("Claims window (minutes)"), plain),
+        "claims_close_at": (_("Claims accepted until"), _moment),
+        "final_at": (_("Ranking final since"), _moment),
+        "claim_kind": (_("Claim"), _choice(Claim.Kind.choices)),
+        "claim_state": (_("Decision"), _choice(Claim.State.choices)),
+        "table_number": (_("Table"), plain),
+        "donne_number": (_("Donne"), plain),
     }
 
 

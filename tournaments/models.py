@@ -265,6 +265,20 @@ class Tournament(models.Model):
         blank=True,
         help_text=_("One line shown at the bottom of the room's screen."),
     )
+    # The claims window (issue 34): once the last round closes the ranking is provisional
+    # until ``claims_close_at``; it becomes final (``final_at``) once that time has passed and
+    # no claim is open (tournaments.services.claims).
+    claims_window_minutes = models.PositiveSmallIntegerField(
+        _("claims window (minutes)"),
+        default=30,
+        validators=[MaxValueValidator(1440)],
+        help_text=_(
+            "After the last round closes, players may file a claim for this long; the ranking "
+            "is provisional until then. 0: final as soon as the last round closes."
+        ),
+    )
+    claims_close_at = models.DateTimeField(_("claims accepted until"), null=True, blank=True)
+    final_at = models.DateTimeField(_("ranking final since"), null=True, blank=True)
 
     class Meta:
         ordering = ["-date", "name"]
@@ -615,6 +629,9 @@ class LedgerEntry(models.Model):
         ROUND_CLOSED = "round_closed", _("Round closed")
         REGISTRATION_CHANGED = "registration_changed", _("Registration changed")
         CALL_RULED = "call_ruled", _("Call to the arbiter ruled")
+        CLAIM_FILED = "claim_filed", _("Claim filed")
+        CLAIM_SETTLED = "claim_settled", _("Claim settled")
+        RANKING_FINAL = "ranking_final", _("Ranking final")
 
     tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="ledger")
     result = models.ForeignKey(
@@ -810,3 +827,6 @@ class PhoneBinding(models.Model):
 # The calls to the arbiter live in a module of their own (issue 34); importing it here makes
 # them part of the app's models.
 from .models_calls import ArbiterCall, Irregularity  # noqa: E402, F401
+
+# The claims of the claims window live in a module of their own (issue 34).
+from .models_claims import Claim  # noqa: E402, F401

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import include, path
 
-from .views import public
+from .views import claims, public
 
 urlpatterns = [
     path("clubs/", public.club_list, name="club_list"),
@@ -14,6 +14,7 @@ urlpatterns = [
     path("t/<int:pk>/", public.tournament_detail, name="tournament_detail"),
     path("t/<int:pk>/verify/", public.tournament_verify_page, name="tournament_verify"),
     path("t/<int:pk>/seats/", public.tournament_seats, name="tournament_seats"),
+    path("t/<int:pk>/claim/", claims.player_claim, name="tournament_claim"),
     path("account/", public.account, name="account"),
     path("", include("tournaments.urls_organiser")),
     path("", include("tournaments.urls_arbiter")),

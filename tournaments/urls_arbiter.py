@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import URLPattern, URLResolver, path
 
-from .views import arbiter, calls
+from .views import arbiter, calls, claims
 
 CELL = "t/<int:pk>/arbiter/table/<int:table>/donne/<int:donne>/"
 
@@ -41,4 +41,11 @@ urlpatterns: list[URLPattern | URLResolver] = [
         calls.call_take_view,
         name="arbiter_call_take",
     ),
+    path("t/<int:pk>/arbiter/claims/", claims.claims, name="arbiter_claims"),
+    path(
+        "t/<int:pk>/arbiter/claims/<int:claim_id>/settle/",
+        claims.claim_settle_view,
+        name="arbiter_claim_settle",
+    ),
+    path("t/<int:pk>/arbiter/claims/close/", claims.claims_close_view, name="arbiter_claims_close"),
 ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django.urls import URLPattern, URLResolver, path, register_converter
 
-from .views import table, table_admin
+from .views import claims, table, table_admin
 
 
 class SecretConverter:
@@ -61,6 +61,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path(PAGE + "state.json", table.table_state, name="table_state"),
     path(PAGE + "manifest.webmanifest", table.table_manifest, name="table_manifest"),
     path(PAGE + "call/", table.table_call, name="table_call"),
+    path(PAGE + "claim/", claims.table_claim, name="table_claim"),
     path(DONNE + "preview/", table.table_preview, name="table_preview"),
     path(DONNE + "save/", table.table_save, name="table_save"),
     path(DONNE + "confirm/", table.table_confirm, name="table_confirm"),

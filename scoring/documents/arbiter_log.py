@@ -13,7 +13,7 @@ from reportlab.lib.units import mm
 from reportlab.platypus import Flowable, Paragraph, Spacer, Table
 
 from tournaments.ledger_text import entry_text
-from tournaments.models import ArbiterCall, LedgerEntry
+from tournaments.models import ArbiterCall, Claim, LedgerEntry
 from tournaments.services.penalties import penalty_describe
 
 from .base import FitText, Renderer, esc
@@ -100,7 +100,7 @@ class ArbiterLogRenderer(Renderer):
         ]
         if not entries:
             story.append(Paragraph(esc(_("The ledger is empty.")), styles.body))
-            return story + self.calls_story()
+            return [*story, *self.calls_story(), *self.claims_section()]
         head = ["#", _("When"), _("By"), _("Action"), _("About"), _("Reason"), _("Change")]
         rows: list[list[object]] = [[Paragraph(esc(h), styles.head_cell) for h in head]]
         for index, entry in enumerate(self.steps(entries), start=1):
@@ -122,7 +122,7 @@ class ArbiterLogRenderer(Renderer):
         table = Table(rows, colWidths=widths, repeatRows=1)
         table.setStyle(styles.grid(("VALIGN", (0, 0), (-1, -1), "TOP")))
         story.append(table)
-        return story + self.calls_story()
+        return [*story, *self.calls_story(), *self.claims_section()]
 
     def calls_story(self) -> list[Flowable]:
         """The calls to the arbiter (issue 34): when, table, donne, irregularity, who called,
@@ -197,3 +197,91 @@ class ArbiterLogRenderer(Renderer):
         if call.ruling_note:
             text += f" — {call.ruling_note}"
         return text
+
+    def claims_section(self) -> list[Flowable]:
+        """The claims of the claims window with their outcome (issue 34 §6): when, table and
+        donne, about what, who filed it, the claim, and the decision (by whom, when, why, the
+        penalty given and whether the result was corrected). Nothing when there is none."""
+        styles = self.styles
+        rows_in = claims_of(self.tournament)
+        if not rows_in:
+            return []
+        head = [_("Filed"), _("Table"), _("Donne"), _("Claim"), _("Filed by"), _("Decision")]
+        rows: list[list[object]] = [[Paragraph(esc(h), styles.head_cell) for h in head]]
+        for claim in rows_in:
+            rows.append(
+                [
+                    self.fit(date_format(localtime(claim.filed_at), "SHORT_DATETIME_FORMAT")),
+                    str(claim.table.number),
+                    str(claim.donne.number),
+                    self.fit(f"{claim.get_kind_display()}: {claim.text}", 7.5),
+                    self.fit(claim_author(claim)),
+                    [self.fit(line, 7.5) for line in claim_outcome(claim)],
+                ]
+            )
+        widths = [27 * mm, 14 * mm, 14 * mm, 80 * mm, 35 * mm]
+        widths.append(self.frame_w - sum(widths))
+        table = Table(rows, colWidths=widths, repeatRows=1)
+        table.setStyle(styles.grid(("VALIGN", (0, 0), (-1, -1), "TOP")))
+        return [
+            Spacer(1, 5 * mm),
+            Paragraph(esc(_("Claims")), styles.h2),
+            table,
+        ]
+
+
+def claims_of(tournament: object) -> list[Claim]:
+    """The tournament's claims, oldest first, with what their lines print (one query)."""
+    return list(
+        Claim.objects.filter(tournament=tournament)
+        .select_related(
+            "table", "donne", "filed_by", "recorded_by", "settled_by", "penalty__player"
+        )
+        .order_by("filed_at", "pk")
+    )
+
+
+def _user_name(user: object) -> str:
+    if user is None:
+        return ""
+    return user.get_full_name() or user.get_username()  # type: ignore[attr-defined]
+
+
+def claim_author(claim: Claim) -> str:
+    """The player who filed it, and the arbiter who recorded it for them."""
+    parts = [claim.filed_by.full_name] if claim.filed_by_id else []
+    if claim.recorded_by_id:
+        parts.append(_("recorded by %(user)s") % {"user": _user_name(claim.recorded_by)})
+    return ", ".join(parts)
+
+
+def claim_outcome(claim: Claim) -> list[str]:
+    """The decision in lines: open, or settled by whom, when and why, with the penalty given
+    and the correction of the result linked to it."""
+    lines = []
+    if claim.without_call:
+        lines.append(_("Taken without a call: %(reason)s") % {"reason": claim.without_call})
+    if claim.is_open:
+        return [*lines, str(claim.get_state_display())]
+    lines.append(
+        f"{claim.get_state_display()} · {_user_name(claim.settled_by)} · "
+        f"{date_format(localtime(claim.settled_at), 'SHORT_DATETIME_FORMAT')}"
+    )
+    lines.append(claim.reason)
+    if claim.penalty is not None:
+        lines.append(
+            _("Penalty: %(penalty)s")
+            % {
+                "penalty": penalty_describe(
+                    {
+                        "player_name": claim.penalty.player.full_name,
+                        "kind": claim.penalty.kind,
+                        "points": claim.penalty.points,
+                        "reason": claim.penalty.reason,
+                    }
+                )
+            }
+        )
+    if claim.correction_id:
+        lines.append(_("Result corrected"))
+    return lines

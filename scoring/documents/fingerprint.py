@@ -89,6 +89,8 @@ class Inputs:
             "club__name",
             "club__city",
             "club__federation_number",
+            "claims_close_at",
+            "final_at",
             "status",
             "results_version",
         )
@@ -97,14 +99,15 @@ class Inputs:
     @cached_property
     def tournament(self) -> str:
         """The tournament and its club as headers print them, and its settings."""
-        return _digest(self._row[:-2])
+        return _digest(self._row[:-4])
 
     @cached_property
     def progress(self) -> str:
-        """How far the tournament is: its status and the rounds' states (a ranking says
-        "provisional" or "final", hand records printed before the end are confidential)."""
+        """How far the tournament is: its status, its claims window and the rounds' states (a
+        ranking says "provisional" or "final", hand records printed before the end are
+        confidential)."""
         rounds = Round.objects.filter(tournament_id=self.tournament_id).order_by("number")
-        return _digest([self._row[-2:-1], *rounds.values_list("number", "state")])
+        return _digest([self._row[-4:-1], *rounds.values_list("number", "state")])
 
     @cached_property
     def donnes(self) -> str:

@@ -18,6 +18,7 @@ from reportlab.lib.units import mm
 from reportlab.platypus import Flowable, Paragraph, Spacer
 
 from tournaments.models import Penalty, Result, TableRound, Tournament
+from tournaments.services.claims_window import claims_window
 
 from .base import GOOD, RED, Cell, FastTable, FitText, Renderer, esc, fmt_number, fmt_signed
 from .data import ranking_up_to_date
@@ -54,7 +55,15 @@ def rounds_complete(tournament: Tournament) -> tuple[int, int]:
 
 def ranking_title(tournament: Tournament) -> str:
     """ "Final ranking" once the tournament is over and every round complete, otherwise
-    "Provisional ranking — after round N"."""
+    "Provisional ranking — after round N"; once the last round has closed, the claims
+    window decides: provisional until its end, final once made so (issue 34 §4)."""
+    window = claims_window(tournament)
+    if window.is_final:
+        return _("Ranking, final")
+    if window.is_provisional and window.closes_at is not None:
+        return _("Ranking, provisional — claims until %(time)s") % {
+            "time": date_format(localtime(window.closes_at), "DATETIME_FORMAT")
+        }
     complete, total = rounds_complete(tournament)
     over = tournament.status in (Tournament.Status.FINISHED, Tournament.Status.PUBLISHED)
     if over and total and complete >= total:

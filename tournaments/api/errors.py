@@ -13,6 +13,7 @@ from django.utils.translation import gettext as _
 
 from tarot_club.kit.api.errors import ApiError, invalid, refused, register_error_mapping
 from tournaments.services.calls import CallAlreadyRuled
+from tournaments.services.claims import ClaimAlreadySettled
 from tournaments.services.preparation import PreparationError
 from tournaments.services.registration import RegistrationError, RegistrationsRefused
 from tournaments.services.results import ResultConflict, ResultInvalid, ResultNeedsConfirmation
@@ -94,6 +95,16 @@ def call_already_ruled(exc: CallAlreadyRuled, request: Any) -> ApiError:
     return ApiError(status_code=409, code="conflict", message=str(exc), details=dict(exc.errors))
 
 
+def claim_already_settled(exc: ClaimAlreadySettled, request: Any) -> ApiError:
+    """409: the claim was settled before; nothing changed."""
+    return ApiError(
+        status_code=409,
+        code="conflict",
+        message=str(exc),
+        extra={"state": exc.claim.state},
+    )
+
+
 def result_invalid(exc: ResultInvalid, request: Any) -> ApiError:
     """400 with the per-field messages the screens show."""
     return invalid(exc.errors)
@@ -112,6 +123,7 @@ def register() -> None:
     register_error_mapping(ResultNeedsConfirmation, result_needs_confirmation)
     register_error_mapping(ResultConflict, result_conflict)
     register_error_mapping(CallAlreadyRuled, call_already_ruled)
+    register_error_mapping(ClaimAlreadySettled, claim_already_settled)
     register_error_mapping(ResultInvalid, result_invalid)
     for refused_class in (TournamentError, RegistrationError, PreparationError):
         register_error_mapping(refused_class, state_refused)

@@ -209,6 +209,9 @@ class TournamentSerializer(serializers.ModelSerializer):
             "method",
             "matchpoint_penalty_rate",
             "status",
+            "claims_window_minutes",
+            "claims_close_at",
+            "final_at",
             "arbiters",
             "identity",
             "commitment",
@@ -264,6 +267,13 @@ class TournamentWriteSerializer(serializers.Serializer):
     matchpoint_penalty_rate = serializers.DecimalField(
         max_digits=6, decimal_places=3, min_value=Decimal(0), default=Decimal("0.1")
     )
+    claims_window_minutes = serializers.IntegerField(
+        min_value=0,
+        max_value=1440,
+        default=30,
+        help_text="Minutes after the last round closes during which claims are taken (the "
+        "ranking is provisional until then); 0: final at once.",
+    )
     arbiters = serializers.ListField(
         child=serializers.CharField(max_length=150),
         max_length=50,
@@ -284,6 +294,13 @@ class TournamentUpdateSerializer(serializers.Serializer):
     method = serializers.ChoiceField(choices=Method.choices, required=False)
     matchpoint_penalty_rate = serializers.DecimalField(
         max_digits=6, decimal_places=3, min_value=Decimal(0), required=False
+    )
+    claims_window_minutes = serializers.IntegerField(
+        min_value=0,
+        max_value=1440,
+        required=False,
+        help_text="Minutes after the last round closes during which claims are taken (the "
+        "ranking is provisional until then); 0: final at once.",
     )
     arbiters = serializers.ListField(
         child=serializers.CharField(max_length=150),

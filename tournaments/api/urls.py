@@ -18,7 +18,7 @@ from drf_spectacular.views import (
 )
 
 from .converters import TOURNAMENT
-from .views import auth, calls, clubs, results, tournaments
+from .views import auth, calls, claims, clubs, results, tournaments
 
 T = TOURNAMENT
 R = T + "results/<id:table>/<id:donne>/"
@@ -109,6 +109,10 @@ v1: list[URLPattern | URLResolver] = [
     path(T + "calls/", calls.CallListView.as_view(), name="api_calls"),
     path(T + "calls/<id:call>/take/", calls.CallTakeView.as_view(), name="api_call_take"),
     path(T + "calls/<id:call>/rule/", calls.CallRuleView.as_view(), name="api_call_rule"),
+    path(T + "claims/", claims.ClaimListView.as_view(), name="api_claims"),
+    path(
+        T + "claims/<id:claim>/settle/", claims.ClaimSettleView.as_view(), name="api_claim_settle"
+    ),
 ]
 
 

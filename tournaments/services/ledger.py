@@ -24,6 +24,7 @@ TOURNAMENT_FIELDS = (
     "donnes_per_relais",
     "method",
     "matchpoint_penalty_rate",
+    "claims_window_minutes",
     "status",
 )
 

@@ -47,6 +47,7 @@ from ..models import (
 from ..permissions import can_write_results
 from ..sql import columns, in_atomic_block, result_cell_statements, run
 from . import checks
+from .claims_window import claims_window_open_if_last
 from .errors import translate_error
 from .events import results_changed_in_open_round
 
@@ -1132,7 +1133,8 @@ def _ledger_round(round_: Round, user: Any, before: str, after: str, action: str
 
 
 def round_close(*, round_: Round, user: Any) -> Round:
-    """Close a complete round: its results are then read-only until it is reopened.
+    """Close a complete round: its results are then read-only until it is reopened. Closing
+    the last one opens the claims window (`claims_window_open_if_last`).
 
     Refused while a table still misses a result or an annulment for a donne of its set.
     """
@@ -1162,6 +1164,8 @@ def round_close(*, round_: Round, user: Any) -> Round:
         Round.objects.filter(pk=round_.pk).update(state=Round.State.CLOSED)
         if before != Round.State.CLOSED:
             _ledger_round(round_, user, before, Round.State.CLOSED, LedgerEntry.Action.ROUND_CLOSED)
+            # The last round closed: the ranking is provisional for the claims window.
+            claims_window_open_if_last(tournament_id=round_.tournament_id)
     round_.state = Round.State.CLOSED
     return round_
 

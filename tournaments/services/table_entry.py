@@ -782,6 +782,13 @@ def table_player(*, access: TableAccess, voucher: Voucher) -> tuple[Player, str]
     return _vouched(access, voucher)
 
 
+def table_player_vouched(*, access: TableAccess, voucher: Voucher) -> Player:
+    """The player of the table who proved who they are with ``voucher`` (their code, or their
+    bound phone), for a write other than a result's (a claim). Raises ResultInvalid or CodeLocked,
+    with the same throttle of wrong codes."""
+    return _vouched(access, voucher)[0]
+
+
 # --- entering, confirming, contesting: never an answer from the cards ------------------------
 
 

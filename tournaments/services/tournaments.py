@@ -25,6 +25,7 @@ from django.utils.translation import ngettext
 from ..models import Club, Donne, LedgerEntry, Player, Registration, Result, Seat, Tournament
 from ..search import name_order
 from ..signals import results_changed_on_commit
+from .claims_window import claims_window_start
 from .clubs import club_staff_check
 from .events import results_changed
 from .ledger import ledger_record, tournament_snapshot
@@ -46,6 +47,8 @@ STRUCTURE_FIELDS = ("rounds", "donnes_per_relais")
 RANKING_FIELDS = ("method", "matchpoint_penalty_rate")
 # The room on the day (public pages while it runs, the room's screen): changeable at any time.
 ROOM_FIELDS = ("public_during_play", "round_minutes", "announcement")
+# How long claims are taken after the last round (a window already open keeps its end).
+CLAIMS_FIELDS = ("claims_window_minutes",)
 EDITABLE_FIELDS = (
     "name",
     "date",
@@ -53,6 +56,7 @@ EDITABLE_FIELDS = (
     *STRUCTURE_FIELDS,
     *RANKING_FIELDS,
     *ROOM_FIELDS,
+    *CLAIMS_FIELDS,
 )
 
 
@@ -198,6 +202,7 @@ def tournament_create(
     public_during_play: bool = True,
     round_minutes: int = 30,
     announcement: str = "",
+    claims_window_minutes: int = 30,
     user: Any = None,
 ) -> Tournament:
     """A new tournament in draft: nobody but its managers sees it until registration opens.
@@ -217,6 +222,7 @@ def tournament_create(
         public_during_play=public_during_play,
         round_minutes=round_minutes,
         announcement=announcement.strip(),
+        claims_window_minutes=claims_window_minutes,
         status=Status.DRAFT,
     )
     tournament.full_clean()
@@ -323,7 +329,8 @@ def tournament_set_status(
     registration needs no result yet; published needs finished, and, while results are
     missing, ``confirm_missing`` (else PublishNeedsConfirmation lists the missing cells);
     finishing a running tournament with a round still open or a result missing needs
-    ``confirm_missing`` too (else FinishNeedsConfirmation lists both).
+    ``confirm_missing`` too (else FinishNeedsConfirmation lists both). Finishing opens the
+    claims window if the last round's closing has not (`claims_window_start`).
     """
     labels = dict(Status.choices)
     if status not in labels:
@@ -375,6 +382,8 @@ def tournament_set_status(
             else "",
             reason_params={"count": len(missing)} if missing else None,
         )
+        if finishing:  # finished with a round still open: the claims window opens now
+            claims_window_start(tournament_id=locked.pk)
         results_changed_on_commit(locked.pk)  # the parts learn the new status (a final upload)
     tournament.status = status
     return tournament

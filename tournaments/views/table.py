@@ -45,6 +45,8 @@ from ..models import (
     TableAccess,
 )
 from ..services.calls import CallInput, call_make, calls_of_table
+from ..services.claims import table_claim_access
+from ..services.claims_window import claims_window
 from ..services.preparation import seats_for_donne
 from ..services.results import (
     NON_FIELD,
@@ -86,10 +88,11 @@ __all__ = [
 ]
 
 
-def _denied(request: HttpRequest, exc: PermissionDenied) -> HttpResponse:
+def _denied(request: HttpRequest, exc: PermissionDenied, claim_url: str = "") -> HttpResponse:
     message = getattr(exc, "message", None) or str(exc) or _("This page is not for this table.")
     if request.method == "GET" and not request.path.endswith(".json"):
-        return render(request, "tournaments/table/denied.html", {"message": message}, status=403)
+        context = {"message": message, "claim_url": claim_url}
+        return render(request, "tournaments/table/denied.html", context, status=403)
     return JsonResponse({"errors": {NON_FIELD: [message]}}, status=403)
 
 
@@ -266,13 +269,26 @@ def _call_strings() -> dict[str, str]:
     }
 
 
+def _claim_url(secret: str) -> str:
+    """The table's claim form while the claims window is open ("" otherwise)."""
+    try:
+        access = table_claim_access(secret=secret)
+    except TableAccessDenied:
+        return ""
+    return (
+        reverse("table_claim", args=[secret])
+        if claims_window(access.tournament).accepts_claims()
+        else ""
+    )
+
+
 @never_cache
 @require_GET
 def table_page(request: HttpRequest, secret: str) -> HttpResponse:
     try:
         access = _access(secret)
     except TableAccessDenied as exc:
-        return _denied(request, exc)
+        return _denied(request, exc, claim_url=_claim_url(secret))
     context = {
         "access": access,
         "state": _state(access),

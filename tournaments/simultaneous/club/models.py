@@ -46,6 +46,12 @@ class SimultaneousLink(models.Model):
     # The hub's overall ranking page, stored once the hub says the embargo ended (it revealed
     # the seed): the club's pages then point the players to it.
     ranking_url = models.URLField(_("overall ranking"), max_length=400, blank=True)
+    # When the event becomes final, as the hub last said (its answers' "window", issue 34
+    # §5): the end of its claims window once the embargo ended, and when it closed.
+    event_claims_until = models.DateTimeField(
+        _("event's corrections taken until"), null=True, blank=True
+    )
+    event_final_at = models.DateTimeField(_("event final since"), null=True, blank=True)
     state = models.CharField(max_length=12, choices=State.choices, default=State.JOINED)
     sequence = models.PositiveIntegerField(default=0)
     acked_sequence = models.PositiveIntegerField(default=0)

@@ -22,6 +22,7 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.db.models.functions import Greatest
 from django.utils import timezone
+from django.utils.dateparse import parse_datetime
 from django.utils.translation import gettext as _
 
 from scoring.rules import cards, dealing
@@ -483,6 +484,9 @@ def _acknowledged(link: SimultaneousLink, upload: dict[str, Any], answer: dict[s
         locked.error = ""
         locked.error_code = ""
         locked.response = answer
+        locked.event_claims_until, locked.event_final_at = window_from(
+            answer, locked.event_claims_until, locked.event_final_at
+        )
         behind = locked.tournament.results_version != locked.acked_version or (
             is_final(locked.tournament) and not locked.acked_final
         )
@@ -534,7 +538,8 @@ def uploads_sweep() -> list[int]:
     behind = links_behind()
     for tournament_id in behind:
         schedule_upload(tournament_id, recall=False)
-    for link in SimultaneousLink.objects.filter(acked_final=True, verified__isnull=True).filter(
+    waiting = Q(verified__isnull=True) | Q(event_final_at__isnull=True)
+    for link in SimultaneousLink.objects.filter(waiting, acked_final=True).filter(
         Q(attempted_at__isnull=True)
         | Q(attempted_at__lt=timezone.now() - datetime.timedelta(seconds=60))
     ):
@@ -545,11 +550,36 @@ def uploads_sweep() -> list[int]:
     return behind
 
 
+def window_from(
+    answer: dict[str, Any], until: datetime.datetime | None, final_at: datetime.datetime | None
+) -> tuple[datetime.datetime | None, datetime.datetime | None]:
+    """When the event becomes final, from a hub's answer's "window" ({"claims_until",
+    "final_at"}, ISO times or null); what the link held when the answer has none (an older
+    hub) or a value is not a time."""
+    window = answer.get("window") if isinstance(answer, dict) else None
+    if not isinstance(window, dict):
+        return until, final_at
+
+    def moment(key: str, held: datetime.datetime | None) -> datetime.datetime | None:
+        value = window.get(key)
+        if value is None:
+            return None
+        parsed = parse_datetime(str(value)) if isinstance(value, str) else None
+        return parsed if parsed is not None and parsed.tzinfo is not None else held
+
+    return moment("claims_until", until), moment("final_at", final_at)
+
+
 def link_refresh(*, link: SimultaneousLink) -> SimultaneousLink:
     """Ask the hub for the event again; once it reveals the seed (the embargo ended), store
     the address of the overall ranking, check the donnes played against the commitment
     (dealing.verify) and keep the verdict on the link. Raises HubError."""
     event = hub_client.fetch_event(link.hub_url, link.token)
+    until, final_at = window_from(event, link.event_claims_until, link.event_final_at)
+    if (until, final_at) != (link.event_claims_until, link.event_final_at):
+        SimultaneousLink.objects.filter(pk=link.pk).update(
+            event_claims_until=until, event_final_at=final_at
+        )
     seed = event.get("seed")
     if seed and not link.ranking_url:
         SimultaneousLink.objects.filter(pk=link.pk).update(

@@ -73,6 +73,15 @@ REFUSED_EXAMPLE = {
 # --- serializers ----------------------------------------------------------------------------
 
 
+def session_time_check(value: Any) -> None:
+    """A session's time is in this era: a year like 0085 would be answered in the local mean
+    time of the site's zone (an offset with seconds), which is no RFC 3339 time."""
+    if value is not None and not 2000 <= value.year <= 2999:
+        raise serializers.ValidationError(
+            _("Give a date and time between the years 2000 and 2999.")
+        )
+
+
 class SimultaneousEventWriteSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=160)
     date = serializers.DateField()
@@ -84,8 +93,19 @@ class SimultaneousEventWriteSerializer(serializers.Serializer):
     matchpoint_penalty_rate = serializers.DecimalField(
         max_digits=6, decimal_places=3, min_value=0, default="0.1"
     )
-    session_starts_at = serializers.DateTimeField(required=False, allow_null=True)
-    session_ends_at = serializers.DateTimeField(required=False, allow_null=True)
+    session_starts_at = serializers.DateTimeField(
+        required=False, allow_null=True, validators=[session_time_check]
+    )
+    session_ends_at = serializers.DateTimeField(
+        required=False, allow_null=True, validators=[session_time_check]
+    )
+    claims_window_minutes = serializers.IntegerField(
+        min_value=0,
+        max_value=1440,
+        default=30,
+        help_text="Minutes after the embargo ends during which the clubs' corrections are "
+        "taken; then the event closes by itself.",
+    )
 
 
 class SimultaneousInvitationWriteSerializer(serializers.Serializer):
@@ -128,6 +148,9 @@ class SimultaneousEventSerializer(serializers.Serializer):
     seed = serializers.SerializerMethodField()
     state = serializers.CharField()
     embargo_over = serializers.BooleanField()
+    claims_window_minutes = serializers.IntegerField()
+    claims_close_at = serializers.DateTimeField(allow_null=True)
+    closed_at = serializers.DateTimeField(allow_null=True)
     results_version = serializers.IntegerField()
     invitations = serializers.SerializerMethodField()
 
@@ -588,6 +611,7 @@ class ClubEventView(ClubView):
                 "commitment": event.commitment,
                 "seed": event.seed if event.embargo_over else None,
                 "state": event.state,
+                "window": services.event_window_wire(event),
                 "club": {"invitation": invitation.public_id, "name": invitation.club_name},
                 "donnes": services.event_donnes(event, redraws=True),
             }

@@ -12,9 +12,13 @@ class SimultaneousHubConfig(AppConfig):
 
     def ready(self) -> None:
         """The overall ranking is a subject of the derived-ranking mechanism (defining it, in
-        `ranking`, adds it to the workers' sweep); after its task, the booklet is built."""
+        `ranking`, adds it to the workers' sweep); after its task, the booklet is built. The
+        workers' sweep closes the events whose claims window has passed."""
         from scoring.rankings.derived import ranking_computed
+        from scoring.rankings.sweep import sweep_register
 
+        from .services import events_window_sweep
         from .tasks import on_ranking_computed
 
         ranking_computed.connect(on_ranking_computed, weak=False, dispatch_uid="hub-booklet")
+        sweep_register(events_window_sweep)

@@ -25,6 +25,7 @@ class EventForm(forms.ModelForm):
             "sets",
             "method",
             "matchpoint_penalty_rate",
+            "claims_window_minutes",
         ]
         help_texts = {
             "sets": _(
@@ -43,6 +44,17 @@ class EventForm(forms.ModelForm):
                 attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M"
             ),
         }
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)
+        # Left empty, the claims window keeps its default (30 minutes).
+        self.fields["claims_window_minutes"].required = False
+
+    def clean_claims_window_minutes(self) -> int:
+        minutes = self.cleaned_data.get("claims_window_minutes")
+        if minutes is None:
+            return int(SimultaneousEvent._meta.get_field("claims_window_minutes").default)
+        return minutes
 
 
 @dataclass(frozen=True)

@@ -71,6 +71,19 @@ class SimultaneousEvent(models.Model):
     # Set once, when every invited club has sent its final upload or the organiser closed the
     # event: from then on hands, travellers and the overall ranking are public, seed revealed.
     embargo_lifted_at = models.DateTimeField(_("embargo lifted at"), null=True, blank=True)
+    # The claims window (issue 34 §5): from the end of the embargo, the clubs' claims and
+    # corrections are taken for this long; then the hub closes the event by itself (a task at
+    # ``claims_close_at`` and the workers' sweep). 0: closed as the embargo ends.
+    claims_window_minutes = models.PositiveSmallIntegerField(
+        _("claims window (minutes)"),
+        default=30,
+        validators=[MaxValueValidator(1440)],
+        help_text=_(
+            "After the embargo ends, the clubs' corrections are taken for this long; then the "
+            "event closes by itself and its ranking is final."
+        ),
+    )
+    claims_close_at = models.DateTimeField(_("corrections taken until"), null=True, blank=True)
     organisers = models.ManyToManyField(
         settings.AUTH_USER_MODEL,
         blank=True,
@@ -406,3 +419,35 @@ class EventBooklet(models.Model):
 
     def __str__(self) -> str:
         return f"{self.event_id} {self.language} {self.key}"
+
+
+class LateCorrection(models.Model):
+    """A club's correction of a result applied after the embargo ended (issue 34 §5), when the
+    field was already public: the public pages mark it (the donne, the players, when)."""
+
+    class Change(models.TextChoices):
+        NEW = "new", _("Result added")
+        REPLACED = "replaced", _("Result corrected")
+        REMOVED = "removed", _("Result removed")
+
+    event = models.ForeignKey(
+        SimultaneousEvent, on_delete=models.CASCADE, related_name="late_corrections"
+    )
+    invitation = models.ForeignKey(
+        Invitation, on_delete=models.CASCADE, related_name="late_corrections"
+    )
+    table = models.PositiveIntegerField(_("table"))
+    donne = models.PositiveSmallIntegerField(_("donne"))
+    change = models.CharField(_("change"), max_length=8, choices=Change.choices)
+    # The licences at the table ({position: licence}), as the result said.
+    holders = models.JSONField(default=dict)
+    received_at = models.DateTimeField(_("received at"), auto_now_add=True)
+
+    class Meta:
+        ordering = ["received_at", "pk"]
+        indexes = [models.Index(fields=["event", "donne"], name="late_correction_donne")]
+        verbose_name = _("correction after the embargo")
+        verbose_name_plural = _("corrections after the embargo")
+
+    def __str__(self) -> str:
+        return f"{self.event_id} donne {self.donne} table {self.table} ({self.change})"

@@ -80,6 +80,7 @@ def overall_ranking(request: HttpRequest, public_id: str) -> HttpResponse:
         found=found if len(found) != 1 else [],
         searched=bool(query),
         me=me,
+        late=reads.late_corrections(event) if event.embargo_over else [],
     )
     return render(request, "simultaneous/hub/pages/ranking.html", context)
 
@@ -209,6 +210,7 @@ def donne_traveller(request: HttpRequest, public_id: str, number: int) -> HttpRe
         page=page,
         pages=pages,
         pager=_pager(page, pages),
+        late=reads.late_corrections(event, number) if event.embargo_over else [],
     )
     return render(request, "simultaneous/hub/pages/traveller.html", context)
 

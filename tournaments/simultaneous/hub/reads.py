@@ -22,7 +22,14 @@ from tournaments.models import Method
 from tournaments.search import fold
 
 from .frequencies import FieldResult as FieldOutcome
-from .models import FieldPlayer, FieldResult, Invitation, OverallRankingRow, SimultaneousEvent
+from .models import (
+    FieldPlayer,
+    FieldResult,
+    Invitation,
+    LateCorrection,
+    OverallRankingRow,
+    SimultaneousEvent,
+)
 
 PAGE_SIZE = 100
 """Rows on a page of the overall ranking: 12,000 players make 120 pages of a few KB each."""
@@ -335,3 +342,43 @@ def player_names(event: SimultaneousEvent, licences: Iterable[str]) -> dict[str,
 
 
 ANNULLED_LABEL = _("Annulled")
+
+
+@dataclass(frozen=True)
+class LateLine:
+    """A correction applied after the embargo, as the public pages mark it."""
+
+    donne: int
+    table: int
+    club_name: str
+    change: str
+    change_label: str
+    players: list[str]
+    received_at: datetime
+
+
+def late_corrections(event: SimultaneousEvent, donne: int | None = None) -> list[LateLine]:
+    """The corrections that reached the hub after the embargo (issue 34 §5), oldest first,
+    of one donne or all: the donne, the club's table, the players at it, when. Two queries
+    (none more when there is none)."""
+    rows = list(
+        LateCorrection.objects.filter(event=event, **({"donne": donne} if donne else {}))
+        .select_related("invitation")
+        .order_by("received_at", "pk")
+    )
+    if not rows:
+        return []
+    names = player_names(event, (lic for r in rows for lic in (r.holders or {}).values()))
+    labels = dict(LateCorrection.Change.choices)
+    return [
+        LateLine(
+            donne=r.donne,
+            table=r.table,
+            club_name=r.invitation.club_name,
+            change=r.change,
+            change_label=str(labels.get(r.change, r.change)),
+            players=[names.get(lic, lic) for _pos, lic in sorted((r.holders or {}).items()) if lic],
+            received_at=r.received_at,
+        )
+        for r in rows
+    ]

@@ -14,17 +14,19 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import logging
 import secrets
 import time
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from decimal import Decimal
 from functools import lru_cache
 from typing import Any
 
+from celery import current_app
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import F
+from django.db.models import F, Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
@@ -37,6 +39,7 @@ from .models import (
     FieldPlayer,
     FieldResult,
     Invitation,
+    LateCorrection,
     SimultaneousEvent,
     UploadLog,
 )
@@ -53,6 +56,10 @@ __all__ = [
     "event_close",
     "event_create",
     "event_donnes",
+    "event_window_close",
+    "event_window_schedule",
+    "event_window_wire",
+    "events_window_sweep",
     "invitation_create",
     "invitation_for_token",
     "invitation_revoke",
@@ -63,6 +70,11 @@ __all__ = [
 ]
 
 SIGNATURE_HEADER = "X-Simultaneous-Signature"
+# The task that closes an event at the end of its claims window (tasks.py), queued by name:
+# the task module imports this one.
+WINDOW_END_TASK = "simultaneous_hub.event_window_end"
+
+logger = logging.getLogger(__name__)
 
 
 # --- the event --------------------------------------------------------------------------------
@@ -79,6 +91,7 @@ def event_create(
     matchpoint_penalty_rate: Decimal | str = Decimal("0.1"),
     session_starts_at: datetime | None = None,
     session_ends_at: datetime | None = None,
+    claims_window_minutes: int = 30,
 ) -> SimultaneousEvent:
     """Create an event and deal it: a fresh secret seed, the identity
     "simultaneous:<public id>" and the commitment published from now on. Raises Django's
@@ -92,6 +105,7 @@ def event_create(
         matchpoint_penalty_rate=Decimal(str(matchpoint_penalty_rate)),
         session_starts_at=session_starts_at,
         session_ends_at=session_ends_at,
+        claims_window_minutes=claims_window_minutes,
         created_by=user if getattr(user, "is_authenticated", False) else None,
     )
     event.identity = f"simultaneous:{event.public_id}"
@@ -131,7 +145,7 @@ def event_donnes(event: SimultaneousEvent, *, redraws: bool = False) -> list[dic
 def event_close(*, event: SimultaneousEvent, user: Any) -> SimultaneousEvent:
     """Close the event: no upload is accepted any more, and the embargo ends. The final
     recompute is asked for on commit (a no-op when the stored ranking is current); after it
-    the worker builds the published booklet."""
+    the worker builds the published booklet. Closing during the claims window ends it now."""
     now = timezone.now()
     transaction.on_commit(lambda: schedule_overall_ranking(event.pk))
     SimultaneousEvent.objects.filter(pk=event.pk, closed_at__isnull=True).update(
@@ -140,20 +154,97 @@ def event_close(*, event: SimultaneousEvent, user: Any) -> SimultaneousEvent:
     SimultaneousEvent.objects.filter(pk=event.pk, embargo_lifted_at__isnull=True).update(
         embargo_lifted_at=now
     )
+    SimultaneousEvent.objects.filter(
+        Q(claims_close_at__isnull=True) | Q(claims_close_at__gt=now), pk=event.pk
+    ).update(claims_close_at=now)
     event.refresh_from_db()
     return event
 
 
 def _embargo_check(event_id: int) -> None:
     """Lift the embargo once every active invitation has sent its final upload; then ask on
-    commit for the final recompute (after which the worker builds the published booklet)."""
+    commit for the final recompute (after which the worker builds the published booklet).
+    The claims window opens with it: the event closes itself at its end (`event_window_close`)."""
     invitations = Invitation.objects.filter(event_id=event_id, revoked_at__isnull=True)
     if invitations.exists() and not invitations.filter(final_received_at__isnull=True).exists():
+        now = timezone.now()
         lifted = SimultaneousEvent.objects.filter(
             pk=event_id, embargo_lifted_at__isnull=True
-        ).update(embargo_lifted_at=timezone.now())
+        ).update(embargo_lifted_at=now)
         if lifted:
+            _window_open(event_id, now)
             transaction.on_commit(lambda: schedule_overall_ranking(event_id))
+
+
+# --- the claims window (issue 34 §5) ----------------------------------------------------------
+
+
+def _window_open(event_id: int, now: datetime) -> None:
+    """Open the claims window as the embargo ends (in the caller's transaction); queue its end
+    once committed."""
+    minutes = (
+        SimultaneousEvent.objects.filter(pk=event_id)
+        .values_list("claims_window_minutes", flat=True)
+        .first()
+    )
+    closes_at = now + timedelta(minutes=minutes or 0)
+    SimultaneousEvent.objects.filter(pk=event_id, claims_close_at__isnull=True).update(
+        claims_close_at=closes_at
+    )
+    transaction.on_commit(lambda: event_window_schedule(event_id, closes_at))
+
+
+def event_window_schedule(event_id: int, closes_at: datetime) -> None:
+    """Queue the task that closes the event at ``closes_at`` (eta); without a broker it runs
+    now and finds the window passed or not. Never raises: the sweep closes it otherwise."""
+    task = current_app.tasks.get(WINDOW_END_TASK)
+    if task is None:
+        return
+    try:
+        if task.app.conf.task_always_eager:
+            task.apply(args=(event_id,), throw=False)
+        else:
+            task.apply_async((event_id,), eta=closes_at, retry=True)
+    except Exception:
+        logger.warning(
+            "could not queue the end of event %s's claims window", event_id, exc_info=True
+        )
+
+
+def event_window_close(*, event_id: int, now: datetime | None = None) -> bool:
+    """Close the event once its claims window has passed: uploads end and its ranking is
+    final (the final recompute, then the booklet, are asked for on commit). Returns whether it
+    closed it now (False: not yet, or closed before)."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        closed = SimultaneousEvent.objects.filter(
+            pk=event_id,
+            state=SimultaneousEvent.State.OPEN,
+            claims_close_at__isnull=False,
+            claims_close_at__lte=now,
+        ).update(state=SimultaneousEvent.State.CLOSED, closed_at=now)
+        if closed:
+            transaction.on_commit(lambda: schedule_overall_ranking(event_id))
+    return bool(closed)
+
+
+def events_window_sweep() -> list[int]:
+    """The workers' sweep: close the events whose claims window has passed (a task lost with
+    Redis, a worker down at the time); returns their ids."""
+    due = SimultaneousEvent.objects.filter(
+        state=SimultaneousEvent.State.OPEN, claims_close_at__lte=timezone.now()
+    ).values_list("pk", flat=True)
+    return [pk for pk in list(due) if event_window_close(event_id=pk)]
+
+
+def event_window_wire(event: SimultaneousEvent) -> dict[str, str | None]:
+    """When the event becomes final, for the clubs (on the wire): ``claims_until`` the end of
+    the claims window (None before the embargo ends), ``final_at`` when it closed (None while
+    open)."""
+    return {
+        "claims_until": event.claims_close_at.isoformat() if event.claims_close_at else None,
+        "final_at": event.closed_at.isoformat() if event.closed_at else None,
+    }
 
 
 # --- invitations ------------------------------------------------------------------------------
@@ -323,6 +414,8 @@ class UploadOutcome:
     final: bool = False
     stale: bool = False
     last_sequence: int | None = None  # a stale upload: the sequence the hub holds
+    # When the event becomes final (`event_window_wire`): the clubs' pages say it.
+    window: dict[str, str | None] | None = None
 
     def as_json(self) -> dict[str, Any]:
         body: dict[str, Any] = {
@@ -331,6 +424,8 @@ class UploadOutcome:
             "penalties": self.penalties,
             "final": self.final,
         }
+        if self.window is not None:
+            body["window"] = self.window
         if self.stale:
             body["stale"] = True
             body["last_sequence"] = self.last_sequence
@@ -645,7 +740,11 @@ def _apply(
         setattr(log, f"penalties_{key}", value)
     log.duration_ms = int((time.perf_counter() - started) * 1000)
     log.save()
-    return _Applied(_outcome(log), results_changed=changed)
+    outcome = _outcome(log)
+    outcome.window = event_window_wire(
+        SimultaneousEvent.objects.only("claims_close_at", "closed_at").get(pk=event.pk)
+    )
+    return _Applied(outcome, results_changed=changed)
 
 
 def _outcome(log: UploadLog, *, stale: bool = False) -> UploadOutcome:
@@ -728,13 +827,29 @@ def _result_row(event: SimultaneousEvent, invitation: Invitation, r: WireResult)
 def _apply_results(
     event: SimultaneousEvent, invitation: Invitation, results: tuple[WireResult, ...]
 ) -> dict[str, int]:
-    """Keyed replacement by version; results absent from the upload are removed."""
+    """Keyed replacement by version; results absent from the upload are removed. After the
+    embargo, each change is kept as a `LateCorrection` for the public pages to mark."""
     existing = {
-        (table, donne): (pk, version)
-        for pk, table, donne, version in FieldResult.objects.filter(
+        (table, donne): (pk, version, holders)
+        for pk, table, donne, version, holders in FieldResult.objects.filter(
             invitation=invitation
-        ).values_list("pk", "table", "donne", "version")
+        ).values_list("pk", "table", "donne", "version", "holders")
     }
+    late: list[LateCorrection] = []
+
+    def mark(key: tuple[int, int], change: str, holders: dict[str, str]) -> None:
+        if event.embargo_over:
+            late.append(
+                LateCorrection(
+                    event=event,
+                    invitation=invitation,
+                    table=key[0],
+                    donne=key[1],
+                    change=change,
+                    holders=dict(holders or {}),
+                )
+            )
+
     counts = {"new": 0, "replaced": 0, "unchanged": 0, "removed": 0}
     seen: set[tuple[int, int]] = set()
     delete: list[int] = []
@@ -746,16 +861,21 @@ def _apply_results(
         if row is None:
             counts["new"] += 1
             create.append(_result_row(event, invitation, result))
+            mark(key, LateCorrection.Change.NEW, result.holders)
         elif result.version > row[1]:
             counts["replaced"] += 1
             delete.append(row[0])
             create.append(_result_row(event, invitation, result))
+            mark(key, LateCorrection.Change.REPLACED, result.holders)
         else:
             counts["unchanged"] += 1
-    for key, (pk, _version) in existing.items():
+    for key, (pk, _version, holders) in existing.items():
         if key not in seen:
             counts["removed"] += 1
             delete.append(pk)
+            mark(key, LateCorrection.Change.REMOVED, holders)
+    if late:
+        LateCorrection.objects.bulk_create(late)
     if delete:
         FieldResult.objects.filter(pk__in=delete).delete()
     if create:

@@ -3,6 +3,9 @@
 - `recompute_overall_ranking` is the task of the overall ranking's subject
   (`ranking.OVERALL_RANKING`): scheduling, coalescing and the sweep are the derived-ranking
   mechanism's (`scoring.rankings.derived`), the computation `ranking.overall_recompute`.
+- `event_window_end`: closes the event at the end of its claims window (issue 34 §5); the
+  workers' sweep (`services.events_window_sweep`, registered in the app's ready()) makes up
+  for a lost one.
 - `build_booklet`: after each of those tasks (`on_ranking_computed`, a receiver of
   `derived.ranking_computed` connected in the app's ready()), the booklet is built once the
   embargo is over. Without a broker it runs in-process unless SIMULTANEOUS_BOOKLET_INLINE is
@@ -22,11 +25,20 @@ from tarot_club.kit.tasks import retrying_task
 from .booklet import booklet_build
 from .models import SimultaneousEvent
 from .ranking import OVERALL_RANKING
+from .services import WINDOW_END_TASK, event_window_close
 
 logger = logging.getLogger(__name__)
 
 # `simultaneous_hub.recompute_overall_ranking`: compute and store the event's overall ranking.
 recompute_overall_ranking = OVERALL_RANKING.task
+
+
+@retrying_task(WINDOW_END_TASK)
+def event_window_end(event_id: int) -> bool:
+    """Close the event at the end of its claims window (queued with that eta by
+    `services.event_window_schedule`); early (eager, a clock ahead) it does nothing and the
+    sweep closes it later. Returns whether it closed it."""
+    return event_window_close(event_id=event_id)
 
 
 @retrying_task("simultaneous_hub.build_booklet")

@@ -131,6 +131,7 @@ def test_a_signed_upload_is_applied(organiser, event_id):
         "results": {"new": 1, "replaced": 0, "unchanged": 0, "removed": 0},
         "penalties": {"new": 0, "replaced": 0, "unchanged": 0, "removed": 0},
         "final": False,
+        "window": {"claims_until": None, "final_at": None},  # under embargo (issue 34 §5)
     }
     again = send(token, club_upload(token, A, [played(1, 1, A)]))
     assert again.json()["results"]["unchanged"] == 1 and FieldResult.objects.count() == 1
