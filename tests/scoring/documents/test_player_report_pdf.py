@@ -62,7 +62,9 @@ def test_nothing_of_the_donnes_before_they_are_complete(event):
 
 
 def test_a_player_builds_his_own_report_only(event):
-    access = DocumentAccess(manage=False, own_player=event.players[0].pk, sees_results=True, public=True)
+    access = DocumentAccess(
+        manage=False, own_player=event.players[0].pk, sees_results=True, public=True
+    )
     kind = Document.Kind.PLAYER_REPORT
     assert access.may_request(kind, event.players[0].pk)
     assert access.may_download(kind, event.players[0].pk)
