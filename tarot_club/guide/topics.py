@@ -79,6 +79,11 @@ TOPICS: dict[str, tuple[str, str]] = {
     "championship_create": ("organiser", "championnats"),
     "championship_manage": ("organiser", "championnats"),
     "championship_series": ("organiser", "championnats"),
+    "mine": ("joueurs", "mon-tarot"),
+    "mine_link": ("joueurs", "mon-tarot"),
+    "player_tarot": ("joueurs", "mon-tarot"),
+    "mine_link_report": ("joueurs", "rapport"),
+    "player_event_report": ("joueurs", "rapport"),
 }
 
 NO_HELP = frozenset(
@@ -145,6 +150,9 @@ NO_HELP = frozenset(
         "championship_ranking_pdf",
         "championship_ranking_csv",
         "championship_qualifiers_csv",
+        "organiser_club_players_csv",
+        "organiser_player_link_issue",
+        "organiser_player_link_revoke",
     }
 )
 
