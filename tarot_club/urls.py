@@ -20,6 +20,7 @@ urlpatterns = [
     # The rankings' and documents' API routes live with those parts; unknown /api/ paths
     # fall through to tournaments.api.urls's JSON 404.
     path("api/v1/", include("scoring.rankings.api")),
+    path("api/v1/", include("scoring.rankings.rating_api")),
     path("api/v1/", include("scoring.documents.api")),
     path("api/", include("tournaments.api.urls")),
     path("", views.home, name="home"),
