@@ -1,8 +1,8 @@
 """The API of the players' rating ("indice", docs/RATING.md; docs/API.md):
 
 - `GET /api/v1/players/{id}/rating/`: a player's rating and its history event by event, for
-  those who see his own pages (the player himself, the organisers and arbiters of his club:
-  `tournaments.permissions.can_see_player`); 404 when the rating is off for his club or the
+  those who see the player's own pages (the player, the organisers and arbiters of the
+  player's club: `tournaments.permissions.can_see_player`); 404 when it is off for the club or the
   site.
 - `PUT /api/v1/clubs/{id}/rating/`: the club's switch, for its organisers.
 
@@ -32,7 +32,7 @@ from tarot_club.kit.api.access import deny
 from tarot_club.kit.api.errors import ApiError
 from tarot_club.kit.api.views import ApiView
 from tournaments.api.permissions import require_club_organiser
-from tournaments.api.schema import READ, WRITE, errors
+from tournaments.api.schema import IDEMPOTENCY_KEY, READ, WRITE, errors
 from tournaments.models import Club, Player, Tournament
 from tournaments.permissions import can_see_player
 
@@ -151,11 +151,12 @@ class PlayerRatingView(ApiView):
         summary="A player's rating (indice) and its history",
         description="The software's own rating (Glicko-2 over every comparison with a player "
         "who held the same cards; docs/RATING.md), not the federation's ranking. For the "
-        "player himself and the organisers and arbiters of his club. `rated` is false until "
-        "he has a game in a published tournament; `history` is newest first, with per event "
+        "player (the account linked to the player) and the organisers and arbiters of the "
+        "player's club. `rated` is false until the player has a game in a published "
+        "tournament; `history` is newest first, with per event "
         "the rating before and after, the games, and the percentage expected from the field's "
         "ratings against the one scored. `updating`: a saved change is not in it yet. 404 "
-        "`rating_off` when the rating is switched off for his club or the site.",
+        "`rating_off` when the rating is switched off for the player's club or the site.",
         responses={200: PlayerRatingSerializer, **errors(*READ)},
         tags=["clubs and players"],
         examples=[OpenApiExample("A rated player", value=RATING_EXAMPLE, response_only=True)],
@@ -163,7 +164,12 @@ class PlayerRatingView(ApiView):
     def get(self, request: Request, player: int) -> Response:
         obj = get_object_or_404(Player, pk=player)
         if not can_see_player(request.user, obj):
-            raise deny(request.user, _("Only the player and his club's staff see his rating."))
+            raise deny(
+                request.user,
+                _(
+                    "Only the player and the organisers and arbiters of the player's club see this rating."
+                ),
+            )
         if not club_enabled(obj.club_id):
             raise rating_off()
         read = player_rating(obj.pk)
@@ -199,7 +205,8 @@ class ClubRatingView(ApiView):
         description="For the club's organisers. Off, the club's tournaments are not counted "
         "and its players' ratings are shown nowhere; the rating is computed again.",
         request=ClubRatingSerializer,
-        responses={200: ClubRatingSerializer, **errors(*WRITE)},
+        parameters=[IDEMPOTENCY_KEY],
+        responses={200: ClubRatingSerializer, **errors(*WRITE, 409)},
         tags=["clubs and players"],
         examples=[OpenApiExample("Off", value={"enabled": False})],
     )
