@@ -141,7 +141,7 @@ def history_encode(lines: Iterable[EventRating]) -> list[list[Any]]:
 
 
 @dataclass(frozen=True)
-class HistoryLine:
+class RatingLine:
     """A player's rating around one counted event (percentages 0-100)."""
 
     tournament: int
@@ -158,9 +158,9 @@ class HistoryLine:
         return self.rating_after - self.rating_before
 
 
-def history_decode(stored: Iterable[Sequence[Any]]) -> list[HistoryLine]:
+def history_decode(stored: Iterable[Sequence[Any]]) -> list[RatingLine]:
     """A stored history, typed."""
-    return [HistoryLine(*values) for values in stored]
+    return [RatingLine(*values) for values in stored]
 
 
 def _rows(table: RatingTable) -> list[PlayerRating]:
@@ -224,7 +224,7 @@ class RatingRead:
     change is not in it yet (`updating`)."""
 
     rating: PlayerRating | None
-    history: list[HistoryLine]
+    history: list[RatingLine]
     updating: bool
 
 
@@ -234,6 +234,38 @@ def player_rating(player_id: int) -> RatingRead:
     updating = RatingState.objects.filter(pk=SITE, stale_since__isnull=False).exists()
     history = history_decode(rating.history) if rating is not None else []
     return RatingRead(rating, history, updating)
+
+
+@dataclass(frozen=True)
+class RatingSummary:
+    """What a player's page shows of the rating: whether it is shown at all (the site's and
+    the club's switches), the current rating and deviation (None: not rated yet), and the
+    lines by tournament id."""
+
+    shown: bool
+    rating: float | None
+    deviation: float | None
+    by_tournament: dict[int, RatingLine]
+
+
+def rating_summary(player: Any) -> RatingSummary:
+    """The rating for the player's pages (a `tournaments.models.Player`); one query (none
+    when the site's rating is off)."""
+    if not site_enabled():
+        return RatingSummary(False, None, None, {})
+    off = ClubRatingSetting.objects.filter(club_id=OuterRef("club_id"), enabled=False)
+    row = (
+        type(player)
+        .objects.filter(pk=player.pk)
+        .annotate(rating_off=Exists(off))
+        .values_list("rating_off", "rating__rating", "rating__deviation", "rating__history")
+        .first()
+    )
+    if row is None or row[0]:
+        return RatingSummary(False, None, None, {})
+    _off, rating, deviation, history = row
+    lines = history_decode(history or [])
+    return RatingSummary(True, rating, deviation, {line.tournament: line for line in lines})
 
 
 def club_ratings(player_ids: Iterable[int]) -> dict[int, PlayerRating]:

@@ -22,7 +22,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from scoring.rankings.rating import (
-    HistoryLine,
+    RatingLine,
     club_enabled,
     club_rating_switch,
     player_rating,
@@ -31,6 +31,7 @@ from scoring.rankings.rating import (
 from tarot_club.kit.api.access import deny
 from tarot_club.kit.api.errors import ApiError
 from tarot_club.kit.api.views import ApiView
+from tournaments.api import converters  # noqa: F401 (registers the <id:…> converter)
 from tournaments.api.permissions import require_club_organiser
 from tournaments.api.schema import IDEMPOTENCY_KEY, READ, WRITE, errors
 from tournaments.models import Club, Player, Tournament
@@ -114,7 +115,7 @@ def rating_off() -> ApiError:
     )
 
 
-def history_payload(history: list[HistoryLine]) -> list[dict[str, Any]]:
+def history_payload(history: list[RatingLine]) -> list[dict[str, Any]]:
     """The history lines with their tournaments' names, newest first; one query."""
     ids = [line.tournament for line in history]
     tournaments = Tournament.objects.filter(pk__in=ids).only("name", "date", "club_id")
