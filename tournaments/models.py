@@ -804,3 +804,41 @@ class PhoneBinding(models.Model):
 
     def __str__(self) -> str:
         return f"{self.player} @ {self.table_round_id}"
+
+
+class PlayerLink(models.Model):
+    """A player's personal link to "Mon tarot" (his events and his reports) for a player
+    without an account: anyone holding it reads what the player himself may read, nothing
+    else. Issued and revoked by an organiser of the player's club; printed as a QR code on
+    his score card. One live link per player: a new one revokes the previous one. A revoked
+    link answers 410 with a message; the row is kept (who issued, who revoked, when)."""
+
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="links")
+    token = models.CharField(max_length=64, unique=True)  # 256 random bits, URL-safe
+    created_at = models.DateTimeField(auto_now_add=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    revoked_at = models.DateTimeField(null=True, blank=True)
+    revoked_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["player"],
+                condition=models.Q(revoked_at__isnull=True),
+                name="one_live_link_per_player",
+            )
+        ]
+        verbose_name = _("personal link")
+        verbose_name_plural = _("personal links")
+
+    def __str__(self) -> str:
+        return f"{self.player} · {self.created_at:%Y-%m-%d}"
+
+    @property
+    def live(self) -> bool:
+        return self.revoked_at is None

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import datetime
 from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
 
-from django.db.models import Q, QuerySet
+from django.db.models import Count, IntegerField, OuterRef, Q, QuerySet, Subquery
+from django.db.models.functions import Coalesce
 
-from .models import Donne, Result, TableRound, Tournament
+from .models import Donne, Player, PlayerLink, Registration, Result, TableRound, Tournament
 
 
 def visible_tournaments(user) -> QuerySet[Tournament]:
@@ -74,3 +78,83 @@ def donne_is_complete(donne: Donne) -> bool:
     )
     entered = set(Result.objects.counted().filter(donne=donne).values_list("table_id", flat=True))
     return bool(scheduled) and scheduled <= entered
+
+
+# --- the club's players: their events ----------------------------------------------------------
+
+STARTED_STATUSES = (
+    Tournament.Status.RUNNING,
+    Tournament.Status.FINISHED,
+    Tournament.Status.PUBLISHED,
+)
+
+
+def season_containing(day: datetime.date) -> tuple[datetime.date, datetime.date]:
+    """The club season containing `day`: 1 September to 31 August (as the season ranking's
+    default period, scoring.rankings.views.default_season)."""
+    first_year = day.year if day.month >= 9 else day.year - 1
+    return datetime.date(first_year, 9, 1), datetime.date(first_year + 1, 8, 31)
+
+
+@dataclass(frozen=True)
+class PlayerActivity:
+    """A player's events as the club's organisers see them: how many started events this
+    season, his last started event (any season), his live personal link.
+    A feature that adds a column to the club's list (the rating) extends this row."""
+
+    player: Player
+    season_events: int
+    last_event: Tournament | None
+    link_token: str | None  # his live personal link's token, for his club's organisers
+
+    @property
+    def has_link(self) -> bool:
+        return self.link_token is not None
+
+
+def club_player_activity(
+    players: Sequence[Player], start: datetime.date, end: datetime.date
+) -> list[PlayerActivity]:
+    """The activity of the given players (a page of the club's list), in their order: two
+    queries whatever their number (the counts and last events as subqueries, then those
+    events)."""
+    ids = [p.pk for p in players]
+    if not ids:
+        return []
+    started = Registration.objects.filter(
+        player=OuterRef("pk"), tournament__status__in=STARTED_STATUSES
+    )
+    season = (
+        started.filter(tournament__date__gte=start, tournament__date__lte=end)
+        .order_by()
+        .values("player")
+        .annotate(n=Count("pk"))
+        .values("n")
+    )
+    last = started.order_by("-tournament__date", "-tournament_id").values("tournament_id")[:1]
+    rows = {
+        pk: (n, last_id, link)
+        for pk, n, last_id, link in Player.objects.filter(pk__in=ids)
+        .annotate(
+            n=Coalesce(Subquery(season, output_field=IntegerField()), 0),
+            last_id=Subquery(last),
+            link=Subquery(
+                PlayerLink.objects.filter(player=OuterRef("pk"), revoked_at=None).values("token")[
+                    :1
+                ]
+            ),
+        )
+        .order_by()
+        .values_list("pk", "n", "last_id", "link")
+    }
+    events = Tournament.objects.in_bulk([r[1] for r in rows.values() if r[1]])
+    return [
+        PlayerActivity(
+            player=p,
+            season_events=rows[p.pk][0],
+            last_event=events.get(rows[p.pk][1]),
+            link_token=rows[p.pk][2],
+        )
+        for p in players
+        if p.pk in rows
+    ]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from django.urls import URLPattern, URLResolver, path
 
-from .views import clubs
+from .views import club_players, clubs
 from .views import organiser as views
 
 urlpatterns: list[URLPattern | URLResolver] = [
@@ -27,6 +27,21 @@ urlpatterns: list[URLPattern | URLResolver] = [
         "organiser/clubs/<int:club_pk>/players/",
         views.club_players,
         name="organiser_club_players",
+    ),
+    path(
+        "organiser/clubs/<int:club_pk>/players.csv",
+        club_players.club_players_csv,
+        name="organiser_club_players_csv",
+    ),
+    path(
+        "organiser/clubs/<int:club_pk>/players/<int:pk>/link/",
+        club_players.player_link_issue_view,
+        name="organiser_player_link_issue",
+    ),
+    path(
+        "organiser/clubs/<int:club_pk>/players/<int:pk>/link/revoke/",
+        club_players.player_link_revoke_view,
+        name="organiser_player_link_revoke",
     ),
     path(
         "organiser/clubs/<int:club_pk>/players/new/",

@@ -55,6 +55,7 @@ PARTS: dict[str, tuple[str, ...]] = {
     Kind.ETUI_LABELS: ("donnes", "seating"),
     Kind.ARBITER_LOG: ("donnes", "seating", "players", "results", "ledger"),
     Kind.RESULTS_SUMMARY: ("donnes", "seating", "players", "results", "progress"),
+    Kind.PLAYER_REPORT: ("donnes", "seating", "players", "results", "progress"),
 }
 
 

@@ -13,7 +13,8 @@ class Document(models.Model):
     the next request builds it again. `results_version` says which results it shows.
 
     `part` narrows a document: for hand records and étui sheets the étui set's number, for
-    score cards the player's id (a player downloads his own); 0 is the whole tournament."""
+    score cards and player reports the player's id (a player downloads his own); 0 is the
+    whole tournament."""
 
     class Kind(models.TextChoices):
         HAND_RECORDS = "hand_records", _("Hand records")
@@ -29,6 +30,7 @@ class Document(models.Model):
         ETUI_LABELS = "etui_labels", _("Étui labels")
         ARBITER_LOG = "arbiter_log", _("Arbiter's log")
         RESULTS_SUMMARY = "results_summary", _("Results summary")
+        PLAYER_REPORT = "player_report", _("Player reports")
 
     class Status(models.TextChoices):
         PENDING = "pending", _("Waiting")

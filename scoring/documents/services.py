@@ -68,10 +68,11 @@ WHOLE_SET = (
     Kind.ETUI_LABELS,
     Kind.ARBITER_LOG,
     Kind.RESULTS_SUMMARY,
+    Kind.PLAYER_REPORT,
 )
 # What `part` means per kind (0 is always the whole tournament).
 PART_IS_SET = frozenset({Kind.HAND_RECORDS, Kind.ETUI_SETS})
-PART_IS_PLAYER = frozenset({Kind.SCORE_CARDS})
+PART_IS_PLAYER = frozenset({Kind.SCORE_CARDS, Kind.PLAYER_REPORT})
 
 PUBLISH_RETRY_POLICY = {"max_retries": 1, "interval_start": 0, "interval_step": 0.2}
 # The build's Celery task (scoring.documents.tasks.build_document), found by its name: the task
@@ -91,6 +92,7 @@ def renderer_class(kind: str) -> type[Renderer]:
     from .etui_sets import EtuiSetsRenderer
     from .hand_records import HandRecordsRenderer
     from .movement_chart import MovementChartRenderer
+    from .player_report import PlayerReportRenderer
     from .ranking import RankingRenderer
     from .results_summary import ResultsSummaryRenderer
     from .route_cards import RouteCardsRenderer
@@ -112,6 +114,7 @@ def renderer_class(kind: str) -> type[Renderer]:
         Kind.ETUI_LABELS: EtuiLabelsRenderer,
         Kind.ARBITER_LOG: ArbiterLogRenderer,
         Kind.RESULTS_SUMMARY: ResultsSummaryRenderer,
+        Kind.PLAYER_REPORT: PlayerReportRenderer,
     }
     return classes[kind]
 
@@ -169,7 +172,8 @@ class DocumentAccess:
         )
 
     def may_request(self, kind: str, part: int = 0) -> bool:
-        """Arbiters and organisers build everything; a player builds his own score card."""
+        """Arbiters and organisers build everything; a player builds his own score card and
+        his own report."""
         if self.manage:
             return True
         return (
@@ -181,7 +185,7 @@ class DocumentAccess:
 
     def may_download(self, kind: str, part: int = 0) -> bool:
         """Arbiters and organisers: everything. Anyone: the ranking, donne results and score
-        cards once published. A player of the tournament: his own score card."""
+        cards once published. A player of the tournament: his own score card and report."""
         if self.manage or (kind in PUBLIC_KINDS and self.public):
             return True
         return (

@@ -94,10 +94,11 @@ def _rows(
         wanted += [(Kind.HAND_RECORDS, number), (Kind.ETUI_SETS, number)]
     own = _own_player(request, tournament)
     if own is not None:
-        wanted.append((Kind.SCORE_CARDS, own.pk))
+        wanted += [(Kind.SCORE_CARDS, own.pk), (Kind.PLAYER_REPORT, own.pk)]
     labels = {(kind, n): label for n, label in set_labels.items() for kind in PART_IS_SET}
     if own is not None:
         labels[(Kind.SCORE_CARDS, own.pk)] = own.full_name
+        labels[(Kind.PLAYER_REPORT, own.pk)] = own.full_name
     rows = document_rows(
         tournament=tournament,
         user=request.user,

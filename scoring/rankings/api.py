@@ -30,6 +30,7 @@ from rest_framework.response import Response
 from scoring.rankings.catch_up import ranking_snapshot_caught_up
 from scoring.rankings.export_views import csv_response, viewer_player_id
 from scoring.rankings.exports import ranking_csv, score_cards_csv
+from scoring.rankings.player_api import urlpatterns as player_urlpatterns
 from scoring.rankings.selectors import (
     ranking_audience,
     ranking_view,
@@ -521,3 +522,4 @@ urlpatterns: list[URLPattern] = [
     path(TOURNAMENT + "score-cards/<id:player>/", ScoreCardView.as_view(), name="api_score_card"),
     path(TOURNAMENT + "travellers/<id:number>/", TravellerView.as_view(), name="api_traveller"),
 ]
+urlpatterns += player_urlpatterns  # the player's own pages' API (issue 35)

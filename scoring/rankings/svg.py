@@ -149,3 +149,41 @@ def running_total_chart(
                 )
     parts.append("</svg>")
     return mark_safe("".join(parts))  # every text part above is escaped
+
+
+def spread_chart(
+    counts: Sequence[tuple[Fraction | int, int]],
+    *,
+    mine: Fraction | int | None,
+    label: str,
+    format_value: Callable[[float], str] = _default_format,
+    width: int = 240,
+    height: int = 64,
+) -> SafeString:
+    """A small bar chart of a donne's spread at one position: one bar per distinct score
+    (lowest left), its height the number of tables, the reader's own score marked. The chart
+    is an image whose text alternative is ``label`` (the values are in the table beside it)."""
+    top, bottom, gap = 6, 16, 2
+    most = max((n for _s, n in counts), default=1)
+    slot = width / max(len(counts), 1)
+    parts = [
+        f'<svg class="spread" viewBox="0 0 {width} {height}" width="100%" role="img" '
+        f'aria-label="{escape(label)}" xmlns="http://www.w3.org/2000/svg">'
+    ]
+    plot_h = height - top - bottom
+    for i, (score, tables) in enumerate(counts):
+        bar_h = max(2.0, plot_h * tables / most)
+        x = i * slot + gap / 2
+        css = "spread-bar mine" if mine is not None and score == mine else "spread-bar"
+        parts.append(
+            f'<rect class="{css}" x="{x:.1f}" y="{top + plot_h - bar_h:.1f}" '
+            f'width="{max(slot - gap, 1):.1f}" height="{bar_h:.1f}"/>'
+        )
+        if len(counts) <= 8 or css.endswith("mine"):
+            parts.append(
+                f'<text class="chart-axis" x="{x + (slot - gap) / 2:.1f}" y="{height - 4}" '
+                f'text-anchor="middle" aria-hidden="true">'
+                f"{escape(format_value(float(score)))}</text>"
+            )
+    parts.append("</svg>")
+    return mark_safe("".join(parts))  # every text part above is escaped

@@ -19,6 +19,7 @@ from django.db.models import Count, Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -37,6 +38,7 @@ from ..once import once_per_form
 from ..params import id_param
 from ..permissions import can_manage_tournament, is_club_organiser
 from ..search import name_order, name_ordering, players_matching
+from ..selectors import club_player_activity, season_containing
 from ..services.players import PlayerImportError, player_create, player_update, players_import_csv
 from ..services.registration import (
     RegistrationError,
@@ -145,12 +147,16 @@ def club_players(request: HttpRequest, club_pk: int) -> HttpResponse:
     players = players_matching(club.players.all(), query)
     # A federation club may keep thousands of players: a page at a time.
     page = Paginator(players, PLAYERS_PER_PAGE).get_page(request.GET.get("page"))
+    start, end = season_containing(timezone.localdate())
     return render(
         request,
         "tournaments/organiser/club_players.html",
         {
             "club": club,
             "players": page.object_list,
+            "lines": club_player_activity(list(page.object_list), start, end),
+            "season_start": start,
+            "season_end": end,
             "page": page,
             "query": query,
             "tournaments": club.tournaments.order_by("-date")[:20],

@@ -15,9 +15,11 @@ class SimultaneousClubConfig(AppConfig):
         source); a change of its results schedules an upload (`results_changed`);
         the workers' sweep resends what the hub has not acknowledged; the registrations say
         when more players are registered than the event's étui sets seat; a link saved makes this
-        process forget it saw its tournament without one."""
+        process forget it saw its tournament without one; a player's event report waits for the
+        embargo (`under_embargo`)."""
         from django.db.models.signals import post_save
 
+        from scoring.rankings.player_report import embargo_register
         from scoring.rankings.sweep import sweep_register
         from tournaments.services.preparation import donne_source_register, seating_limit_register
         from tournaments.signals import results_changed
@@ -28,6 +30,7 @@ class SimultaneousClubConfig(AppConfig):
             link_created,
             on_results_changed,
             seating_limit,
+            under_embargo,
             uploads_sweep,
         )
 
@@ -41,3 +44,4 @@ class SimultaneousClubConfig(AppConfig):
         seating_limit_register(seating_limit)
         results_changed.connect(on_results_changed, weak=False, dispatch_uid="club-upload")
         sweep_register(uploads_sweep)
+        embargo_register(under_embargo)

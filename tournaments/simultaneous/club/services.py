@@ -604,3 +604,10 @@ def verify_donnes(*, link: SimultaneousLink, seed: str) -> tuple[bool, str]:
     return False, _("The donnes do not match the event's commitment: %(what)s.") % {
         "what": ", ".join(what)
     }
+
+
+def under_embargo(tournament: Tournament) -> bool:
+    """The tournament plays a simultaneous event whose embargo has not ended as far as this
+    club knows (the hub has not revealed the seed yet, RULES §6.3): a player's event report
+    waits (registered with `scoring.rankings.player_report.embargo_register`). One query."""
+    return SimultaneousLink.objects.filter(tournament_id=tournament.pk, seed="").exists()

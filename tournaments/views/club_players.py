@@ -1,0 +1,119 @@
+"""The club's players for its organisers (issue 35, point 4): the CSV of the list with
+licences and each player's events, and the personal links to "Mon tarot" (issue, revoke).
+The list itself is `organiser.club_players`."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect
+from django.urls import reverse
+from django.utils import timezone, translation
+from django.utils.text import slugify
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_POST
+
+from ..models import Club, Player
+from ..permissions import is_club_organiser
+from ..search import name_ordering
+from ..selectors import PlayerActivity, club_player_activity, season_containing
+from ..services.player_links import player_link_issue, player_link_revoke
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _organised_club(request: HttpRequest, pk: int) -> Club:
+    club = get_object_or_404(Club, pk=pk)
+    if not is_club_organiser(request.user, club):
+        raise PermissionDenied
+    return club
+
+
+def _text(value: str) -> str:
+    """A text typed by people, never run as a formula by a spreadsheet."""
+    return f"'{value}" if value.startswith(FORMULA_STARTS) else value
+
+
+def club_players_csv_text(lines: list[PlayerActivity], language: str) -> str:
+    """The club's players as CSV (French: `;`, English: `,`; byte-order mark, CRLF), with
+    their licences, events this season and last event, in `language`."""
+    out = io.StringIO()
+    out.write("\ufeff")
+    writer = csv.writer(out, delimiter=";" if language == "fr" else ",")
+    with translation.override(language):
+        writer.writerow(
+            [
+                _("Last name"),
+                _("First name"),
+                _("Licence"),
+                _("Events this season"),
+                _("Last event"),
+                _("Date of the last event"),
+            ]
+        )
+    for line in lines:
+        last = line.last_event
+        writer.writerow(
+            [
+                _text(line.player.last_name),
+                _text(line.player.first_name),
+                line.player.licence,
+                line.season_events,
+                _text(last.name) if last else "",
+                last.date.isoformat() if last else "",
+            ]
+        )
+    return out.getvalue()
+
+
+@login_required
+@require_GET
+def club_players_csv(request: HttpRequest, club_pk: int) -> HttpResponse:
+    """Every player of the club as CSV, with licences (the club's organisers only)."""
+    club = _organised_club(request, club_pk)
+    start, end = season_containing(timezone.localdate())
+    players = list(club.players.order_by(*name_ordering()))
+    language = "en" if (translation.get_language() or "").startswith("en") else "fr"
+    text = club_players_csv_text(club_player_activity(players, start, end), language)
+    response = HttpResponse(text.encode("utf-8"), content_type="text/csv; charset=utf-8")
+    name = slugify(club.name) or "club"
+    response["Content-Disposition"] = f'attachment; filename="{name}-players.csv"'
+    return response
+
+
+@login_required
+@require_POST
+def player_link_issue_view(request: HttpRequest, club_pk: int, pk: int) -> HttpResponse:
+    """A new personal link for a player of the club; the previous one stops working."""
+    club = _organised_club(request, club_pk)
+    player = get_object_or_404(Player.objects.select_related("club"), pk=pk, club=club)
+    link = player_link_issue(player=player, user=request.user)
+    address = request.build_absolute_uri(reverse("mine_link", args=[link.token]))
+    messages.success(
+        request,
+        _(
+            "New personal link for %(player)s: %(address)s — it is printed as a QR code on "
+            "their next score cards; the previous link no longer opens anything."
+        )
+        % {"player": player.full_name, "address": address},
+    )
+    return redirect("organiser_club_players", club_pk=club.pk)
+
+
+@login_required
+@require_POST
+def player_link_revoke_view(request: HttpRequest, club_pk: int, pk: int) -> HttpResponse:
+    """Revoke a player's personal link: it answers that it was revoked."""
+    club = _organised_club(request, club_pk)
+    player = get_object_or_404(Player.objects.select_related("club"), pk=pk, club=club)
+    if player_link_revoke(player=player, user=request.user):
+        messages.success(
+            request,
+            _("The personal link of %(player)s is revoked.") % {"player": player.full_name},
+        )
+    return redirect("organiser_club_players", club_pk=club.pk)
