@@ -31,6 +31,7 @@ from scoring.rankings.player_report import (
     event_report,
     report_state,
 )
+from scoring.rankings.rating import RatingLine, RatingSummary, rating_summary
 from tarot_club.kit.api.access import deny
 from tarot_club.kit.api.errors import ApiError
 from tarot_club.kit.api.views import ApiView
@@ -50,9 +51,25 @@ def player_brief(player: Player) -> dict[str, Any]:
     return {"id": player.pk, "name": player.full_name, "club": player.club_id}
 
 
-def history_line_data(line: HistoryLine) -> dict[str, Any]:
-    """One event of the history as the API gives it (exact numbers as "n/d" text)."""
+def rating_line_data(line: RatingLine | None) -> dict[str, Any] | None:
+    """The player's rating around one event (None: not counted, or the rating not shown)."""
+    if line is None:
+        return None
+    return {
+        "before": line.rating_before,
+        "after": line.rating_after,
+        "change": round(line.change, 2),
+        "expected_percentage": line.expected,
+        "achieved_percentage": line.achieved,
+        "games": line.games,
+    }
+
+
+def history_line_data(line: HistoryLine, rating: RatingSummary | None = None) -> dict[str, Any]:
+    """One event of the history as the API gives it (exact numbers as "n/d" text), with the
+    player's rating around it when `rating` shows one."""
     t = line.tournament
+    by_tournament = rating.by_tournament if rating is not None and rating.shown else {}
     return {
         "tournament": {
             "id": t.pk,
@@ -70,6 +87,7 @@ def history_line_data(line: HistoryLine) -> dict[str, Any]:
         "penalty_points": line.penalty_points,
         "live": line.live,
         "is_current": line.is_current,
+        "rating": rating_line_data(by_tournament.get(t.pk)),
     }
 
 
@@ -93,8 +111,17 @@ HISTORY_EXAMPLE = {
             "penalty_points": 0,
             "live": False,
             "is_current": True,
+            "rating": {
+                "before": 1521.4,
+                "after": 1563.21,
+                "change": 41.81,
+                "expected_percentage": 52.3,
+                "achieved_percentage": 60.42,
+                "games": 96,
+            },
         }
     ],
+    "rating": {"shown": True, "rating": 1563.21, "deviation": 84.1},
 }
 
 
@@ -106,7 +133,10 @@ class PlayerHistoryView(ApiView):
         "event's method (`percentage` under match points), `field_share` the share of the "
         "field he finished ahead of (0–100, the chart's measure). While an event runs "
         "(`live`), its line counts complete donnes only, as the room's ranking. For the "
-        "player himself and his club's organisers.",
+        "player himself and his club's organisers. `rating` (each event's, and the player's "
+        "current one) is the software's own indice (docs/RATING.md): null for an event it does "
+        "not count (not published yet), and `shown: false` when the club or the site switched "
+        "it off.",
         responses={
             200: OpenApiResponse(
                 OpenApiTypes.OBJECT, examples=[OpenApiExample("History", value=HISTORY_EXAMPLE)]
@@ -122,10 +152,16 @@ class PlayerHistoryView(ApiView):
             user, target.club
         ):
             raise deny(user, _("Only the player and his club's organisers read his events."))
+        rating = rating_summary(target)
         return Response(
             {
                 "player": player_brief(target),
-                "events": [history_line_data(line) for line in history_lines(target)],
+                "events": [history_line_data(line, rating) for line in history_lines(target)],
+                "rating": {
+                    "shown": rating.shown,
+                    "rating": rating.rating,
+                    "deviation": rating.deviation,
+                },
             }
         )
 

@@ -25,6 +25,7 @@ from django.views.decorators.http import require_GET
 
 from scoring.rankings.player_history import HistoryLine, history_chart_points, history_lines
 from scoring.rankings.player_report import OPEN, event_report, report_state
+from scoring.rankings.rating import rating_summary
 from scoring.rankings.svg import running_total_chart, spread_chart
 from scoring.templatetags.rankings import number, signed
 from tournaments.models import Player, Tournament
@@ -74,6 +75,7 @@ def _history_page(
             "chart_lines": chart_lines,
             "token": token,
             "own": own,
+            "rating": rating_summary(player),
         },
     )
 
