@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('scoring', '0006_club_season_ranking'),
+        ('scoring', '0007_player_report_document'),
         ('tournaments', '0015_move_idempotencyrecord_to_tarot_club'),
     ]
 
