@@ -15,7 +15,7 @@ mechanism (`PLAYER_RATING`, `scoring.rankings.derived`): one state row for the s
   coalesces: RATING_MIN_INTERVAL seconds between two computations; the workers' sweep
   computes it when left stale RATING_SWEEP_AFTER seconds.
 - A computation reads the counted snapshots (two queries), and stores every player's rating
-  and history (`PlayerRating`, replaced in one transaction) with the snapshots' versions it
+  and history (`PlayerRating`, written over in one transaction) with the snapshots' versions it
   counts (`RatingState.counted`); when those are what is stored already, nothing is written.
 """
 
@@ -163,7 +163,7 @@ def history_decode(stored: Iterable[Sequence[Any]]) -> list[RatingLine]:
     return [RatingLine(*values) for values in stored]
 
 
-def _rows(table: RatingTable) -> list[PlayerRating]:
+def rating_rows(table: RatingTable) -> list[PlayerRating]:
     """The table as `PlayerRating` rows, each with its history in date order."""
     lines: dict[Hashable, list[EventRating]] = {}
     for line in table.events:
@@ -183,6 +183,26 @@ def _rows(table: RatingTable) -> list[PlayerRating]:
     ]
 
 
+_STORED_FIELDS = ["rating", "deviation", "volatility", "events", "games", "last_date", "history"]
+
+
+def rating_store(rows: list[PlayerRating]) -> None:
+    """Every player's row as computed: written over the stored ones (one INSERT … ON
+    CONFLICT DO UPDATE per batch), and the rows of players no longer rated deleted (their
+    ids read first, so that no long list of ids goes to the database; usually none)."""
+    rated = {row.player_id for row in rows}
+    gone = [pk for pk in PlayerRating.objects.values_list("pk", flat=True) if pk not in rated]
+    for start in range(0, len(gone), 500):
+        PlayerRating.objects.filter(pk__in=gone[start : start + 500]).delete()
+    PlayerRating.objects.bulk_create(
+        rows,
+        batch_size=2000,
+        update_conflicts=True,
+        unique_fields=["player"],
+        update_fields=_STORED_FIELDS,
+    )
+
+
 def rating_recompute(
     pk: int = SITE, *, where: str = IN_PROCESS, clock: TaskClock | None = None
 ) -> int | None:
@@ -200,9 +220,8 @@ def rating_recompute(
     changes = None
     with transaction.atomic():
         if computed:
-            rows = _rows(compute_ratings(events))
-            PlayerRating.objects.all().delete()
-            PlayerRating.objects.bulk_create(rows, batch_size=2000)
+            rows = rating_rows(compute_ratings(events))
+            rating_store(rows)
             changes = {"counted": counted, "computed_at": Now(), "players": len(rows)}
         states.note_computed(
             RatingState,
