@@ -25,6 +25,7 @@ from tournaments.models import (
     LedgerEntry,
     Penalty,
     Player,
+    PlayerLink,
     Registration,
     Result,
     Round,
@@ -46,7 +47,7 @@ PARTS: dict[str, tuple[str, ...]] = {
     Kind.ETUI_SETS: ("donnes", "seating"),
     Kind.SCORE_SHEETS: ("donnes", "seating", "players", "site", "table_pages"),
     Kind.ROUTE_CARDS: ("donnes", "seating", "players", "codes"),
-    Kind.SCORE_CARDS: ("donnes", "seating", "players", "results", "progress"),
+    Kind.SCORE_CARDS: ("donnes", "seating", "players", "results", "progress", "site", "links"),
     Kind.RANKING: ("donnes", "seating", "players", "results", "progress"),
     Kind.DONNE_RESULTS: ("donnes", "seating", "players", "results", "progress"),
     Kind.MOVEMENT_CHART: ("donnes", "seating", "players"),
@@ -209,6 +210,17 @@ class Inputs:
         ).aggregate(n=Count("id"), last=Max("revoked_at"))
         return _digest(sorted(revoked.items()))
 
+    @cached_property
+    def links(self) -> str:
+        """The players' personal links printed on score cards (issue 35): a link issued or
+        revoked makes the cards out of date."""
+        seated = Seat.objects.filter(round__tournament_id=self.tournament_id)
+        return _digest(
+            PlayerLink.objects.filter(player_id__in=seated.values("player_id"))
+            .order_by("pk")
+            .values_list("pk", "revoked_at")
+        )
+
     @property
     def site(self) -> str:
         """The site's address, printed in the QR codes."""
@@ -232,6 +244,7 @@ _ALL_PARTS = (
     "site",
     "codes",
     "table_pages",
+    "links",
 )
 
 

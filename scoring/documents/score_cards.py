@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from django.urls import reverse
 from django.utils.text import capfirst
 from django.utils.translation import get_language, pgettext
 from django.utils.translation import gettext as _
@@ -33,6 +34,7 @@ from scoring.rankings.svg import nice_step
 from scoring.rules.display import exact_text
 from tarot_club.kit.runtime import collector_paused
 from tournaments.models import Player
+from tournaments.services.player_links import live_links
 
 from . import rl_internals as rl
 from .base import (
@@ -54,11 +56,13 @@ from .data import (
     ranking_up_to_date,
     result_details,
     score_cards_bulk,
+    site_url,
     tournament_players,
 )
 from .details import bonus_short, legend, points_text, position_letter, short_codes
 from .ops import RawTable, RawText, colour_op
 from .pages import CanvasPages
+from .score_sheets import QrCode
 from .textfit import fit_text, text_width
 
 POSITIONS = ("N", "E", "S", "W")
@@ -433,6 +437,28 @@ class ScoreCardsRenderer(Renderer):
         table.setStyle(styles.grid(("ALIGN", (1, 1), (2, -1), "RIGHT")))
         return [Spacer(1, 3 * mm), Paragraph(esc(_("Penalties")), styles.h3), table]
 
+    def personal_link(self, player: Player) -> list[Flowable]:
+        """The QR code of the player's live personal link to "Mon tarot" (none without one):
+        his events and reports without an account (issue 35)."""
+        token = self.links.get(player.pk)
+        if token is None:
+            return []
+        url = site_url() + reverse("mine_link", args=[token])
+        caption = Paragraph(
+            esc(
+                _(
+                    "Mon tarot: all your events and your reports. Scan the code, or type "
+                    "%(address)s. It is your personal link: keep it to yourself."
+                )
+                % {"address": url}
+            ),
+            self.styles.small,
+        )
+        size = 24 * mm
+        table = Table([[QrCode(url, size=size), caption]], colWidths=[size + 4 * mm, None])
+        table.setStyle([("VALIGN", (0, 0), (-1, -1), "MIDDLE")])
+        return [Spacer(1, 3 * mm), table]
+
     def layout(self, card: ScoreCard) -> CardLayout:
         player = card.player
         words = self.words
@@ -456,7 +482,7 @@ class ScoreCardsRenderer(Renderer):
             head=self.head(card.is_matchpoints),
             rows=self.lines_rows(card),
             notes=[f"{words['method']} {card.method_label}.", self.legend],
-            penalties=self.penalties(player),
+            penalties=self.penalties(player) + self.personal_link(player),
         )
 
     def prepare(self) -> list[ScoreCard]:
@@ -533,6 +559,7 @@ class ScoreCardsRenderer(Renderer):
         self.results = result_details(self.tournament)
         self.averages = donne_averages(self.tournament)
         self.penalties_by_player = penalties_of(self.tournament)
+        self.links = live_links([p.pk for p in players])
         return [cards[p.pk] for p in players if p.pk in cards]
 
     def layouts(self, cards: list[ScoreCard] | None = None) -> Iterator[CardLayout]:

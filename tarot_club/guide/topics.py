@@ -68,6 +68,11 @@ TOPICS: dict[str, tuple[str, str]] = {
     "simultaneous_club": ("organiser", "simultanes"),
     "simultaneous_join": ("organiser", "simultanes"),
     "simultaneous_revoke": ("organiser", "simultanes"),
+    "mine": ("joueurs", "mon-tarot"),
+    "mine_link": ("joueurs", "mon-tarot"),
+    "player_tarot": ("joueurs", "mon-tarot"),
+    "mine_link_report": ("joueurs", "rapport"),
+    "player_event_report": ("joueurs", "rapport"),
 }
 
 NO_HELP = frozenset(
@@ -125,6 +130,9 @@ NO_HELP = frozenset(
         "simultaneous_club_file",
         "simultaneous_club_refresh",
         "simultaneous_club_send",
+        "organiser_club_players_csv",
+        "organiser_player_link_issue",
+        "organiser_player_link_revoke",
     }
 )
 

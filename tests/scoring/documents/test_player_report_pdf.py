@@ -62,9 +62,50 @@ def test_nothing_of_the_donnes_before_they_are_complete(event):
 
 
 def test_a_player_builds_his_own_report_only(event):
-    access = DocumentAccess(manage=False, own_player=event.players[0].pk, sees_results=True, public=True)
+    access = DocumentAccess(
+        manage=False, own_player=event.players[0].pk, sees_results=True, public=True
+    )
     kind = Document.Kind.PLAYER_REPORT
     assert access.may_request(kind, event.players[0].pk)
     assert access.may_download(kind, event.players[0].pk)
     assert not access.may_download(kind, event.players[1].pk)
     assert not access.may_download(kind, 0)  # not public, even once published
+
+
+def test_the_score_card_prints_the_personal_link_as_a_qr_code(event):
+    from django.contrib.auth import get_user_model
+
+    from scoring.documents.fingerprint import document_fingerprint
+    from tournaments.services.player_links import player_link_issue, player_link_revoke
+
+    from .pdf import decode_qr_codes, page_count
+
+    def qr(content: bytes) -> list[str]:
+        pages = range(1, page_count(content) + 1)
+        return [code for n in pages for code in decode_qr_codes(content, page=n)]
+
+    organiser = get_user_model().objects.create_user("qr-orga")
+    event.tournament.club.organisers.add(organiser)
+    player = event.players[0]
+
+    def card() -> bytes:
+        document = Document(
+            tournament=event.tournament,
+            kind=Document.Kind.SCORE_CARDS,
+            language="en",
+            part=player.pk,
+        )
+        (_f, _m, content), _r = document_render(document)
+        return content
+
+    before = document_fingerprint(event.tournament, Document.Kind.SCORE_CARDS, "en")
+    assert not any("/moi/" in code for code in qr(card()))
+    link = player_link_issue(player=player, user=organiser)
+    issued = document_fingerprint(event.tournament, Document.Kind.SCORE_CARDS, "en")
+    assert issued != before
+    codes = qr(card())
+    assert any(code.endswith(f"/moi/{link.token}/") for code in codes), codes
+    assert "Mon tarot" in pdf_text(card())
+    player_link_revoke(player=player, user=organiser)
+    assert document_fingerprint(event.tournament, Document.Kind.SCORE_CARDS, "en") != issued
+    assert not any("/moi/" in code for code in qr(card()))
