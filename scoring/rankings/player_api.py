@@ -31,7 +31,7 @@ from scoring.rankings.player_report import (
     event_report,
     report_state,
 )
-from scoring.rankings.rating import RatingLine, RatingSummary, rating_summary
+from scoring.rankings.rating import RatingLine, RatingSummary, rating_summary, with_rating
 from tarot_club.kit.api.access import deny
 from tarot_club.kit.api.errors import ApiError
 from tarot_club.kit.api.views import ApiView
@@ -146,7 +146,8 @@ class PlayerHistoryView(ApiView):
         tags=["players"],
     )
     def get(self, request: Request, player: int) -> Response:
-        target = _player(player)
+        players = with_rating(Player.objects.select_related("club"))
+        target = get_object_or_404(players, pk=player)
         user = request.user
         if not (user.is_authenticated and target.user_id == user.pk) and not is_club_organiser(
             user, target.club

@@ -30,7 +30,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Exists, F, OuterRef, Q
+from django.db.models import Exists, F, OuterRef, Q, QuerySet
 from django.db.models.functions import Now
 
 from scoring.rankings import state as states
@@ -267,24 +267,32 @@ class RatingSummary:
     by_tournament: dict[int, RatingLine]
 
 
+def with_rating(players: QuerySet[Any]) -> QuerySet[Any]:
+    """A queryset of players that reads, in the same query, each one's stored rating and
+    his club's switch: `rating_summary` then asks the database nothing."""
+    off = ClubRatingSetting.objects.filter(club_id=OuterRef("club_id"), enabled=False)
+    return players.select_related("rating").annotate(rating_off=Exists(off))
+
+
 def rating_summary(player: Any) -> RatingSummary:
-    """The rating for the player's pages (a `tournaments.models.Player`); one query (none
-    when the site's rating is off)."""
+    """The rating for the player's pages (a `tournaments.models.Player`); no query for a
+    player read through `with_rating`, one otherwise, none when the site's rating is off."""
     if not site_enabled():
         return RatingSummary(False, None, None, {})
-    off = ClubRatingSetting.objects.filter(club_id=OuterRef("club_id"), enabled=False)
-    row = (
-        type(player)
-        .objects.filter(pk=player.pk)
-        .annotate(rating_off=Exists(off))
-        .values_list("rating_off", "rating__rating", "rating__deviation", "rating__history")
-        .first()
-    )
-    if row is None or row[0]:
+    if not hasattr(player, "rating_off"):
+        player = with_rating(type(player).objects.filter(pk=player.pk)).first()
+        if player is None:
+            return RatingSummary(False, None, None, {})
+    if player.rating_off:
         return RatingSummary(False, None, None, {})
-    _off, rating, deviation, history = row
-    lines = history_decode(history or [])
-    return RatingSummary(True, rating, deviation, {line.tournament: line for line in lines})
+    try:
+        stored = player.rating
+    except PlayerRating.DoesNotExist:
+        return RatingSummary(True, None, None, {})
+    lines = history_decode(stored.history or [])
+    return RatingSummary(
+        True, stored.rating, stored.deviation, {line.tournament: line for line in lines}
+    )
 
 
 def club_ratings(player_ids: Iterable[int]) -> dict[int, PlayerRating]:

@@ -13,7 +13,7 @@ from django.urls import reverse
 
 from scoring.rankings.models import ClubRatingSetting, PlayerRating
 from scoring.rankings.player_history import history_lines
-from scoring.rankings.rating import rating_recompute, rating_summary
+from scoring.rankings.rating import rating_recompute, rating_summary, with_rating
 from scoring.rankings.services import ranking_recompute
 from tests.scoring.rankings.builders import build_tournament, fill_results
 from tests.tournaments.api.conftest import client_for
@@ -87,8 +87,8 @@ def test_the_history_with_the_rating_reads_three_queries_at_most(
         )
         Tournament.objects.filter(pk=t.pk).update(status="published")
         Registration.objects.create(tournament=t, player=player)
-    player = Player.objects.select_related("club").get(pk=player.pk)
-    with django_assert_max_num_queries(3):
+    with django_assert_max_num_queries(3):  # the player with his rating, then the history
+        player = with_rating(Player.objects.select_related("club")).get(pk=player.pk)
         lines = history_lines(player)
         summary = rating_summary(player)
     assert len(lines) == 13 and summary.shown
