@@ -330,9 +330,9 @@ def on_tournament_ranked(sender: object, *, pk: int, **_: Any) -> None:
     During play nothing is scheduled: an unpublished tournament is not counted."""
     if not site_enabled():
         return
-    published = Tournament.objects.filter(pk=pk, status=Tournament.Status.PUBLISHED)
     was_counted = RatingState.objects.filter(pk=SITE, counted__has_key=str(pk))
-    if published.exists() or was_counted.exists():
+    counts = Q(status=Tournament.Status.PUBLISHED) | Q(Exists(was_counted))
+    if Tournament.objects.filter(counts, pk=pk).exists():
         schedule_rating()
 
 
