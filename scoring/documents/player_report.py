@@ -9,7 +9,7 @@ prints that sentence and nothing of the donnes (RULES §6.1, §6.3)."""
 from __future__ import annotations
 
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
+from django.utils.translation import ngettext, pgettext
 from reportlab.lib.units import mm
 from reportlab.platypus import CondPageBreak, Flowable, KeepTogether, PageBreak, Paragraph, Table
 
@@ -122,7 +122,7 @@ class PlayerReportRenderer(Renderer):
         if line.outcomes:
             block.append(self.field_table(line))
         if line.best is not None and line.compared:
-            outcomes = "; ".join(
+            outcomes = pgettext("list separator", "; ").join(
                 f"{o.key} {_signed(o.score)}" + (f" ×{o.tables}" if o.tables > 1 else "")
                 for o in line.best.outcomes
             )
@@ -184,7 +184,7 @@ class PlayerReportRenderer(Renderer):
         def listed(lines: list[DonneLine]) -> str:
             if not lines:
                 return _("None.")
-            return "; ".join(
+            return pgettext("list separator", "; ").join(
                 (_("Donne %(number)s") % {"number": line.number})
                 + f" ({line.outcome}, "
                 + (f"{fmt_number(line.percentage)} %" if mp else _signed(line.differential))
@@ -195,6 +195,10 @@ class PlayerReportRenderer(Renderer):
         return [
             CondPageBreak(30 * mm),
             Paragraph(esc(_("The donnes that gained and lost most")), styles.h2),
-            Paragraph(esc(f"{_('Gained most')}: {listed(report.gained)}"), styles.body),
-            Paragraph(esc(f"{_('Lost most')}: {listed(report.lost)}"), styles.body),
+            Paragraph(
+                esc(_("Gained most: %(donnes)s") % {"donnes": listed(report.gained)}), styles.body
+            ),
+            Paragraph(
+                esc(_("Lost most: %(donnes)s") % {"donnes": listed(report.lost)}), styles.body
+            ),
         ]

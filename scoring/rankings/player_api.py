@@ -131,12 +131,12 @@ class PlayerHistoryView(ApiView):
         summary="A player's events, newest first (Mon tarot)",
         description="Every started event of the player: rank and field, total under the "
         "event's method (`percentage` under match points), `field_share` the share of the "
-        "field he finished ahead of (0–100, the chart's measure). While an event runs "
+        "field the player finished ahead of (0–100, the chart's measure). While an event runs "
         "(`live`), its line counts complete donnes only, as the room's ranking. For the "
-        "player himself and his club's organisers. `rating` (each event's, and the player's "
-        "current one) is the software's own indice (docs/RATING.md): null for an event it does "
-        "not count (not published yet), and `shown: false` when the club or the site switched "
-        "it off.",
+        "player (their own account) and the organisers of their club. `rating` (each event's, "
+        "and the player's current one) is the software's own indice (docs/RATING.md): null for "
+        "an event it does not count (not published yet), and `shown: false` when the club or "
+        "the site switched it off.",
         responses={
             200: OpenApiResponse(
                 OpenApiTypes.OBJECT, examples=[OpenApiExample("History", value=HISTORY_EXAMPLE)]
@@ -152,7 +152,10 @@ class PlayerHistoryView(ApiView):
         if not (user.is_authenticated and target.user_id == user.pk) and not is_club_organiser(
             user, target.club
         ):
-            raise deny(user, _("Only the player and his club's organisers read his events."))
+            raise deny(
+                user,
+                _("Only the players themselves and their club's organisers read their events."),
+            )
         rating = rating_summary(target)
         return Response(
             {
@@ -227,19 +230,65 @@ def closed_message(state: str) -> str:
     return _("The report opens once every table has played every donne of the event.")
 
 
+REPORT_EXAMPLE = {
+    "player": {"id": 12, "name": "Camille Arnaud", "club": 1},
+    "tournament": {
+        "id": 31,
+        "name": "Tournoi du samedi",
+        "date": "2026-12-05",
+        "method": "average",
+    },
+    "differential_total": "273/2",
+    "matchpoint_share": "1147/20",
+    "donnes": [
+        {
+            "donne": 1,
+            "table": 3,
+            "position": "N",
+            "status": "played",
+            "outcome": "Garde by North",
+            "score": 204,
+            "differential": "136",
+            "percentage": "100",
+            "matchpoints": 4,
+            "top": 4,
+            "tables": 3,
+            "hands": {"N": "S:R D 7 …", "E": "…", "S": "…", "W": "…"},
+            "chien": "…",
+            "field": [
+                {"outcome": "Garde by North", "score": "204", "tables": 1},
+                {"outcome": "Prise by North", "score": "-42", "tables": 2},
+            ],
+            "best_third": {
+                "tables": 1,
+                "mean": "204",
+                "outcomes": [{"outcome": "Garde by North", "score": "204", "tables": 1}],
+            },
+        }
+    ],
+    "gained": [1],
+    "lost": [],
+}
+
+
 class PlayerReportView(ApiView):
     @extend_schema(
         operation_id="player_event_report",
         summary="A player's report of one event",
-        description="Each donne he played against the field at his position: the hands (the "
-        "donne notation of docs/formats.md), his table's outcome and score, his differential "
-        "under the event's method (exact, \"n/d\"), his match points out of `top`, the field's "
+        description="Each donne the player played against the field at that position: the hands (the "
+        "donne notation of docs/formats.md), the table's outcome and the player's score, differential "
+        "under the event's method (exact, \"n/d\"), the match points out of `top`, the field's "
         "outcomes with how many tables, what the best third of the field did; then the "
-        "donnes (numbers) that gained and lost most. For the player himself and the event's "
+        "donnes (numbers) that gained and lost most. For the player (their own account) and the event's "
         "arbiters and organisers; 403 `report_not_open` until every donne of the event is "
-        "complete (and, for a simultaneous event, the embargo ended); 404 when he did not "
+        "complete (and, for a simultaneous event, the embargo ended); 404 when the player did not "
         "play it.",
-        responses={200: OpenApiTypes.OBJECT, **errors(*READ)},
+        responses={
+            200: OpenApiResponse(
+                OpenApiTypes.OBJECT, examples=[OpenApiExample("Report", value=REPORT_EXAMPLE)]
+            ),
+            **errors(*READ),
+        },
         tags=["players"],
     )
     def get(self, request: Request, player: int, tournament: int) -> Response:
@@ -248,7 +297,7 @@ class PlayerReportView(ApiView):
         user = request.user
         own = user.is_authenticated and target.user_id == user.pk
         if not own and not can_manage_tournament(user, event):
-            raise deny(user, _("A player's report is for him and the event's arbiters."))
+            raise deny(user, _("A player's report is for that player and the event's arbiters."))
         state = report_state(event)
         if state != OPEN:
             raise ApiError(status_code=403, code="report_not_open", message=closed_message(state))

@@ -20,13 +20,17 @@ from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.utils.formats import date_format
+from django.utils.html import format_html
+from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
 from django.views.decorators.http import require_GET
 
 from scoring.rankings.player_history import HistoryLine, history_chart_points, history_lines
 from scoring.rankings.player_report import OPEN, event_report, report_state
 from scoring.rankings.rating import rating_summary, with_rating
 from scoring.rankings.svg import running_total_chart, spread_chart
+from scoring.rules.display import HandView
 from scoring.templatetags.rankings import number, signed
 from tournaments.models import Player, Tournament
 from tournaments.permissions import can_manage_tournament, is_club_organiser
@@ -119,6 +123,34 @@ def player_tarot(request: HttpRequest, pk: int) -> HttpResponse:
     return _history_page(request, player, token=None, own=own)
 
 
+def hand_line_html(hand: HandView) -> SafeString:
+    """A hand on one line, as `scoring/_hand_line.html` writes it, in Python: a report shows
+    a hundred hands and the template's loops cost most of the page."""
+    if not (hand.suits or hand.trumps):
+        return format_html('<span class="hand-line"><code>{}</code></span>', hand.raw)
+    parts = [
+        format_html(
+            '<span class="hand-suit"><span class="sym {}" aria-hidden="true">{}</span>'
+            '<span class="visually-hidden">{}</span> {}</span> · ',
+            suit.css,
+            suit.symbol,
+            _("%(label)s:") % {"label": suit.name},
+            " ".join(suit.cards) or "—",
+        )
+        for suit in hand.suits
+    ]
+    parts.append(
+        format_html(
+            '<span class="hand-suit trumps"><span aria-hidden="true">{}</span>'
+            '<span class="visually-hidden">{}</span> {}</span>',
+            pgettext("trumps, in one letter", "T"),
+            _("Trumps:"),
+            " ".join(hand.trumps) or "—",
+        )
+    )
+    return mark_safe('<span class="hand-line">' + "".join(parts) + "</span>")  # parts escaped
+
+
 def report_context(tournament: Tournament, player: Player) -> dict[str, Any] | None:
     """The report and its spread charts for the page (None: he played no donne of it)."""
     report = event_report(tournament, player)
@@ -141,7 +173,11 @@ def report_context(tournament: Tournament, player: Player) -> dict[str, Any] | N
                 label=label,
                 format_value=lambda v: signed(v) or "0",
             )
-        items.append((line, chart))
+        hands = [
+            (hand, hand_line_html(hand))
+            for hand in [*line.hands, *([line.chien] if line.chien else [])]
+        ]
+        items.append((line, chart, hands))
     return {"report": report, "items": items, "tournament": tournament, "player": player}
 
 

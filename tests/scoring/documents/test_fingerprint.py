@@ -37,6 +37,7 @@ NAMED = {
     Kind.CHECK_IN_LIST,
     Kind.ARBITER_LOG,
     Kind.RESULTS_SUMMARY,
+    Kind.PLAYER_REPORT,
 }
 
 
@@ -77,8 +78,9 @@ def test_a_player_renamed_after_a_first_build_appears_renamed_in_every_document(
     first = build_all(played_tournament, personas.arbiter, django_capture_on_commit_callbacks)
     assert set(first) == set(WHOLE_SET)
     showing = {kind for kind, doc in first.items() if old in text_of(doc)}
-    # The old name is printed where names are (the summary shows the podium only).
-    assert NAMED - {Kind.RESULTS_SUMMARY} <= showing <= NAMED
+    # The old name is printed where names are (the summary shows the podium only, the
+    # players' reports nothing before every donne is complete).
+    assert NAMED - {Kind.RESULTS_SUMMARY, Kind.PLAYER_REPORT} <= showing <= NAMED
     assert not any(out_of_date(played_tournament, personas.arbiter).values())
 
     player.first_name, player.last_name = "Zéphyrine", "Quatremaine-Ébène"
