@@ -10,11 +10,12 @@ class ScoringConfig(AppConfig):
     def ready(self) -> None:
         """Register the documents' sweep with the workers' sweep (the rankings know nothing of
         the documents) and their build task (queued by name), the ranking's scheduling as a
-        receiver of `results_changed`, and the club seasons' as a receiver of the tournament
-        ranking's `ranking_computed` (a season counts the snapshots that task writes)."""
+        receiver of `results_changed`, and the club seasons' and the players' rating's as
+        receivers of the tournament ranking's `ranking_computed` (they count the snapshots
+        that task writes)."""
         from scoring.documents import tasks as document_tasks  # noqa: F401 (its task, by name)
         from scoring.documents.sweep import documents_sweep
-        from scoring.rankings import season
+        from scoring.rankings import rating, season
         from scoring.rankings.derived import ranking_computed
         from scoring.rankings.services import TOURNAMENT_RANKING
         from scoring.rankings.sweep import sweep_register
@@ -28,4 +29,10 @@ class ScoringConfig(AppConfig):
             sender=TOURNAMENT_RANKING,
             weak=False,
             dispatch_uid="club-season-schedule",
+        )
+        ranking_computed.connect(
+            rating.on_tournament_ranked,
+            sender=TOURNAMENT_RANKING,
+            weak=False,
+            dispatch_uid="player-rating-schedule",
         )

@@ -3,6 +3,19 @@
 from __future__ import annotations
 
 from scoring.documents.models import Document
-from scoring.rankings.models import RankingSnapshot, RankingState
+from scoring.rankings.models import (
+    ClubRatingSetting,
+    PlayerRating,
+    RankingSnapshot,
+    RankingState,
+    RatingState,
+)
 
-__all__ = ["Document", "RankingSnapshot", "RankingState"]
+__all__ = [
+    "ClubRatingSetting",
+    "Document",
+    "PlayerRating",
+    "RankingSnapshot",
+    "RankingState",
+    "RatingState",
+]

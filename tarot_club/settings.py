@@ -261,6 +261,11 @@ CLUB_SEASON_INLINE = env_bool("CLUB_SEASON_INLINE", True)
 # computations of one championship, seconds it may stay stale before the sweep computes it.
 CHAMPIONSHIP_MIN_INTERVAL = float(env_str("CHAMPIONSHIP_MIN_INTERVAL", "2"))
 CHAMPIONSHIP_SWEEP_AFTER = float(env_str("CHAMPIONSHIP_SWEEP_AFTER", "30"))
+# The players' rating, "indice" (scoring/rankings/rating.py, docs/RATING.md).
+RATING_ENABLED = env_bool("RATING_ENABLED", True)
+RATING_MIN_INTERVAL = float(env_str("RATING_MIN_INTERVAL", "10"))
+RATING_SWEEP_AFTER = float(env_str("RATING_SWEEP_AFTER", "60"))
+RATING_INLINE = env_bool("RATING_INLINE", True)
 SIGNUP_OPEN = env_bool("SIGNUP_OPEN", True)
 LOGIN_SLOWDOWN_AFTER = int(env_str("LOGIN_SLOWDOWN_AFTER", "10"))
 LOGIN_SLOWDOWN_SECONDS = float(env_str("LOGIN_SLOWDOWN_SECONDS", "2"))

@@ -21,6 +21,7 @@ urlpatterns = [
     # fall through to tournaments.api.urls's JSON 404.
     path("api/v1/championships/", include("tournaments.championships.api_urls")),
     path("api/v1/", include("scoring.rankings.api")),
+    path("api/v1/", include("scoring.rankings.rating_api")),
     path("api/v1/", include("scoring.documents.api")),
     path("api/", include("tournaments.api.urls")),
     path("", views.home, name="home"),

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from django.db.models import Exists, OuterRef, Value
+from django.db.models import Exists, OuterRef, Q, Value
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
     from django.db.models import QuerySet
 
-    from .models import Club, Tournament
+    from .models import Club, Player, Tournament
 
     AnyUser = AbstractBaseUser | AnonymousUser
 
@@ -165,3 +165,17 @@ def can_see_results(user: AnyUser, tournament: Tournament) -> bool:
     return tournament.status in (status.RUNNING, status.FINISHED) and is_registered_player(
         user, tournament
     )
+
+
+def can_see_player(user: AnyUser, player: Player) -> bool:
+    """A player's own pages and answers (his history, his reports, his rating, his
+    licence): the player himself, the organisers and arbiters of his club; one query at
+    most."""
+    if not user.is_authenticated:
+        return False
+    if user.is_superuser or (player.user_id is not None and player.user_id == user.pk):
+        return True
+    from .models import Club
+
+    staff = Q(organisers__pk=user.pk) | Q(arbiters__pk=user.pk)
+    return Club.objects.filter(staff, pk=player.club_id).exists()

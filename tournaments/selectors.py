@@ -126,6 +126,7 @@ class PlayerActivity:
     season_events: int
     last_event: Tournament | None
     link_token: str | None  # his live personal link's token, for his club's organisers
+    rating: float | None = None  # his indice (scoring.rankings.rating), when shown
 
     @property
     def has_link(self) -> bool:

@@ -44,6 +44,11 @@ urlpatterns: list[URLPattern | URLResolver] = [
         name="organiser_player_link_revoke",
     ),
     path(
+        "organiser/clubs/<int:club_pk>/rating/",
+        club_players.club_rating_view,
+        name="organiser_club_rating",
+    ),
+    path(
         "organiser/clubs/<int:club_pk>/players/new/",
         views.player_create_view,
         name="organiser_player_create",

@@ -116,3 +116,67 @@ class ClubSeason(DerivedState):
 
     def __str__(self) -> str:
         return f"{self.club_id} {self.start}..{self.end} {self.method}"
+
+
+class RatingState(DerivedState):
+    """The site's player rating ("indice", docs/RATING.md) as a subject of the
+    derived-ranking mechanism (`scoring.rankings.rating.PLAYER_RATING`): one row (pk 1),
+    since every event's ratings depend on all the events before it.
+
+    `counted`: the snapshots the stored ratings were computed from, {"<tournament id>":
+    results version} (None: never computed); a computation that finds the same stores
+    nothing. `players`: how many players it rated.
+    """
+
+    counted = models.JSONField(null=True, blank=True)
+    computed_at = models.DateTimeField(null=True, blank=True)
+    players = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        verbose_name = _("rating state")
+        verbose_name_plural = _("rating states")
+
+    def __str__(self) -> str:
+        return f"rating: {self.players} players, {self.computations} computations"
+
+
+class PlayerRating(models.Model):
+    """A player's current rating, from `scoring.rules.rating.compute_ratings`, and his
+    line per counted event in date order (`history`, as `scoring.rankings.rating.
+    history_encode` writes it: [tournament id, rating before, deviation before, rating
+    after, deviation after, games, expected %, achieved %])."""
+
+    player = models.OneToOneField(
+        "tournaments.Player", on_delete=models.CASCADE, primary_key=True, related_name="rating"
+    )
+    rating = models.FloatField()
+    deviation = models.FloatField()
+    volatility = models.FloatField()
+    events = models.PositiveIntegerField()
+    games = models.PositiveIntegerField()
+    last_date = models.DateField()
+    history = models.JSONField(default=list)
+
+    class Meta:
+        verbose_name = _("player rating")
+        verbose_name_plural = _("player ratings")
+
+    def __str__(self) -> str:
+        return f"{self.player_id}: {self.rating:.0f} ± {self.deviation:.0f}"
+
+
+class ClubRatingSetting(models.Model):
+    """A club's switch for the rating: off, its tournaments are not counted and its players'
+    ratings are shown nowhere (no row: on). Its organisers set it."""
+
+    club = models.OneToOneField(
+        "tournaments.Club", on_delete=models.CASCADE, primary_key=True, related_name="rating"
+    )
+    enabled = models.BooleanField(_("rating shown"), default=True)
+
+    class Meta:
+        verbose_name = _("club rating setting")
+        verbose_name_plural = _("club rating settings")
+
+    def __str__(self) -> str:
+        return f"{self.club_id}: {'on' if self.enabled else 'off'}"

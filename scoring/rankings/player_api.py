@@ -31,6 +31,7 @@ from scoring.rankings.player_report import (
     event_report,
     report_state,
 )
+from scoring.rankings.rating import RatingLine, RatingSummary, rating_summary, with_rating
 from tarot_club.kit.api.access import deny
 from tarot_club.kit.api.errors import ApiError
 from tarot_club.kit.api.views import ApiView
@@ -50,9 +51,25 @@ def player_brief(player: Player) -> dict[str, Any]:
     return {"id": player.pk, "name": player.full_name, "club": player.club_id}
 
 
-def history_line_data(line: HistoryLine) -> dict[str, Any]:
-    """One event of the history as the API gives it (exact numbers as "n/d" text)."""
+def rating_line_data(line: RatingLine | None) -> dict[str, Any] | None:
+    """The player's rating around one event (None: not counted, or the rating not shown)."""
+    if line is None:
+        return None
+    return {
+        "before": line.rating_before,
+        "after": line.rating_after,
+        "change": round(line.change, 2),
+        "expected_percentage": line.expected,
+        "achieved_percentage": line.achieved,
+        "games": line.games,
+    }
+
+
+def history_line_data(line: HistoryLine, rating: RatingSummary | None = None) -> dict[str, Any]:
+    """One event of the history as the API gives it (exact numbers as "n/d" text), with the
+    player's rating around it when `rating` shows one."""
     t = line.tournament
+    by_tournament = rating.by_tournament if rating is not None and rating.shown else {}
     return {
         "tournament": {
             "id": t.pk,
@@ -70,6 +87,7 @@ def history_line_data(line: HistoryLine) -> dict[str, Any]:
         "penalty_points": line.penalty_points,
         "live": line.live,
         "is_current": line.is_current,
+        "rating": rating_line_data(by_tournament.get(t.pk)),
     }
 
 
@@ -93,8 +111,17 @@ HISTORY_EXAMPLE = {
             "penalty_points": 0,
             "live": False,
             "is_current": True,
+            "rating": {
+                "before": 1521.4,
+                "after": 1563.21,
+                "change": 41.81,
+                "expected_percentage": 52.3,
+                "achieved_percentage": 60.42,
+                "games": 96,
+            },
         }
     ],
+    "rating": {"shown": True, "rating": 1563.21, "deviation": 84.1},
 }
 
 
@@ -106,7 +133,10 @@ class PlayerHistoryView(ApiView):
         "event's method (`percentage` under match points), `field_share` the share of the "
         "field the player finished ahead of (0–100, the chart's measure). While an event runs "
         "(`live`), its line counts complete donnes only, as the room's ranking. For the "
-        "player (their own account) and the organisers of their club.",
+        "player (their own account) and the organisers of their club. `rating` (each event's, "
+        "and the player's current one) is the software's own indice (docs/RATING.md): null for "
+        "an event it does not count (not published yet), and `shown: false` when the club or "
+        "the site switched it off.",
         responses={
             200: OpenApiResponse(
                 OpenApiTypes.OBJECT, examples=[OpenApiExample("History", value=HISTORY_EXAMPLE)]
@@ -116,7 +146,8 @@ class PlayerHistoryView(ApiView):
         tags=["players"],
     )
     def get(self, request: Request, player: int) -> Response:
-        target = _player(player)
+        players = with_rating(Player.objects.select_related("club"))
+        target = get_object_or_404(players, pk=player)
         user = request.user
         if not (user.is_authenticated and target.user_id == user.pk) and not is_club_organiser(
             user, target.club
@@ -125,10 +156,16 @@ class PlayerHistoryView(ApiView):
                 user,
                 _("Only the players themselves and their club's organisers read their events."),
             )
+        rating = rating_summary(target)
         return Response(
             {
                 "player": player_brief(target),
-                "events": [history_line_data(line) for line in history_lines(target)],
+                "events": [history_line_data(line, rating) for line in history_lines(target)],
+                "rating": {
+                    "shown": rating.shown,
+                    "rating": rating.rating,
+                    "deviation": rating.deviation,
+                },
             }
         )
 

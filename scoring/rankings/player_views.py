@@ -28,6 +28,7 @@ from django.views.decorators.http import require_GET
 
 from scoring.rankings.player_history import HistoryLine, history_chart_points, history_lines
 from scoring.rankings.player_report import OPEN, event_report, report_state
+from scoring.rankings.rating import rating_summary, with_rating
 from scoring.rankings.svg import running_total_chart, spread_chart
 from scoring.rules.display import HandView
 from scoring.templatetags.rankings import number, signed
@@ -78,6 +79,7 @@ def _history_page(
             "chart_lines": chart_lines,
             "token": token,
             "own": own,
+            "rating": rating_summary(player),
         },
     )
 
@@ -94,7 +96,7 @@ def mine(request: HttpRequest) -> HttpResponse:
     """ "Mon tarot" of the signed-in player."""
     if not request.user.is_authenticated:
         return redirect_to_login(request.get_full_path())
-    player = Player.objects.select_related("club").filter(user=request.user).first()
+    player = with_rating(Player.objects.select_related("club")).filter(user=request.user).first()
     if player is None:
         return render(request, "scoring/mine_no_player.html", status=404)
     return _history_page(request, player, token=None, own=True)
@@ -114,7 +116,7 @@ def player_tarot(request: HttpRequest, pk: int) -> HttpResponse:
     """A player's "Mon tarot" as his club's organisers (and he himself) read it."""
     if not request.user.is_authenticated:
         return redirect_to_login(request.get_full_path())
-    player = get_object_or_404(Player.objects.select_related("club"), pk=pk)
+    player = get_object_or_404(with_rating(Player.objects.select_related("club")), pk=pk)
     own = player.user_id == request.user.pk
     if not own and not is_club_organiser(request.user, player.club):
         raise PermissionDenied

@@ -24,6 +24,7 @@ from __future__ import annotations
 from typing import Any
 
 from scoring.rankings import derived
+from scoring.rankings.rating import PLAYER_RATING
 from scoring.rankings.season import CLUB_SEASON
 from scoring.rankings.services import TOURNAMENT_RANKING
 
@@ -32,6 +33,7 @@ __all__ = [
     "on_results_changed",
     "recompute_club_season",
     "recompute_ranking",
+    "recompute_rating",
     "schedule_ranking",
 ]
 
@@ -39,6 +41,8 @@ __all__ = [
 recompute_ranking = TOURNAMENT_RANKING.task
 # `scoring.recompute_club_season`: recompute and store a club season (scoring.rankings.season).
 recompute_club_season = CLUB_SEASON.task
+# `scoring.recompute_rating`: recompute and store the players' rating (scoring.rankings.rating).
+recompute_rating = PLAYER_RATING.task
 
 
 def broker_in_use() -> bool:

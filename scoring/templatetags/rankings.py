@@ -44,3 +44,24 @@ def sign_class(value: Any) -> str:
     if d is None or d == 0:
         return ""
     return "pos" if d > 0 else "neg"
+
+
+@register.filter
+def rating_line(summary: Any, tournament_pk: int) -> Any:
+    """The player's rating line for one event (`scoring.rankings.rating.RatingSummary`), or
+    None: not counted, or the rating not shown."""
+    if summary is None or not summary.shown:
+        return None
+    return summary.by_tournament.get(tournament_pk)
+
+
+@register.filter
+def whole(value: Any) -> str:
+    """A rating rounded to the unit (1563)."""
+    return "" if value is None else display.decimal_text(round(value), get_language())
+
+
+@register.filter
+def signed_whole(value: Any) -> str:
+    """A rating change rounded to the unit, signed (+42, −7, 0)."""
+    return "" if value is None else display.signed_text(round(value), get_language()) or "0"

@@ -89,6 +89,7 @@ TOPICS: dict[str, tuple[str, str]] = {
 NO_HELP = frozenset(
     {
         "healthz",
+        "organiser_club_rating",
         "logout",
         "guide_image",
         "organiser_registration_search",

@@ -5,6 +5,7 @@ The list itself is `organiser.club_players`."""
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 
 from django.contrib import messages
@@ -17,6 +18,8 @@ from django.utils import timezone, translation
 from django.utils.text import slugify
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
+
+from scoring.rankings.rating import club_enabled, club_rating_switch, club_ratings
 
 from ..models import Club, Player
 from ..permissions import is_club_organiser
@@ -39,9 +42,26 @@ def _text(value: str) -> str:
     return f"'{value}" if value.startswith(FORMULA_STARTS) else value
 
 
-def club_players_csv_text(lines: list[PlayerActivity], language: str) -> str:
+def with_ratings(club: Club, lines: list[PlayerActivity]) -> tuple[bool, list[PlayerActivity]]:
+    """Whether the club shows the rating, and the lines with each player's current rating
+    when it does (two queries at most)."""
+    if not club_enabled(club.pk):
+        return False, lines
+    ratings = club_ratings(line.player.pk for line in lines)
+    return True, [
+        dataclasses.replace(line, rating=ratings[line.player.pk].rating)
+        if line.player.pk in ratings
+        else line
+        for line in lines
+    ]
+
+
+def club_players_csv_text(
+    lines: list[PlayerActivity], language: str, *, rating: bool = False
+) -> str:
     """The club's players as CSV (French: `;`, English: `,`; byte-order mark, CRLF), with
-    their licences, events this season and last event, in `language`."""
+    their licences, events this season and last event, in `language`; with `rating`, their
+    indice (rounded to the unit, empty when not rated yet)."""
     out = io.StringIO()
     out.write("\ufeff")
     writer = csv.writer(out, delimiter=";" if language == "fr" else ",")
@@ -54,6 +74,7 @@ def club_players_csv_text(lines: list[PlayerActivity], language: str) -> str:
                 _("Events this season"),
                 _("Last event"),
                 _("Date of the last event"),
+                *([_("Indice")] if rating else []),
             ]
         )
     for line in lines:
@@ -66,9 +87,14 @@ def club_players_csv_text(lines: list[PlayerActivity], language: str) -> str:
                 line.season_events,
                 _text(last.name) if last else "",
                 last.date.isoformat() if last else "",
+                *([_rating_text(line.rating)] if rating else []),
             ]
         )
     return out.getvalue()
+
+
+def _rating_text(value: float | None) -> str:
+    return "" if value is None else str(round(value))
 
 
 @login_required
@@ -79,7 +105,8 @@ def club_players_csv(request: HttpRequest, club_pk: int) -> HttpResponse:
     start, end = season_containing(timezone.localdate())
     players = list(club.players.order_by(*name_ordering()))
     language = "en" if (translation.get_language() or "").startswith("en") else "fr"
-    text = club_players_csv_text(club_player_activity(players, start, end), language)
+    shown, lines = with_ratings(club, club_player_activity(players, start, end))
+    text = club_players_csv_text(lines, language, rating=shown)
     response = HttpResponse(text.encode("utf-8"), content_type="text/csv; charset=utf-8")
     name = slugify(club.name) or "club"
     response["Content-Disposition"] = f'attachment; filename="{name}-players.csv"'
@@ -115,5 +142,21 @@ def player_link_revoke_view(request: HttpRequest, club_pk: int, pk: int) -> Http
         messages.success(
             request,
             _("The personal link of %(player)s is revoked.") % {"player": player.full_name},
+        )
+    return redirect("organiser_club_players", club_pk=club.pk)
+
+
+@login_required
+@require_POST
+def club_rating_view(request: HttpRequest, club_pk: int) -> HttpResponse:
+    """The club's switch for the rating ("indice"): `enabled` = 1 or 0 (its organisers)."""
+    club = _organised_club(request, club_pk)
+    enabled = request.POST.get("enabled") == "1"
+    if club_rating_switch(club_id=club.pk, enabled=enabled):
+        messages.success(
+            request,
+            _("The indice is now shown for the club.")
+            if enabled
+            else _("The indice is now switched off for the club: it is shown nowhere."),
         )
     return redirect("organiser_club_players", club_pk=club.pk)

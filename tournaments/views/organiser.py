@@ -24,6 +24,8 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from scoring.rankings.rating import site_enabled
+
 from ..forms import (
     PlayerChoiceForm,
     PlayerForm,
@@ -73,6 +75,7 @@ from ..services.tournaments import (
     tournament_set_status,
     tournament_update,
 )
+from .club_players import with_ratings
 
 SEARCH_LIMIT = 30
 S = Tournament.Status
@@ -153,13 +156,16 @@ def club_players(request: HttpRequest, club_pk: int) -> HttpResponse:
     # A federation club may keep thousands of players: a page at a time.
     page = Paginator(players, PLAYERS_PER_PAGE).get_page(request.GET.get("page"))
     start, end = season_containing(timezone.localdate())
+    rating, lines = with_ratings(club, club_player_activity(list(page.object_list), start, end))
     return render(
         request,
         "tournaments/organiser/club_players.html",
         {
             "club": club,
             "players": page.object_list,
-            "lines": club_player_activity(list(page.object_list), start, end),
+            "lines": lines,
+            "rating": rating,
+            "rating_site": site_enabled(),
             "season_start": start,
             "season_end": end,
             "page": page,
