@@ -133,8 +133,10 @@ def cached(key: ReadKey, render: Callable[[], T]) -> T:
 
 
 def reader_stamp(request: HttpRequest) -> str:
-    """What a page's shell (base.html) holds of the reader: his account and CSRF cookie.
-    Part of the page's ETag only (a 304 never keeps a stale name or token in a browser)."""
+    """What a page's shell (base.html) holds of the reader: his account and his CSRF secret
+    (the cookie's, or the one the shell's rendering just made: take the stamp of a 200
+    after rendering it). Part of the page's ETag only: a 304 never keeps another's name or
+    a stale token in a browser."""
     user = getattr(request, "user", None)
     pk = getattr(user, "pk", None) if getattr(user, "is_authenticated", False) else None
-    return f"{pk or ''}:{request.COOKIES.get(settings.CSRF_COOKIE_NAME, '')}"
+    return f"{pk or ''}:{request.META.get('CSRF_COOKIE', '')}"

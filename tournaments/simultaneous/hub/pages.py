@@ -104,7 +104,8 @@ def _served(
     title, content = cached(key, parts)
     # both rendered by the template language, every value escaped there
     context = {"read_title": mark_safe(title), "read_content": mark_safe(content)}
-    return tagged(render(request, SHELL, context), tag)
+    response = render(request, SHELL, context)
+    return tagged(response, etag(key, reader_stamp(request)))  # a new CSRF secret included
 
 
 @gzip_page
