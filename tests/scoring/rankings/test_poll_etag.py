@@ -117,3 +117,24 @@ def test_the_pages_script_sends_the_etag_it_holds():
     script = SCRIPT.read_text()
     assert 'headers["If-None-Match"] = etag' in script
     assert 'etag = response.headers.get("ETag")' in script
+
+
+def test_an_unpublished_tournament_is_never_answered_to_strangers(
+    client, room_tournament, personas, make_user
+):
+    """A tournament that is neither published nor public during play: the arbiter's poll
+    gets its 304; an anonymous poll with his ETag the login page, a stranger's 403."""
+    t = room_tournament
+    Tournament.objects.filter(pk=t.pk).update(public_during_play=False)
+    url = reverse("ranking", args=[t.pk])
+    client.force_login(personas.arbiter)
+    arbiters = client.get(f"{url}?partial=1&since=&cur=0", **EN)
+    since = arbiters.content.decode().split('data-since="')[1].split('"')[0]
+    poll = f"{url}?partial=1&since={since}&cur=1"
+    tag = {"HTTP_IF_NONE_MATCH": arbiters["ETag"]}
+    assert client.get(poll, **tag, **EN).status_code == 304
+    client.logout()
+    anonymous = client.get(poll, **tag, **EN)
+    assert anonymous.status_code == 302 and "/login/" in anonymous["Location"]
+    client.force_login(make_user("passer-by"))
+    assert client.get(poll, **tag, **EN).status_code == 403
