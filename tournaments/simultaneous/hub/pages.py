@@ -39,6 +39,7 @@ TRAVELLER_PAGE = 100
 PARTS = "simultaneous/hub/pages/_parts.html"
 SHELL = "simultaneous/hub/pages/_shell.html"
 SPLIT = "<!-- read:content -->"
+RANKING = "simultaneous/hub/pages/ranking.html"
 ME_LENGTH = 40
 """The longest ``?me=`` (a licence) a cached page is kept for; longer ones are cut."""
 
@@ -130,9 +131,6 @@ def overall_ranking(request: HttpRequest, public_id: str) -> HttpResponse:
         )
     context = _ranking_context(request, event, fresh, page, me, query=query)
     return render(request, RANKING, context)
-
-
-RANKING = "simultaneous/hub/pages/ranking.html"
 
 
 def _ranking_context(
