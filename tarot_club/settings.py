@@ -209,6 +209,10 @@ RANKING_POLL_SECONDS = int(env_str("RANKING_POLL_SECONDS", "5"))
 # seconds: a hall of a thousand phones then costs a few queries a second, and a new ranking
 # reaches a phone at most this much later. 0: every poll asks the database.
 RANKING_POLL_CACHE_SECONDS = float(env_str("RANKING_POLL_CACHE_SECONDS", "1"))
+# The polled rankings (the hub's field pages, the room's screen) are rendered once per results
+# version and kept in the shared cache (tarot_club/kit/cached_read.py); 0: every read renders
+# (the baseline of bench/bench_polls.py).
+CACHED_READS = env_bool("CACHED_READS", True)
 DOCUMENT_STALE_SECONDS = int(env_str("DOCUMENT_STALE_SECONDS", "15"))
 # A penalty identical to one the same player was given (not withdrawn) less than this many
 # seconds ago is the same one sent twice and is not recorded again (RULES §8); 0: no check.

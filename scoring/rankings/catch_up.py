@@ -28,6 +28,8 @@ from scoring.rankings.selectors import (
     Season,
     SeasonLine,
     ranking_audience,
+    ranking_poll_tournament,
+    ranking_poll_unchanged,
     ranking_snapshot,
     ranking_view,
 )
@@ -91,6 +93,26 @@ def ranking_snapshot_caught_up(tournament: Tournament) -> tuple[RankingSnapshot 
     if not current and ranking_catch_up(tournament):
         snapshot, current = ranking_snapshot(tournament)
     return snapshot, current
+
+
+def ranking_read_version(pk: int) -> tuple[Tournament | None, str | None]:
+    """For a poll of tournament `pk`'s ranking, in one query (`ranking_poll_tournament`):
+    the tournament (its status, visibility and versions only; None when there is none) and
+    what names the ranking a read would show now (its latest snapshot, when that was
+    computed, whether it is current, the tournament's status), or None when a read would do
+    more than show it (a stale ranking with nothing pending: the read helps it catch up, so
+    its answer is not one to keep)."""
+    polled = ranking_poll_tournament(pk)
+    if polled is None:
+        return None, None
+    latest = polled.latest_snapshot_id  # type: ignore[attr-defined]
+    current = latest is not None and polled.latest_snapshot_version >= polled.results_version  # type: ignore[attr-defined]
+    cur = "1" if current else "0"
+    if latest is None or not ranking_poll_unchanged(polled, since=str(latest), cur=cur):
+        return polled, None
+    computed_at = polled.latest_snapshot_computed_at  # type: ignore[attr-defined]
+    stamp = computed_at.timestamp() if computed_at else 0
+    return polled, f"{latest}:{stamp:.6f}:{cur}:{polled.status}"
 
 
 def ranking_caught_up(

@@ -54,6 +54,7 @@ from scoring.rankings.selectors import (
 )
 from scoring.rules.display import MINUS
 from scoring.templatetags.rankings import number, sign_class, signed
+from tarot_club.kit.cached_read import ReadKey, etag, not_modified, tagged
 from tournaments.models import Club, Donne, Method, Player, Tournament
 from tournaments.permissions import (
     can_manage_tournament,
@@ -92,8 +93,9 @@ def _wants_fragment(request: HttpRequest) -> bool:
 @gzip_page
 @require_GET
 def ranking(request: HttpRequest, pk: int) -> HttpResponse:
-    """The live ranking. The page's script polls the same URL with the snapshot it shows:
-    204 when nothing changed (decided from one query), else the fragment to merge.
+    """The live ranking. The page's script polls the same URL with the snapshot it shows and
+    the fragment's ETag: 304 when nothing changed (decided from one query; 204 to a poll
+    without If-None-Match), else the fragment to merge, with its ETag (`fragment_etag`).
 
     During play the room's ranking counts complete donnes only (RULES §6.1); the arbiters
     and organisers see the provisional one, with every result, or the room's with
@@ -102,26 +104,26 @@ def ranking(request: HttpRequest, pk: int) -> HttpResponse:
     reader (his own line, his score card link) is outside the table (the script marks his
     row from `data-me`)."""
     fragment = _wants_fragment(request)
+    since, cur = request.GET.get("since", ""), request.GET.get("cur", "")
     if fragment and "since" in request.GET:
         polled = getattr(request, "ranking_polled", None) or ranking_poll_tournament(pk)
         if (
             polled is not None
-            and ranking_poll_unchanged(
-                polled, since=request.GET.get("since", ""), cur=request.GET.get("cur", "")
-            )
+            and ranking_poll_unchanged(polled, since=since, cur=cur)
             and can_see_results(request.user, polled)
         ):
-            return HttpResponse(status=204)
+            manages = can_manage_tournament(request.user, polled)
+            seen = ranking_audience(polled, can_manage=manages, asked=request.GET.get("view"))
+            return _unchanged(request, pk, since, cur, seen)
     tournament, denied = _results_tournament(request, pk)
     if denied:
         return denied
     can_manage = can_manage_tournament(request.user, tournament)
     audience = ranking_audience(tournament, can_manage=can_manage, asked=request.GET.get("view"))
     snapshot, current = ranking_snapshot_caught_up(tournament)
-    if fragment:
-        since, cur = request.GET.get("since", ""), request.GET.get("cur", "")
-        if since == str(snapshot.pk if snapshot else "") and cur == ("1" if current else "0"):
-            return HttpResponse(status=204)
+    shown = since == str(snapshot.pk if snapshot else "") and cur == ("1" if current else "0")
+    if fragment and shown:
+        return _unchanged(request, pk, since, cur, audience)
     table = snapshot_cached(
         f"table:{audience}",
         snapshot,
@@ -171,6 +173,20 @@ def _poll_state(pk: int) -> Tournament | None:
     return polled
 
 
+def fragment_etag(pk: int, since: str, cur: str, audience: str) -> str:
+    """The ETag of the live fragment that shows snapshot `since` (current: `cur` "1") of
+    tournament `pk` to `audience`, in the active language (`tarot_club.kit.cached_read`):
+    the page's script sends it back as If-None-Match."""
+    return etag(ReadKey(f"ranking:{pk}", f"{since}:{cur}", "fragment", audience))
+
+
+def _unchanged(request: HttpRequest, pk: int, since: str, cur: str, audience: str) -> HttpResponse:
+    """A poll with nothing new: 304 when it names the fragment it shows (If-None-Match, as
+    the page's script asks), 204 otherwise (a poller that sends ``since`` and ``cur`` only)."""
+    answer = not_modified(request, fragment_etag(pk, since, cur, audience))
+    return answer or HttpResponse(status=204)
+
+
 def _fragment_kind(current: bool, poll: int | None, gzipped: bool, audience: str) -> str:
     return f"fragment:{audience}:{int(current)}:{poll}:{int(gzipped)}"
 
@@ -200,8 +216,10 @@ def public_poll_answer(request: HttpRequest) -> HttpResponse | None:
         return None
     request.ranking_polled = polled  # type: ignore[attr-defined]
     since, cur = request.GET.get("since", ""), request.GET.get("cur", "")
+    audience = ranking_audience(polled, can_manage=False)
     if ranking_poll_unchanged(polled, since=since, cur=cur):
-        return HttpResponse(status=204)
+        with translation.override(translation.get_language_from_request(request)):
+            return _unchanged(request, polled.pk, since, cur, audience)
     latest = polled.latest_snapshot_id  # type: ignore[attr-defined]
     if latest is None:
         return None
@@ -215,7 +233,6 @@ def public_poll_answer(request: HttpRequest) -> HttpResponse | None:
     )
     final = polled.status == Tournament.Status.PUBLISHED and current
     gzipped = "gzip" in request.headers.get("Accept-Encoding", "")
-    audience = ranking_audience(polled, can_manage=False)
     kind = _fragment_kind(current, None if final else poll_seconds(not current), gzipped, audience)
     with translation.override(translation.get_language_from_request(request)):
         body = snapshot_cache_get(kind, snapshot)
@@ -224,7 +241,8 @@ def public_poll_answer(request: HttpRequest) -> HttpResponse | None:
             # answer "nothing new yet" rather than render it too (a 1,000-row table costs
             # a few hundred milliseconds, and a hall of phones asks for it at once).
             return None if snapshot_render_claim(kind, snapshot) else HttpResponse(status=204)
-    return _fragment_bytes(body, gzipped)
+        tag = fragment_etag(polled.pk, str(latest), "1" if current else "0", audience)
+    return tagged(_fragment_bytes(body, gzipped), tag)
 
 
 def _fragment_bytes(body: bytes, gzipped: bool) -> HttpResponse:
@@ -250,7 +268,12 @@ def _fragment_response(
         html = render_to_string("scoring/_ranking_live.html", context).encode()
         return compress_string(html) if gzipped else html
 
-    return _fragment_bytes(snapshot_cached(kind, snapshot, build), gzipped)
+    response = _fragment_bytes(snapshot_cached(kind, snapshot, build), gzipped)
+    since = str(snapshot.pk if snapshot else "")
+    cur = "1" if context["is_current"] else "0"
+    return tagged(
+        response, fragment_etag(context["tournament"].pk, since, cur, context["audience"])
+    )
 
 
 def _ranking_table(tournament: Tournament, snapshot: Any, current: bool, audience: str) -> str:

@@ -17,13 +17,22 @@ from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
+from django.utils.cache import add_never_cache_headers
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
+from tarot_club.kit.cached_read import ReadKey, cached, etag, not_modified, tagged
+
 from ..models import Round, Tournament
 from ..once import once_per_form
-from ..permissions import can_manage_tournament, can_see_results, can_write_results
+from ..permissions import (
+    can_manage_tournament,
+    can_see_results,
+    can_write_results,
+    results_are_public,
+)
 from ..services.clock import (
     MAX_ADDED_MINUTES,
     clock_add_minutes,
@@ -112,14 +121,63 @@ def screen_clock(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, "tournaments/room/_clock_poll.html", context)
 
 
-@never_cache
 @require_GET
 def screen_ranking(request: HttpRequest, pk: int) -> HttpResponse:
-    tournament, denied = _screen_tournament(request, pk)
-    if denied:
-        return denied
-    context = {"tournament": tournament, **_ranking_context(request, tournament)}
-    return render(request, "tournaments/room/_ranking.html", context)
+    """The page of the ranking the screen shows now. Every page of a ranking is rendered
+    once per version (`catch_up.ranking_read_version`) for all the screens of the room
+    (the shared cache, `tarot_club.kit.cached_read`) and a screen that sends the ETag of the
+    page it shows gets a 304 until the ranking or the page changes. One query for a
+    tournament whose results are public; the access check of `_screen_tournament` besides
+    for the others. A stale ranking a read would help catch up is read as before."""
+    from scoring.rankings.catch_up import ranking_read_version
+
+    polled, version = ranking_read_version(pk)
+    if polled is None:
+        raise Http404
+    visibility = "public"
+    if not results_are_public(polled):
+        _tournament, denied = _screen_tournament(request, pk)
+        if denied:
+            return denied
+        visibility = "members"  # who may see it during play: every one the room's ranking
+    rows = _int_param(request, "rows", ROWS_PER_PAGE, 3, 40)
+    every = _int_param(request, "every", SECONDS_PER_PAGE, 2, 120)
+    if version is None:
+        tournament = get_object_or_404(Tournament.objects.select_related("club"), pk=pk)
+        context = {"tournament": tournament, **_ranking_context(request, tournament)}
+        response = render(request, "tournaments/room/_ranking.html", context)
+        add_never_cache_headers(response)
+        return response
+    key = ReadKey(f"room-screen:{pk}", version, f"{rows}:{every}", visibility)
+    pages = cached(key, lambda: _screen_pages(pk, rows, every))
+    page = int(time.time() // every) % len(pages)  # the same page on every screen of the room
+    tag = etag(key, str(page))
+    return not_modified(request, tag) or tagged(HttpResponse(pages[page]), tag)
+
+
+def _screen_pages(pk: int, rows: int, every: int) -> list[str]:
+    """Every page of the room's ranking as the screen shows it (`_ranking_context`: the
+    room's, complete donnes only during play, RULES §6.1)."""
+    from scoring.rankings.catch_up import ranking_caught_up
+
+    tournament = get_object_or_404(Tournament.objects.select_related("club"), pk=pk)
+    view = ranking_caught_up(tournament, can_manage=False)
+    count = max(1, -(-len(view.rows) // rows))
+    return [
+        render_to_string(
+            "tournaments/room/_ranking.html",
+            {
+                "tournament": tournament,
+                "view": view,
+                "lines": view.rows[page * rows : (page + 1) * rows],
+                "page": page + 1,
+                "pages": count,
+                "rows": rows,
+                "query": f"rows={rows}&every={every}",
+            },
+        )
+        for page in range(count)
+    ]
 
 
 # --- the arbiter's controls ------------------------------------------------------------------

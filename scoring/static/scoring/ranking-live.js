@@ -1,4 +1,5 @@
-/* The live ranking: polls the page's URL with the snapshot it shows (204: nothing new), and
+/* The live ranking: polls the page's URL with the snapshot it shows and the ETag of the
+ * fragment it merged last (If-None-Match; 304 or 204: nothing new), and
  * merges a new ranking into the table in place, row by row, keyed by player: unchanged rows
  * are not touched, so keyboard and screen-reader focus stays where the reader left it. A
  * polite live region says how many lines changed; a button pauses the updates.
@@ -15,6 +16,7 @@
   var pauseButton = document.getElementById("ranking-pause");
   var timer = null;
   var paused = false;
+  var etag = null; // of the last fragment merged: the page's own table has none
 
   function markMe(root) {
     var me = live.dataset.me;
@@ -185,9 +187,14 @@
     var url = window.location.pathname + "?partial=1&since=" +
       encodeURIComponent(live.dataset.since || "") + "&cur=" + encodeURIComponent(live.dataset.cur || "") +
       (live.dataset.view ? "&view=" + encodeURIComponent(live.dataset.view) : "");
-    window.fetch(url, { credentials: "same-origin", headers: { Accept: "text/html" } })
+    var headers = { Accept: "text/html" };
+    if (etag) {
+      headers["If-None-Match"] = etag;
+    }
+    window.fetch(url, { credentials: "same-origin", headers: headers })
       .then(function (response) {
         if (response.status === 200 && !paused) {
+          etag = response.headers.get("ETag");
           return response.text().then(merge);
         }
         return null;

@@ -36,6 +36,14 @@ def test_player_follows_the_live_ranking_on_a_phone(page, personas, settings):
     play_everywhere(tournament, cells[0][1], personas.arbiter)
 
     page.set_viewport_size(PHONE)
+    polls: list[tuple[str | None, int]] = []  # the script's: (If-None-Match, status)
+    page.on(
+        "response",
+        lambda response: (
+            "/ranking/" in response.url
+            and polls.append((response.request.headers.get("if-none-match"), response.status))
+        ),
+    )
     page.goto(f"/login/?next=/t/{tournament.pk}/ranking/")
     page.fill("#id_username", personas.player_user.username)
     page.fill("#id_password", PASSWORD)
@@ -56,6 +64,13 @@ def test_player_follows_the_live_ranking_on_a_phone(page, personas, settings):
     assert "après 2 donnes complètes sur 8" in live.inner_text()
     assert page.evaluate("window.__sameDocument") == "yes"  # updated in place, no reload
     assert live.locator("[data-state=current]").count() == 1
+    # then the script asks with the ETag of the fragment it merged: 304, nothing to merge
+    page.wait_for_timeout(3_500)
+    merged = max(k for k, (_tag, status) in enumerate(polls) if status == 200)
+    after = polls[merged + 1 :]
+    assert len(after) >= 2 and all(status == 304 for _tag, status in after), polls
+    assert all(tag and tag.startswith('W/"') for tag, _status in after), polls
+    assert live.get_attribute("data-version") == "4"
 
     page.locator("table.ranking tr.me a").click()
     page.wait_for_url(f"**/t/{tournament.pk}/ranking/{me.pk}/")

@@ -162,3 +162,41 @@ def test_every_row_of_the_page_and_the_whole_announcement_show_on_any_screen(
                 assert got["row_px"] >= 0.025 * height, got
     finally:
         context.close()
+
+
+def test_the_room_screen_asks_with_its_etag_and_keeps_its_page_on_304(
+    page, running_tournament, personas
+):
+    """The screen's htmx poll sends the ETag of the ranking page it shows (etag-poll.js):
+    the server answers 304 while nothing changed, and the page stays on the screen."""
+    t = running_tournament
+    for index, table in enumerate(tables_playing(t, 1)):
+        enter(t, table, 1, personas.arbiter, points=40 + 10 * index)
+    polls: list[tuple[str | None, int]] = []
+    page.on(
+        "requestfinished",
+        lambda request: (
+            "/screen/ranking/" in request.url
+            and polls.append((request.headers.get("if-none-match"), request.response().status))
+        ),
+    )
+    page.goto(f"/t/{t.pk}/screen/?rows=40&every=120")
+    rows = page.locator(".screen-table tbody tr").count()
+    assert rows == 8
+
+    def wait_for(count: int) -> None:
+        for _ in range(60):
+            if len(polls) >= count:
+                return
+            page.wait_for_timeout(250)
+
+    wait_for(1)  # the first poll: a 200 with the page's ETag, swapped in
+    page.wait_for_timeout(500)
+    page.evaluate("() => { document.querySelector('.screen-ranking').dataset.kept = '1'; }")
+    wait_for(3)
+    asked = polls[1:]
+    assert all(status == 304 for _tag, status in asked), polls
+    assert all(tag and tag.startswith('W/"') for tag, _status in asked), polls
+    # a 304 swapped nothing: the section the page had is still there
+    assert page.locator(".screen-ranking").get_attribute("data-kept") == "1"
+    assert page.locator(".screen-table tbody tr").count() == rows

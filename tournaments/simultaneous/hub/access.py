@@ -19,8 +19,11 @@ from .permissions import can_see_field
 def readable_event(
     request: HttpRequest, public_id: str
 ) -> tuple[SimultaneousEvent, HttpResponse | None]:
-    """The event, or the answer for a reader who may not see its field yet."""
-    event = get_object_or_404(SimultaneousEvent, public_id=public_id)
+    """The event (with its stored ranking's state, read in the same query: `reads.freshness`
+    then asks nothing), or the answer for a reader who may not see its field yet."""
+    event = get_object_or_404(
+        SimultaneousEvent.objects.select_related("ranking_state"), public_id=public_id
+    )
     if can_see_field(request.user, event):
         return event, None
     if not request.user.is_authenticated:

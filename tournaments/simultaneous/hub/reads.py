@@ -170,10 +170,14 @@ def method_label(event: SimultaneousEvent) -> str:
 
 
 def freshness(event: SimultaneousEvent) -> Freshness:
-    """The stored ranking's state (one query)."""
+    """The stored ranking's state (one query; none when `event` was read with
+    ``select_related("ranking_state")``, as `access.readable_event` reads it)."""
     from .models import OverallRankingState
 
-    state = OverallRankingState.objects.filter(event=event).first()
+    if type(event).ranking_state.is_cached(event):
+        state = getattr(event, "ranking_state", None)  # None cached: DoesNotExist
+    else:
+        state = OverallRankingState.objects.filter(event=event).first()
     if state is None or state.results_version is None:
         return Freshness(None, None, event.results_version > 0, 0)
     return Freshness(
