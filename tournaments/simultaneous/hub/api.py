@@ -34,6 +34,7 @@ from rest_framework.response import Response
 from tarot_club.kit.api.access import deny
 from tarot_club.kit.api.errors import ApiError, api_exception_handler
 from tarot_club.kit.api.views import ApiView
+from tarot_club.kit.cached_read import ReadKey, etag, not_modified, tagged
 from tournaments.api.schema import errors
 from tournaments.models import Method
 from tournaments.search import fold
@@ -535,15 +536,29 @@ class EventRankingView(HubView):
                 request.user,
                 _("The overall ranking stays with the organisers until the embargo ends."),
             )
-        rows = OverallRankingRow.objects.filter(event=the_event).select_related("invitation")
-        club = request.query_params.get("club")
-        if club:
-            rows = rows.filter(invitation__public_id=club)
-        for word in request.query_params.get("q", "").split()[:5]:
-            rows = rows.filter(Q(search_name__contains=fold(word)) | Q(licence__startswith=word))
-        response = self.paginated(rows.order_by("place"), SimultaneousRankingRowSerializer)
         state = OverallRankingState.objects.filter(pk=the_event.pk).first()
         stored = state.results_version if state else None
+        computed = state.computed_at.timestamp() if state and state.computed_at else 0
+        key = ReadKey(  # what the answer shows: a poll that names it gets a 304
+            f"hub-api:{the_event.public_id}",
+            f"{the_event.results_version}:{stored}:{computed:.6f}",
+            request.META.get("QUERY_STRING", ""),
+            "public" if the_event.embargo_over else "embargo",
+        )
+        tag = etag(key)
+        response = not_modified(request, tag)
+        if response is None:
+            rows = OverallRankingRow.objects.filter(event=the_event).select_related("invitation")
+            club = request.query_params.get("club")
+            if club:
+                rows = rows.filter(invitation__public_id=club)
+            for word in request.query_params.get("q", "").split()[:5]:
+                rows = rows.filter(
+                    Q(search_name__contains=fold(word)) | Q(licence__startswith=word)
+                )
+            response = tagged(
+                self.paginated(rows.order_by("place"), SimultaneousRankingRowSerializer), tag
+            )
         response["X-Results-Version"] = str(the_event.results_version)
         response["X-Ranking-Version"] = "" if stored is None else str(stored)
         return response

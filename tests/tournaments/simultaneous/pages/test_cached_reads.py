@@ -177,3 +177,23 @@ def test_unknown_player_or_club_is_404_and_not_cached(client, field):
     ):
         assert client.get(url, **EN).status_code == 404
         assert client.get(url, **EN).status_code == 404
+
+
+def test_the_api_ranking_answers_304_to_its_etag_and_only_after_the_access_check(
+    client, field, people
+):
+    url = reverse("api_simultaneous_ranking", args=[field.event.public_id])
+    client.force_login(people["organiser"])
+    organisers = client.get(url, **EN)
+    assert organisers.status_code == 200 and organisers["ETag"].startswith('W/"')
+    again = client.get(url, HTTP_IF_NONE_MATCH=organisers["ETag"], **EN)
+    assert (
+        again.status_code == 304 and again["X-Ranking-Version"] == organisers["X-Ranking-Version"]
+    )
+    assert client.get(url + "?limit=5", HTTP_IF_NONE_MATCH=organisers["ETag"]).status_code == 200
+    client.logout()
+    assert client.get(url, HTTP_IF_NONE_MATCH=organisers["ETag"], **EN).status_code == 401
+    client.force_login(people["organiser"])
+    correct_donne_1(field)
+    changed = client.get(url, HTTP_IF_NONE_MATCH=organisers["ETag"], **EN)
+    assert changed.status_code == 200 and changed["ETag"] != organisers["ETag"]
