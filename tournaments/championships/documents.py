@@ -84,13 +84,11 @@ def rule_sentences(championship: Championship) -> list[str]:
     else:
         said = _("Sum of the event totals.")
     sentences = [said]
-    if championship.best_of:
+    if championship.best_of == 1:
+        sentences.append(_("Only the best event counts; the others are shown in brackets."))
+    elif championship.best_of:
         sentences.append(
-            ngettext(
-                "Only the best event counts; the others are shown in brackets.",
-                "Only the best %(n)s events count; the others are shown in brackets.",
-                championship.best_of,
-            )
+            _("Only the best %(n)s events count; the others are shown in brackets.")
             % {"n": championship.best_of}
         )
     if championship.minimum_events:

@@ -1,6 +1,7 @@
 """A championship's ranking as a subject of the derived-ranking mechanism (`CHAMPIONSHIP`,
 `scoring.rankings.derived`): one `ChampionshipRanking` row per championship holding the lines
-`scoring.rules.championship.championship_ranking` computes from its counted events' rows.
+`scoring.rules.championship.championship_scopes` computes (everyone and each série, in one
+pass) from its counted events' rows.
 
 - The events counted are those agreed and final: a site tournament once published (its
   current ranking snapshot's rows, `scoring.rankings.season.current_rows`), a simultaneous
@@ -45,7 +46,7 @@ from scoring.rules.championship import (
     EventLine,
     Line,
     Rule,
-    championship_ranking,
+    championship_scopes,
     qualifiers,
 )
 from tournaments.models import Method, Player, Tournament
@@ -151,12 +152,15 @@ def _hub_events(inputs: Inputs, events: list[SimultaneousEvent]) -> None:
         "donnes_compared",
         "results_version",
     )
+    exact: dict[str, Fraction] = {}
     for event_id, rank, licence, first, last, club, total, compared, version in rows.iterator(
         chunk_size=5000
     ):
         if version != versions[event_id]:
             continue
-        value = Fraction(total)
+        value = exact.get(total)
+        if value is None:  # totals repeat: each text parsed once
+            value = exact[total] = Fraction(total)
         by_event[event_id].append(
             EventLine(
                 _player(inputs, licence, first, last, club),
@@ -215,12 +219,8 @@ def championship_compute(
     inputs = championship_inputs(championship.pk, entries)
     inputs.counted["revision"] = championship.revision
     rule = rule_of(championship)
-    lines = {
-        "": championship_lines_encode(championship_ranking(rule, inputs.events, inputs.series))
-    }
-    for serie in sorted(set(inputs.series.values())):
-        ranked = championship_ranking(rule, inputs.events, inputs.series, serie=serie)
-        lines[serie] = championship_lines_encode(ranked)
+    scopes = championship_scopes(rule, inputs.events, inputs.series)  # one pass for all
+    lines = {scope: championship_lines_encode(ranked) for scope, ranked in scopes.items()}
     in_lines = {row[0] for row in lines[""]}
     players = {k: v for k, v in inputs.players.items() if k in in_lines}
     return inputs.counted, {"lines": lines, "players": players}
