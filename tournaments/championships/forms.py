@@ -58,12 +58,20 @@ class ChampionshipForm(forms.ModelForm):
             "qualify_top_per_serie",
         ]  # fmt: skip
         widgets = {
-            "season_start": forms.DateInput(attrs={"type": "date"}),
-            "season_end": forms.DateInput(attrs={"type": "date"}),
+            "season_start": forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
+            "season_end": forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
         }
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    # The fields of the rule, disabled once it is frozen (`frozen=True`).
+    RULE = (
+        "kind", "places_beyond", "scale_by_field", "best_of", "minimum_events", "places_text",
+        "tie_breaks_choice", "handicaps_text",
+    )  # fmt: skip
+
+    def __init__(self, *args: Any, frozen: bool = False, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        for name in self.RULE if frozen else ():
+            self.fields[name].disabled = True
         c = self.instance
         if c.pk:
             self.initial.setdefault("places_text", ", ".join(str(p) for p in c.places or []))

@@ -70,6 +70,9 @@ class Championship(models.Model):
         _("qualified per série"), null=True, blank=True
     )
     frozen_at = models.DateTimeField(_("rule frozen at"), null=True, blank=True)
+    # Bumped by every change the ranking reads besides the events' rows (the rule, the
+    # séries, an event added, agreed or removed): the stored ranking records the one it read.
+    revision = models.PositiveIntegerField(default=0, editable=False)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", null=True
     )
@@ -208,8 +211,9 @@ class ChampionshipRanking(DerivedState):
     - `data`: {"lines": {scope: [encoded line]}, "players": {key: [first, last, licence,
       club, folded search]}, "events": [[key, date, name, final]]} (scope "" is everyone,
       else a série), lines as `rows.championship_lines_encode` writes them;
-    - `counted`: {"t:<id>"|"s:<id>": version} of the events' rows it was computed from
-      (None: never computed): a read compares it with the current versions.
+    - `counted`: {"t:<id>"|"s:<id>": version} of the events' rows it was computed from, and
+      {"revision": n} of the championship (None: never computed): a read compares it with
+      the current versions.
     """
 
     championship = models.OneToOneField(

@@ -217,6 +217,7 @@ def championship_compute(
 ) -> tuple[Counted, dict[str, Any]]:
     """The championship's lines (everyone, then each série apart) and the versions counted."""
     inputs = championship_inputs(championship.pk, entries)
+    inputs.counted["revision"] = championship.revision
     rule = rule_of(championship)
     scopes = championship_scopes(rule, inputs.events, inputs.series)  # one pass for all
     lines = {scope: championship_lines_encode(ranked) for scope, ranked in scopes.items()}
@@ -243,7 +244,7 @@ def championship_recompute(
     computed = stored != counted
     if not computed and clock is not None:
         states.clock_given_back(ChampionshipRanking, pk, clock)
-    if counted and championship.frozen_at is None:
+    if len(counted) > 1 and championship.frozen_at is None:
         Championship.objects.filter(pk=pk, frozen_at__isnull=True).update(frozen_at=timezone.now())
     changes = {"data": data, "counted": counted, "computed_at": Now()} if computed else None
     states.note_computed(
@@ -256,12 +257,13 @@ def championship_recompute(
     )
     if computed:
         logger.info("championship %s: %s lines by %s", pk, len(data["lines"][""]), where)
-    return len(counted)
+    return len(counted) - 1
 
 
-def current_counted(entries: list[ChampionshipEvent]) -> Counted:
+def current_counted(championship: Championship, entries: list[ChampionshipEvent]) -> Counted:
     """The versions of the current rows of the agreed final events (two queries at most),
-    after helping a published tournament without a current snapshot catch up."""
+    after helping a published tournament without a current snapshot catch up, and the
+    championship's revision."""
     final = [e for e in entries if e.agreed and event_is_final(e)]
     tournaments = [e.tournament for e in final if e.tournament_id is not None]
     counted = {f"t:{k}": v for k, v in season.current_counted([t.pk for t in tournaments]).items()}
@@ -276,6 +278,7 @@ def current_counted(entries: list[ChampionshipEvent]) -> Counted:
             pk__in=hub, results_version__isnull=False
         ).values_list("pk", "results_version"):
             counted[f"s:{pk}"] = version
+    counted["revision"] = championship.revision
     return counted
 
 
@@ -351,34 +354,39 @@ class ShownLine:
     qualified: bool
 
 
-def championship_caught_up(championship: Championship) -> Standing:
-    """The championship's stored ranking, computed here when it does not count exactly the
-    current rows of its final events. A current one: four queries."""
-    entries = counted_entries(championship.pk)
-    counted = current_counted(entries)
-    stored = (
-        ChampionshipRanking.objects.filter(pk=championship.pk)
-        .values_list("counted", "data")
+def _stored(pk: int) -> tuple[int, Counted | None, dict[str, Any]]:
+    """The championship's revision and its stored ranking (counted, data); one query."""
+    row = (
+        Championship.objects.filter(pk=pk)
+        .values_list("revision", "ranking__counted", "ranking__data")
         .first()
     )
-    if stored is None or stored[0] != counted:
+    if row is None:
+        return 0, None, {}
+    revision, counted, data = row
+    return revision, counted, data or {}
+
+
+def championship_caught_up(championship: Championship) -> Standing:
+    """The championship's stored ranking, computed here when it does not count exactly the
+    current rows of its final events and its current revision. A current one: four queries."""
+    entries = counted_entries(championship.pk)
+    counted = current_counted(championship, entries)
+    revision, stored, data = _stored(championship.pk)
+    counted["revision"] = championship.revision = revision
+    if stored != counted:
         try:
             championship_recompute(championship.pk, where=IN_PROCESS)
         except Exception as exc:  # the page still answers with what is stored
             logger.exception("in-process computation of championship %s failed", championship.pk)
             states.note_error(ChampionshipRanking, championship.pk, exc)
-        stored = (
-            ChampionshipRanking.objects.filter(pk=championship.pk)
-            .values_list("counted", "data")
-            .first()
-        )
-    counted_now, data = stored if stored is not None else ({}, {})
+        _revision, stored, data = _stored(championship.pk)
     return Standing(
         championship,
         entries,
-        (data or {}).get("lines", {}),
-        (data or {}).get("players", {}),
-        counted_now or {},
+        data.get("lines", {}),
+        data.get("players", {}),
+        stored or {},
     )
 
 

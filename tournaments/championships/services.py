@@ -16,6 +16,7 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
+from django.db.models import F
 from django.utils import timezone
 from django.utils.formats import date_format
 from django.utils.translation import gettext as _
@@ -146,6 +147,9 @@ def frozen_by(championship: Championship, entries: list[ChampionshipEvent]) -> s
 
 
 def _log(championship: Championship, action: str, user: Any, before: Any, after: Any) -> None:
+    """Write the change in the championship's log and bump its revision (the stored ranking
+    is computed again: `ranking.championship_recompute` compares revisions)."""
+    Championship.objects.filter(pk=championship.pk).update(revision=F("revision") + 1)
     ChampionshipLogEntry.objects.create(
         championship=championship,
         action=action,

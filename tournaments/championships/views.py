@@ -98,11 +98,17 @@ def championship_manage(request: HttpRequest, pk: int) -> HttpResponse:
     """The organiser's page: the rule (frozen once a counted event is final), the events
     (add, remove; those waiting for their organiser's agreement), the log."""
     championship = _managed(request, pk)
-    form = ChampionshipForm(instance=championship)
+    entries = list(
+        championship.events.select_related("tournament", "simultaneous_event").order_by("pk")
+    )
+    frozen = services.frozen_by(championship, entries) is not None
+    form = ChampionshipForm(instance=championship, frozen=frozen)
     event_form = EventAddForm()
     status = 200
     if request.method == "POST" and "save_rule" in request.POST:
-        form = ChampionshipForm(request.POST, instance=Championship.objects.get(pk=pk))
+        form = ChampionshipForm(
+            request.POST, instance=Championship.objects.get(pk=pk), frozen=frozen
+        )
         if form.is_valid():
             try:
                 services.championship_edit(championship, user=request.user, **form.values())

@@ -137,7 +137,11 @@ def test_an_organiser_creates_adds_an_event_and_imports_series(season):
                                "season_start": "2026-09-01", "season_end": "2027-08-31",
                                "kind": "places", "places_text": "10, 20", "places_beyond": "1",
                                "minimum_events": "0", "series_text": "2e, 3e"})  # fmt: skip
-    assert bad.status_code == 400 and "figée" in bad.content.decode()
+    # the rule is frozen: its fields are disabled, what is posted for them is not taken
+    assert bad.status_code == 302
+    championship.refresh_from_db()
+    assert championship.places == [25, 20, 16]
+    assert "figée" in client.get(manage).content.decode()
     licence = season.tournaments[0].players[0].licence
     upload = SimpleUploadedFile("series.csv", f"licence;serie\n{licence};2e\n".encode())
     series = f"/championships/{championship.pk}/series/"

@@ -16,6 +16,7 @@ from django.test.utils import CaptureQueriesContext
 from scoring.rankings.derived import ranking_computed
 from scoring.rankings.services import TOURNAMENT_RANKING
 from tests.tournaments.simultaneous.hub.test_overall_ranking import field
+from tournaments.championships import services
 from tournaments.championships.models import ChampionshipRanking
 from tournaments.championships.ranking import (
     championship_caught_up,
@@ -158,3 +159,19 @@ def test_an_event_not_final_makes_it_provisional_and_is_not_counted(season):
         f"t:{season.tournaments[0].tournament.pk}"
     }
     assert len(counted_entries(championship.pk)) == 2
+
+
+def test_a_rule_or_series_change_computes_the_ranking_again(season):
+    championship = create(season)
+    add(championship, season.organiser, season.tournaments[0].tournament)
+    before = championship_caught_up(championship)
+    assert before.series() == []
+    licence = season.tournaments[0].players[0].licence
+    services.series_set(championship, [(licence, "2e")], user=season.organiser)
+    championship.refresh_from_db()
+    after = championship_caught_up(championship)
+    assert after.series() == ["2e"] and len(after.scope("2e")) == 1
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        services.championship_edit(championship, user=season.organiser, name="Renommé")
+    championship.refresh_from_db()
+    assert championship_caught_up(championship).counted["revision"] == championship.revision
