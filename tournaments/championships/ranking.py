@@ -409,11 +409,7 @@ def on_event_ranked(sender: object, *, pk: int, **_: Any) -> None:
 
 
 def schedule_championship(pk: int) -> None:
-    """Mark the championship stale and ask for its computation (coalesced); never raises.
-    Its own inputs changed (rule, séries, events): the stored lines no longer count as
-    current even where the events' versions are the same, so the computation stores anew
-    and a read computes first (`counted` cleared)."""
-    ChampionshipRanking.objects.filter(pk=pk).update(counted=None)
+    """Mark the championship stale and ask for its computation (coalesced); never raises."""
     schedule(CHAMPIONSHIP, pk)
 
 
