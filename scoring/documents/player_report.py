@@ -9,7 +9,7 @@ prints that sentence and nothing of the donnes (RULES §6.1, §6.3)."""
 from __future__ import annotations
 
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext, pgettext
+from django.utils.translation import pgettext
 from reportlab.lib.units import mm
 from reportlab.platypus import CondPageBreak, Flowable, KeepTogether, PageBreak, Paragraph, Table
 
@@ -18,6 +18,7 @@ from scoring.rankings.player_report import (
     OPEN,
     DonneLine,
     EventReport,
+    best_third_text,
     event_report,
     report_state,
 )
@@ -122,22 +123,7 @@ class PlayerReportRenderer(Renderer):
         if line.outcomes:
             block.append(self.field_table(line))
         if line.best is not None and line.compared:
-            outcomes = pgettext("list separator", "; ").join(
-                f"{o.key} {_signed(o.score)}" + (f" ×{o.tables}" if o.tables > 1 else "")
-                for o in line.best.outcomes
-            )
-            tables = ngettext("%(n)s table", "%(n)s tables", line.best.tables) % {
-                "n": line.best.tables
-            }
-            block.append(
-                Paragraph(
-                    esc(
-                        _("The best third of the field (%(tables)s, mean %(mean)s): %(outcomes)s")
-                        % {"tables": tables, "mean": _signed(line.best.mean), "outcomes": outcomes}
-                    ),
-                    styles.small,
-                )
-            )
+            block.append(Paragraph(esc(best_third_text(line)), styles.small))
         return block
 
     def hands_table(self, line: DonneLine) -> Table:
