@@ -9,7 +9,7 @@ prints that sentence and nothing of the donnes (RULES §6.1, §6.3)."""
 from __future__ import annotations
 
 from django.utils.translation import gettext as _
-from django.utils.translation import pgettext
+from django.utils.translation import ngettext, pgettext
 from reportlab.lib.units import mm
 from reportlab.platypus import CondPageBreak, Flowable, KeepTogether, PageBreak, Paragraph, Table
 
@@ -110,11 +110,12 @@ class PlayerReportRenderer(Renderer):
             mine += " · " + _("your score %(score)s") % {"score": _signed(line.score)}
         if line.compared and line.comparison is not None:
             value = f"{fmt_number(line.percentage)} %" if mp else _signed(line.differential)
-            mine += " · " + _("%(value)s against the field, %(points)s of %(top)s match points") % {
-                "value": value,
-                "points": line.comparison.matchpoints,
-                "top": line.comparison.top,
-            }
+            points = line.comparison.matchpoints
+            mine += " · " + ngettext(
+                "%(value)s against the field, %(points)s of %(top)s match point",
+                "%(value)s against the field, %(points)s of %(top)s match points",
+                points,
+            ) % {"value": value, "points": points, "top": line.comparison.top}
         block: list[Flowable] = [
             Paragraph(f"{esc(head)} <font size=9>({esc(where)})</font>", styles.h2),
             Paragraph(esc(mine), styles.body),
