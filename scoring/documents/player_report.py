@@ -18,6 +18,7 @@ from scoring.rankings.player_report import (
     OPEN,
     DonneLine,
     EventReport,
+    best_third_text,
     event_report,
     report_state,
 )
@@ -109,11 +110,12 @@ class PlayerReportRenderer(Renderer):
             mine += " · " + _("your score %(score)s") % {"score": _signed(line.score)}
         if line.compared and line.comparison is not None:
             value = f"{fmt_number(line.percentage)} %" if mp else _signed(line.differential)
-            mine += " · " + _("%(value)s against the field, %(points)s of %(top)s match points") % {
-                "value": value,
-                "points": line.comparison.matchpoints,
-                "top": line.comparison.top,
-            }
+            points = line.comparison.matchpoints
+            mine += " · " + ngettext(
+                "%(value)s against the field, %(points)s of %(top)s match point",
+                "%(value)s against the field, %(points)s of %(top)s match points",
+                points,
+            ) % {"value": value, "points": points, "top": line.comparison.top}
         block: list[Flowable] = [
             Paragraph(f"{esc(head)} <font size=9>({esc(where)})</font>", styles.h2),
             Paragraph(esc(mine), styles.body),
@@ -122,22 +124,7 @@ class PlayerReportRenderer(Renderer):
         if line.outcomes:
             block.append(self.field_table(line))
         if line.best is not None and line.compared:
-            outcomes = pgettext("list separator", "; ").join(
-                f"{o.key} {_signed(o.score)}" + (f" ×{o.tables}" if o.tables > 1 else "")
-                for o in line.best.outcomes
-            )
-            tables = ngettext("%(n)s table", "%(n)s tables", line.best.tables) % {
-                "n": line.best.tables
-            }
-            block.append(
-                Paragraph(
-                    esc(
-                        _("The best third of the field (%(tables)s, mean %(mean)s): %(outcomes)s")
-                        % {"tables": tables, "mean": _signed(line.best.mean), "outcomes": outcomes}
-                    ),
-                    styles.small,
-                )
-            )
+            block.append(Paragraph(esc(best_third_text(line)), styles.small))
         return block
 
     def hands_table(self, line: DonneLine) -> Table:

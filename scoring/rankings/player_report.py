@@ -24,6 +24,7 @@ from fractions import Fraction
 from typing import Any
 
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext, pgettext
 
 from scoring.rankings.selectors import CONTRACT_LABELS, POSITION_LABELS, hand_view
 from scoring.rules.display import HandView
@@ -38,6 +39,7 @@ from scoring.rules.player_report import (
     spread,
     swings,
 )
+from scoring.templatetags.rankings import signed
 from tournaments.models import POSITIONS, Donne, Player, Result, Tournament
 from tournaments.selectors import complete_donnes
 
@@ -248,3 +250,20 @@ def event_report(tournament: Tournament, player: Player) -> EventReport | None:
 def _holds(values: tuple[Any, ...], player_id: int) -> bool:
     holders, sitter = values[6] or {}, values[7]
     return sitter == player_id or any(int(pid) == player_id for pid in holders.values())
+
+
+def best_third_text(line: DonneLine) -> str:
+    """What the best third of the field did, in one sentence (the PDF's too)."""
+    best = line.best
+    if best is None:
+        return ""
+    outcomes = pgettext("list separator", "; ").join(
+        f"{o.key} {signed(o.score) or '0'}" + (f" ×{o.tables}" if o.tables > 1 else "")
+        for o in best.outcomes
+    )
+    tables = ngettext("%(n)s table", "%(n)s tables", best.tables) % {"n": best.tables}
+    return _("The best third of the field (%(tables)s, mean %(mean)s): %(outcomes)s") % {
+        "tables": tables,
+        "mean": signed(best.mean) or "0",
+        "outcomes": outcomes,
+    }

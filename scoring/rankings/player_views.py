@@ -27,7 +27,12 @@ from django.utils.translation import pgettext
 from django.views.decorators.http import require_GET
 
 from scoring.rankings.player_history import HistoryLine, history_chart_points, history_lines
-from scoring.rankings.player_report import OPEN, event_report, report_state
+from scoring.rankings.player_report import (
+    OPEN,
+    best_third_text,
+    event_report,
+    report_state,
+)
 from scoring.rankings.rating import rating_summary, with_rating
 from scoring.rankings.svg import running_total_chart, spread_chart
 from scoring.rules.display import HandView
@@ -177,7 +182,7 @@ def report_context(tournament: Tournament, player: Player) -> dict[str, Any] | N
             (hand, hand_line_html(hand))
             for hand in [*line.hands, *([line.chien] if line.chien else [])]
         ]
-        items.append((line, chart, hands))
+        items.append((line, chart, hands, best_third_text(line)))
     return {"report": report, "items": items, "tournament": tournament, "player": player}
 
 

@@ -36,6 +36,7 @@ def test_mine_and_the_report_fit_a_phone(page, live_server):
         "mine": f"/moi/{link.token}/",
         "report": f"/moi/{link.token}/events/{built.tournament.pk}/",
     }
+    page.set_default_navigation_timeout(30_000)  # a report is a long page on a busy machine
     shots = os.environ.get("SHOT_DIR")
     for width, height in WIDTHS:
         page.set_viewport_size({"width": width, "height": height})

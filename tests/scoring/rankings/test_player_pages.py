@@ -306,3 +306,28 @@ def test_club_players_page_and_csv(client, organiser, me):
     other = Club.objects.create(name="Autre", federation_number="4321")
     other.organisers.add(me)
     assert get(client, csv_url, me).status_code == 403
+
+
+def test_a_clubs_simultaneous_event_waits_for_the_hubs_seed(client, me):
+    from tournaments.simultaneous.club.models import SimultaneousLink
+
+    built = finished()
+    link = SimultaneousLink.objects.create(
+        tournament=built.tournament,
+        hub_url="https://hub.example",
+        token="t" * 40,
+        event="ev1",
+        invitation="inv1",
+        sets=2,
+    )
+    assert report_state(built.tournament) == EMBARGO
+    player = built.players[0]
+    player.user = me
+    player.save(update_fields=["user"])
+    url = reverse("player_event_report", args=[player.pk, built.tournament.pk])
+    closed = get(client, url, me)
+    assert closed.status_code == 403
+    assert b"every club has played" in closed.content
+    SimultaneousLink.objects.filter(pk=link.pk).update(seed="ab" * 32)
+    assert report_state(built.tournament) == OPEN
+    assert get(client, url, me).status_code == 200
