@@ -33,6 +33,7 @@ from scoring.rankings.player_report import (
     event_report,
     report_state,
 )
+from scoring.rankings.player_sections import player_sections
 from scoring.rankings.rating import rating_summary, with_rating
 from scoring.rankings.svg import running_total_chart, spread_chart
 from scoring.rules.display import HandView
@@ -85,6 +86,7 @@ def _history_page(
             "token": token,
             "own": own,
             "rating": rating_summary(player),
+            "sections": player_sections(player),
         },
     )
 
