@@ -145,6 +145,8 @@ def test_the_arbiters_log_lists_the_claims_with_their_outcome(closed, personas):
     text = pdf_text(render(t, Document.Kind.ARBITER_LOG))
     assert "Claims" in text and "Chelem non compté" in text and "Pas de chelem" in text
     assert "Rejected" in text and "Open" in text and "Deuxième réclamation" in text
+    # The ledger's lines of the claims say what the claim changed, not a result's fields.
+    assert "Claim filed" in text and "None" not in text and "by ?" not in text
 
 
 def test_a_player_files_a_claim_from_their_own_page(client, closed, personas):
