@@ -87,6 +87,23 @@ def test_the_arbiter_records_and_settles_on_his_claims_page(client, closed, pers
     assert claim.state == "rejected" and claim.settled_by == personas.arbiter
     again = client.post(settle, {"state": "accepted", "reason": "Non"}, follow=True, **EN)
     assert "already settled" in again.content.decode()
+    # A penalty the penalties' rules refuse ("other" without points): said, nothing settled.
+    client.post(url, {"table": table.number, "donne": donne.number, "kind": "result", "text": "y"})
+    second = Claim.objects.get(state="open")
+    refused = client.post(
+        reverse("arbiter_claim_settle", args=[t.pk, second.pk]),
+        {
+            "state": "accepted",
+            "reason": "Oui",
+            "penalty_player": player.pk,
+            "penalty_kind": "other",
+        },
+        follow=True,
+        **EN,
+    )
+    assert refused.status_code == 200 and "points" in refused.content.decode().lower()
+    second.refresh_from_db()
+    assert second.is_open and not second.penalty_id
     # A stranger sees nothing of it.
     client.force_login(personas.stranger)
     assert client.get(url).status_code == 403
