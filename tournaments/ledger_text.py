@@ -59,6 +59,8 @@ REASON_CODES = (
     "table_entry",
     "table_confirmed",
 )
+# A claim's entries name the result they are about, but say what the claim changed.
+CLAIM_ACTIONS = frozenset({LedgerEntry.Action.CLAIM_FILED, LedgerEntry.Action.CLAIM_SETTLED})
 # How a player at the table proved who he is (``reason_params["proof"]`` of a table's entry).
 PROOF_CODE = "code"
 PROOF_PHONE = "phone"
@@ -439,7 +441,7 @@ def entry_text(entry: LedgerEntry) -> LedgerText:
     from .services.results import result_describe
 
     changes = _changes(entry)
-    if entry.result_id:
+    if entry.result_id and entry.action not in CLAIM_ACTIONS:
         before_text, after_text = result_describe(entry.before), result_describe(entry.after)
     elif entry.penalty_id:
         before_text, after_text = penalty_describe(entry.before), penalty_describe(entry.after)

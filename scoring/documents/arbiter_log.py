@@ -12,7 +12,7 @@ from django.utils.translation import gettext as _
 from reportlab.lib.units import mm
 from reportlab.platypus import Flowable, Paragraph, Spacer, Table
 
-from tournaments.ledger_text import entry_text
+from tournaments.ledger_text import CLAIM_ACTIONS, entry_text
 from tournaments.models import ArbiterCall, Claim, LedgerEntry
 from tournaments.services.penalties import penalty_describe
 
@@ -36,7 +36,7 @@ def described(entry: LedgerEntry) -> list[str]:
         if entry.after:
             lines.append(f"{_('After:')} {penalty_describe({**entry.after, 'player_name': name})}")
         return lines
-    if getattr(entry, "result_id", None) is not None:
+    if getattr(entry, "result_id", None) is not None and entry.action not in CLAIM_ACTIONS:
         lines = []
         if entry.before:
             lines.append(f"{_('Before:')} {text.before_text}")
@@ -214,7 +214,11 @@ class ArbiterLogRenderer(Renderer):
                     self.fit(date_format(localtime(claim.filed_at), "SHORT_DATETIME_FORMAT")),
                     str(claim.table.number),
                     str(claim.donne.number),
-                    self.fit(f"{claim.get_kind_display()}: {claim.text}", 7.5),
+                    self.fit(
+                        _("%(field)s: %(value)s")
+                        % {"field": claim.get_kind_display(), "value": claim.text},
+                        7.5,
+                    ),
                     self.fit(claim_author(claim)),
                     [self.fit(line, 7.5) for line in claim_outcome(claim)],
                 ]

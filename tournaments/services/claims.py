@@ -327,7 +327,12 @@ def claims_close_early(*, tournament: Tournament, user: Any) -> Tournament:
     """The organiser closes the window now: no claim is accepted any more, and the ranking is
     final at once when no claim is open (else once the last one is settled)."""
     if not can_manage_tournament(user, tournament):
-        raise PermissionDenied(_("Only the club's organisers may close the claims window."))
+        raise PermissionDenied(
+            _(
+                "Only the club's organisers and the tournament's arbiters may close the claims "
+                "window."
+            )
+        )
     with transaction.atomic():
         locked = Tournament.objects.select_for_update().get(pk=tournament.pk)
         now = timezone.now()

@@ -155,7 +155,7 @@ def claim_settle_view(request: HttpRequest, pk: int, claim_id: int) -> HttpRespo
                 reason=form.cleaned_data["reason"],
                 penalty=_penalty(form),
             )
-        except ClaimInvalid as exc:
+        except ResultInvalid as exc:  # the claim's or the penalty's refusal
             problems = [m for errors in exc.errors.values() for m in errors]
         except ClaimAlreadySettled as exc:
             problems = [str(exc)]

@@ -296,6 +296,25 @@ ENDPOINTS = [
     ),
     Endpoint("calls_take", "POST", T + "calls/{call}/take/", writes(200)),
     Endpoint("calls_rule", "POST", T + "calls/{call}/rule/", writes(200), {"ruling": "none"}),
+    # claims (issue 34): the arbiters read and settle; a registered player files their own.
+    # No window is open here (finished by hand): the managers and the player get its 400.
+    Endpoint("claims_list", "GET", T + "claims/", MANAGE, status="finished"),
+    Endpoint(
+        "claims_create",
+        "POST",
+        T + "claims/",
+        (400, 400, 403, 400, 403, 401),
+        {"table": 1, "donne": 1, "kind": "result", "text": "Poignée oubliée"},
+        status="finished",
+    ),
+    Endpoint(
+        "claims_settle",
+        "POST",
+        T + "claims/999999/settle/",
+        (404, 404, 403, 403, 403, 401),
+        {"state": "rejected", "reason": "Feuille signée"},
+        status="finished",
+    ),
     # documents: their own rules (scoring.documents.services), on top of the tournament's page
     Endpoint("documents_list", "GET", T + "documents/", PUBLIC),
     Endpoint("documents_create", "POST", T + "documents/", writes(202), {"kind": "route_cards"}),

@@ -87,6 +87,23 @@ def test_the_arbiter_records_and_settles_on_his_claims_page(client, closed, pers
     assert claim.state == "rejected" and claim.settled_by == personas.arbiter
     again = client.post(settle, {"state": "accepted", "reason": "Non"}, follow=True, **EN)
     assert "already settled" in again.content.decode()
+    # A penalty the penalties' rules refuse ("other" without points): said, nothing settled.
+    client.post(url, {"table": table.number, "donne": donne.number, "kind": "result", "text": "y"})
+    second = Claim.objects.get(state="open")
+    refused = client.post(
+        reverse("arbiter_claim_settle", args=[t.pk, second.pk]),
+        {
+            "state": "accepted",
+            "reason": "Oui",
+            "penalty_player": player.pk,
+            "penalty_kind": "other",
+        },
+        follow=True,
+        **EN,
+    )
+    assert refused.status_code == 200 and "points" in refused.content.decode().lower()
+    second.refresh_from_db()
+    assert second.is_open and not second.penalty_id
     # A stranger sees nothing of it.
     client.force_login(personas.stranger)
     assert client.get(url).status_code == 403
@@ -145,6 +162,8 @@ def test_the_arbiters_log_lists_the_claims_with_their_outcome(closed, personas):
     text = pdf_text(render(t, Document.Kind.ARBITER_LOG))
     assert "Claims" in text and "Chelem non compté" in text and "Pas de chelem" in text
     assert "Rejected" in text and "Open" in text and "Deuxième réclamation" in text
+    # The ledger's lines of the claims say what the claim changed, not a result's fields.
+    assert "Claim filed" in text and "None" not in text and "by ?" not in text
 
 
 def test_a_player_files_a_claim_from_their_own_page(client, closed, personas):
