@@ -10,7 +10,7 @@ The one seam for read replicas (`DATABASE_REPLICA_URLS`, settings `DATABASE_REPL
   decided from the cookies, before the session is loaded, so that the room's poll answers
   are covered too) and who has not written in the last
   `DATABASE_REPLICA_STICKY_SECONDS` (a cookie set on the answer to any other method), so
-  nobody sees his own entry vanish behind the replica's lag.
+  nobody sees their own entry vanish behind the replica's lag.
 - `ReplicaRouter` sends those reads to a replica that answers: a replica's connection is
   checked at most once a second per process (`SELECT 1`, connect timeout of 2 s); one that
   does not answer is left out for `DATABASE_REPLICA_RETRY_SECONDS` and the read goes to
@@ -63,7 +63,7 @@ def replica_aliases() -> list[str]:
 
 def may_read_replica(request: HttpRequest) -> bool:
     """Whether this request may read a replica: a safe method, a reader without a session,
-    no write of his within the sticky period, and a view marked `replica_reads`."""
+    no write of theirs within the sticky period, and a view marked `replica_reads`."""
     if request.method not in SAFE_METHODS:
         return False
     if STICKY_COOKIE in request.COOKIES or settings.SESSION_COOKIE_NAME in request.COOKIES:

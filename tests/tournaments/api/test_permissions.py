@@ -8,6 +8,7 @@ authenticate) where a logged-in stranger gets 403. A refused write changes nothi
 
 from __future__ import annotations
 
+import datetime
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -48,6 +49,7 @@ PUBLIC = (200, 200, 200, 200, 200, 200)
 RESULTS = (200, 200, 403, 200, 403, 401)  # can_see_results while running
 MANAGE = (200, 200, 403, 403, 403, 401)  # can_manage_tournament / can_write_results
 DRAFT = (200, 200, 403, 403, 403, 401)  # can_see_tournament of a draft
+CHAMPIONSHIP_SERIES = PUBLIC
 
 
 def writes(ok: int) -> tuple[int, ...]:
@@ -75,6 +77,9 @@ class Endpoint:
     headers: dict[str, str] = field(default_factory=dict)
 
 
+C = "/api/v1/championships/{championship}/"
+PLAYER_PAGES = (200, 403, 403, 200, 403, 401)  # the player and his club's organisers
+CLUB_STAFF = (200, 200, 403, 200, 403, 401)  # ... and his club's arbiters
 T = "/api/v1/tournaments/{t}/"
 ENDPOINTS = [
     # public
@@ -83,6 +88,62 @@ ENDPOINTS = [
     Endpoint("clubs_retrieve", "GET", "/api/v1/clubs/{club}/", PUBLIC),
     Endpoint("players_list", "GET", "/api/v1/players/?search=a", PUBLIC),
     Endpoint("players_retrieve", "GET", "/api/v1/players/{player}/", PUBLIC),
+    # a player's own pages (issue 35): his events and his rating
+    Endpoint("player_history", "GET", "/api/v1/players/{player}/history/", PLAYER_PAGES),
+    Endpoint("player_rating", "GET", "/api/v1/players/{player}/rating/", CLUB_STAFF),
+    Endpoint(
+        "club_rating_switch",
+        "PUT",
+        "/api/v1/clubs/{club}/rating/",
+        club_writes(200),
+        {"enabled": True},
+    ),
+    # championships (issue 33): public reads; the championship's organisers write
+    Endpoint("championships_list", "GET", "/api/v1/championships/", PUBLIC),
+    Endpoint("championship", "GET", C, PUBLIC),
+    Endpoint("championship_ranking", "GET", C + "ranking/", PUBLIC),
+    Endpoint("championship_qualifiers", "GET", C + "qualifiers/", PUBLIC),
+    Endpoint("championship_series", "GET", C + "series/", CHAMPIONSHIP_SERIES),
+    Endpoint(
+        "championships_create",
+        "POST",
+        "/api/v1/championships/",
+        club_writes(201),
+        lambda c: {
+            "name": "Championnat d’hiver",
+            "season_start": "2026-09-01",
+            "season_end": "2027-08-31",
+            "club": c["club"],
+            "kind": "total",
+        },
+    ),
+    Endpoint("championship_edit", "PATCH", C, club_writes(200), {"name": "Championnat 2027"}),
+    Endpoint(
+        "championship_events_add",
+        "POST",
+        C + "events/",
+        club_writes(201),
+        lambda c: {"tournament": c["t"]},
+    ),
+    Endpoint(
+        "championship_events_remove",
+        "DELETE",
+        C + "events/{championship_entry}/",
+        club_writes(204),
+    ),
+    Endpoint(
+        "championship_events_agree",
+        "POST",
+        C + "events/{championship_entry}/agree/",
+        club_writes(200),
+    ),
+    Endpoint(
+        "championship_series_set",
+        "POST",
+        C + "series/",
+        club_writes(200),
+        {"series": [{"licence": "0188888", "serie": "2e"}]},
+    ),
     Endpoint("tournaments_list", "GET", "/api/v1/tournaments/", PUBLIC),
     Endpoint("schema", "GET", "/api/schema/", PUBLIC),
     Endpoint("swagger_ui", "GET", "/api/docs/", PUBLIC),
@@ -413,6 +474,7 @@ def setup(personas: Personas, status: str) -> dict[str, Any]:
         "penalty": 0,
         "call": 0,
     }
+    context.update(_a_championship(tournament, personas))
     if status in ("running", "finished", "published"):
         was = tournament.status
         Tournament.objects.filter(pk=tournament.pk).update(status="running")
@@ -438,6 +500,26 @@ def setup(personas: Personas, status: str) -> dict[str, Any]:
         context["log_doc"] = finished_document(tournament, "arbiter_log", 0).pk
         context["summary_doc"] = finished_document(tournament, "results_summary", 0).pk
     return context
+
+
+def _a_championship(tournament: Tournament, personas: Personas) -> dict[str, int]:
+    """A championship of the tournament's club by its organiser, counting another tournament
+    of the club (an entry to remove or agree to)."""
+    from tournaments.championships import services as championships
+
+    championship = championships.championship_create(
+        user=personas.organiser,
+        club=tournament.club,
+        name="Championnat du club",
+        season_start=datetime.date(2026, 9, 1),
+        season_end=datetime.date(2027, 8, 31),
+        kind="total",
+    )
+    other = Tournament.objects.create(
+        club=tournament.club, name="Tournoi d’automne", date=datetime.date(2026, 10, 3)
+    )
+    entry = championships.event_add(championship, user=personas.organiser, tournament=other)
+    return {"championship": championship.pk, "championship_entry": entry.pk}
 
 
 def finished_document(tournament: Tournament, kind: str, part: int) -> Document:
@@ -534,5 +616,9 @@ def test_every_api_operation_is_in_the_matrix() -> None:
     # own matrix covers its operations (tests/tournaments/simultaneous/hub/test_api_permissions.py).
     from tests.tournaments.simultaneous.hub.test_api_permissions import MATRIX
 
+    # A player's event report answers 403 `report_not_open` to everyone until every donne is
+    # complete: its own tests walk the personas through a complete event and an open one
+    # (tests/scoring/rankings/test_player_api.py).
+    covered |= {"player_event_report"}
     missing = operations - covered - set(MATRIX)
     assert not missing, f"endpoints without a row in the permission matrix: {sorted(missing)}"
