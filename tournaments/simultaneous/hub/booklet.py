@@ -176,10 +176,9 @@ class BookletRenderer(Renderer):
     def frequencies(self, donnes: list[BookletDonne]) -> list[Flowable]:
         """Each donne's frequency sheet: contracts by taker, then each position's scores."""
         story: list[Flowable] = [PageBreak(), Paragraph(esc(_("Frequencies")), self.styles.h2)]
+        outcomes = reads.every_field_outcome(self.event)
         for donne in self.steps(donnes):
-            sheet = frequency_sheet(
-                reads.field_outcomes(self.event, donne.number), self.event.method
-            )
+            sheet = frequency_sheet(outcomes.get(donne.number, []), self.event.method)
             story += self.donne_frequencies(donne, sheet)
         return story
 

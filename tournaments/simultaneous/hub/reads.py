@@ -313,21 +313,50 @@ def donne_table_counts(event: SimultaneousEvent) -> dict[int, int]:
     )
 
 
+OUTCOME_FIELDS = ("status", "contract", "taker", "bouts", "points", "scores")
+
+
+def _outcome(
+    status: str, contract: str | None, taker: str | None, bouts: Any, points: Any, scores: Any
+) -> FieldOutcome:
+    return FieldOutcome(
+        status,
+        contract or "",
+        taker or "",
+        bouts,
+        Fraction(points) if points is not None else None,
+        {p: int(s) for p, s in (scores or {}).items()},
+    )
+
+
 def field_outcomes(event: SimultaneousEvent, number: int) -> list[FieldOutcome]:
     """Every table's result on donne `number`, as the frequency sheet reads them (one query)."""
     return [
-        FieldOutcome(
-            status,
-            contract or "",
-            taker or "",
-            bouts,
-            Fraction(points) if points is not None else None,
-            {p: int(s) for p, s in (scores or {}).items()},
+        _outcome(*row)
+        for row in FieldResult.objects.filter(event=event, donne=number).values_list(
+            *OUTCOME_FIELDS
         )
-        for status, contract, taker, bouts, points, scores in FieldResult.objects.filter(
-            event=event, donne=number
-        ).values_list("status", "contract", "taker", "bouts", "points", "scores")
     ]
+
+
+def every_field_outcome(event: SimultaneousEvent) -> dict[int, list[FieldOutcome]]:
+    """Every table's result on every donne, by donne number, each list as `field_outcomes`
+    reads that donne (one query, for the booklet's frequency sheets of every donne)."""
+    by_donne: dict[int, list[FieldOutcome]] = {}
+    rows = (
+        FieldResult.objects.filter(event=event)
+        .order_by()
+        .values_list("donne", *OUTCOME_FIELDS)
+        .iterator(chunk_size=10_000)
+    )
+    for donne, *row in rows:
+        outcome = _outcome(*row)
+        found = by_donne.get(donne)
+        if found is None:
+            by_donne[donne] = [outcome]
+        else:
+            found.append(outcome)
+    return by_donne
 
 
 def club_names(event: SimultaneousEvent) -> dict[int, str]:
