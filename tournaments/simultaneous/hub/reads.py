@@ -340,22 +340,19 @@ def field_outcomes(event: SimultaneousEvent, number: int) -> list[FieldOutcome]:
 
 
 def every_field_outcome(event: SimultaneousEvent) -> dict[int, list[FieldOutcome]]:
-    """Every table's result on every donne, by donne number, each list as `field_outcomes`
-    reads that donne (one query, for the booklet's frequency sheets of every donne)."""
+    """Every table's result on every donne, by donne number, each list holding what
+    `field_outcomes` reads of that donne (in another order; the frequency sheet takes any).
+    One query, grouped by what happened: thousands of tables share a few hundred outcomes,
+    each converted once and listed as many times as tables had it."""
     by_donne: dict[int, list[FieldOutcome]] = {}
     rows = (
         FieldResult.objects.filter(event=event)
         .order_by()
         .values_list("donne", *OUTCOME_FIELDS)
-        .iterator(chunk_size=10_000)
+        .annotate(tables=Count("pk"))
     )
-    for donne, *row in rows:
-        outcome = _outcome(*row)
-        found = by_donne.get(donne)
-        if found is None:
-            by_donne[donne] = [outcome]
-        else:
-            found.append(outcome)
+    for donne, *row, tables in rows:
+        by_donne.setdefault(donne, []).extend([_outcome(*row)] * tables)
     return by_donne
 
 
