@@ -685,12 +685,7 @@ class FastTable(Flowable):
         # Backgrounds: the header, then any shaded cell.
         canvas.setFillColor(LIGHT)
         canvas.rect(0, top - self.header_height, self.width, self.header_height, stroke=0, fill=1)
-        for r, row in enumerate(self.rows):
-            for c, cell in enumerate(row):
-                if isinstance(cell, Cell) and cell.background is not None:
-                    canvas.setFillColor(cell.background)
-                    height = self._row_heights[r]
-                    canvas.rect(edges[c], tops[r + 1], self.widths[c], height, stroke=0, fill=1)
+        self._backgrounds(canvas, edges, tops)
         # Rules: one path.
         canvas.setStrokeColor(LINE)
         canvas.setLineWidth(0.4)
@@ -746,6 +741,26 @@ class FastTable(Flowable):
                     self._lines(text, fitted, font, c, edges, y, align[c])
         canvas.drawText(text)
         canvas.restoreState()
+
+    def _backgrounds(self, canvas: Canvas, edges: list[float], tops: list[float]) -> None:
+        """The shaded cells: neighbours of a row with the same background in one rectangle
+        (a striped ranking shades whole rows), the fill colour set when it changes."""
+        current: Any = LIGHT
+        for r, row in enumerate(self.rows):
+            start, shade = 0, None
+            for c in range(len(row) + 1):
+                cell = row[c] if c < len(row) else None
+                background = cell.background if cell.__class__ is Cell else None  # type: ignore[union-attr]
+                if background is shade:
+                    continue
+                if shade is not None:
+                    if shade is not current:
+                        canvas.setFillColor(shade)
+                        current = shade
+                    height = self._row_heights[r]
+                    x, width = edges[start], edges[c] - edges[start]
+                    canvas.rect(x, tops[r + 1], width, height, stroke=0, fill=1)
+                start, shade = c, background
 
     def _lines(
         self,

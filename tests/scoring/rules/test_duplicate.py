@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from decimal import Decimal
 from fractions import Fraction
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from scoring.rules.duplicate import Method, differentials, matchpoint_percentage
+from scoring.rules.duplicate import (
+    Method,
+    differentials,
+    differentials_by_score,
+    matchpoint_percentage,
+)
 from scoring.rules.errors import InvalidMethod, InvalidScore
 
 F = Fraction
@@ -72,3 +80,18 @@ def test_scores_must_be_numbers(bad: object) -> None:
         differentials([1, bad], method="average")  # type: ignore[list-item]
     assert info.value.code == "score_not_a_number"
     assert str(info.value)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    scores=st.lists(st.integers(min_value=-1000, max_value=1000), max_size=40)
+    | st.lists(st.sampled_from([-220, -40, 0, 25, 25, 96, 204]), max_size=60),
+    method=st.sampled_from(list(Method)),
+)
+def test_differentials_by_score_are_each_occurrences_differential(scores, method) -> None:
+    """The counted form gives every distinct score what the plain form gives each of its
+    occurrences in the group spelled out."""
+    by_score = differentials_by_score(Counter(scores), method)
+    plain = differentials(scores, method)
+    assert [by_score[s] for s in scores] == plain
+    assert set(by_score) == set(scores)

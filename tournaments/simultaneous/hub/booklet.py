@@ -27,6 +27,7 @@ from django.utils.cache import patch_vary_headers
 from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
+from reportlab.lib import colors
 from reportlab.lib.units import mm
 from reportlab.platypus import CondPageBreak, Flowable, PageBreak, Paragraph, Spacer, Table
 
@@ -50,7 +51,7 @@ from .frequencies import FrequencySheet, frequency_sheet
 from .models import EventBooklet, OverallRankingRow, SimultaneousEvent
 
 CONTRACT_LABELS = dict(Contract.choices)
-STRIPE = "#f7f8fb"
+STRIPE = colors.HexColor("#f7f8fb")  # a colour object: a string is parsed at every use
 
 
 @dataclass(frozen=True)
@@ -176,10 +177,9 @@ class BookletRenderer(Renderer):
     def frequencies(self, donnes: list[BookletDonne]) -> list[Flowable]:
         """Each donne's frequency sheet: contracts by taker, then each position's scores."""
         story: list[Flowable] = [PageBreak(), Paragraph(esc(_("Frequencies")), self.styles.h2)]
+        outcomes = reads.every_field_outcome(self.event)
         for donne in self.steps(donnes):
-            sheet = frequency_sheet(
-                reads.field_outcomes(self.event, donne.number), self.event.method
-            )
+            sheet = frequency_sheet(outcomes.get(donne.number, []), self.event.method)
             story += self.donne_frequencies(donne, sheet)
         return story
 
@@ -280,11 +280,16 @@ class BookletRenderer(Renderer):
         if not values:
             return [*story, Paragraph(esc(_("Nobody is ranked yet.")), self.styles.body)]
         rows: list[list[str | Cell]] = []
+        totals: dict[str, tuple[str, Any]] = {}  # a stored total -> (shown, colour)
         for index, (rank, first, last, licence, club, played, pen, total) in enumerate(values):
             shade = STRIPE if index % 2 else None
-            exact = Fraction(total)
-            shown = f"{fmt_number(exact)} %" if mp else fmt_signed(exact)
-            colour = None if mp or not exact else (GOOD if exact > 0 else RED)
+            known = totals.get(total)
+            if known is None:
+                exact = Fraction(total)
+                shown = f"{fmt_number(exact)} %" if mp else fmt_signed(exact)
+                colour = None if mp or not exact else (GOOD if exact > 0 else RED)
+                known = totals[total] = (shown, colour)
+            shown, colour = known
             rows.append(
                 [
                     Cell(f"{rank}{'=' if ranks[rank] > 1 else ''}", background=shade),

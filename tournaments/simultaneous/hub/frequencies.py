@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import NamedTuple
 
-from scoring.rules.duplicate import differentials, matchpoint_percentage
+from scoring.rules.duplicate import differentials_by_score, matchpoint_percentage
 from scoring.rules.engine import THRESHOLDS
 
 POSITIONS = ("N", "E", "S", "W")
@@ -133,7 +133,7 @@ def _score_lines(scores: list[int], method: str) -> list[ScoreLine]:
         return []
     counts = Counter(scores)
     distinct = sorted(counts, reverse=True)
-    values = dict(zip(scores, differentials(scores, method), strict=True))
+    values = differentials_by_score(counts, method)
     n = len(scores)
     lines = []
     for score in distinct:

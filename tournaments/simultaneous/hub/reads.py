@@ -313,21 +313,47 @@ def donne_table_counts(event: SimultaneousEvent) -> dict[int, int]:
     )
 
 
+OUTCOME_FIELDS = ("status", "contract", "taker", "bouts", "points", "scores")
+
+
+def _outcome(
+    status: str, contract: str | None, taker: str | None, bouts: Any, points: Any, scores: Any
+) -> FieldOutcome:
+    return FieldOutcome(
+        status,
+        contract or "",
+        taker or "",
+        bouts,
+        Fraction(points) if points is not None else None,
+        {p: int(s) for p, s in (scores or {}).items()},
+    )
+
+
 def field_outcomes(event: SimultaneousEvent, number: int) -> list[FieldOutcome]:
     """Every table's result on donne `number`, as the frequency sheet reads them (one query)."""
     return [
-        FieldOutcome(
-            status,
-            contract or "",
-            taker or "",
-            bouts,
-            Fraction(points) if points is not None else None,
-            {p: int(s) for p, s in (scores or {}).items()},
+        _outcome(*row)
+        for row in FieldResult.objects.filter(event=event, donne=number).values_list(
+            *OUTCOME_FIELDS
         )
-        for status, contract, taker, bouts, points, scores in FieldResult.objects.filter(
-            event=event, donne=number
-        ).values_list("status", "contract", "taker", "bouts", "points", "scores")
     ]
+
+
+def every_field_outcome(event: SimultaneousEvent) -> dict[int, list[FieldOutcome]]:
+    """Every table's result on every donne, by donne number, each list holding what
+    `field_outcomes` reads of that donne (in another order; the frequency sheet takes any).
+    One query, grouped by what happened: thousands of tables share a few hundred outcomes,
+    each converted once and listed as many times as tables had it."""
+    by_donne: dict[int, list[FieldOutcome]] = {}
+    rows = (
+        FieldResult.objects.filter(event=event)
+        .order_by()
+        .values_list("donne", *OUTCOME_FIELDS)
+        .annotate(tables=Count("pk"))
+    )
+    for donne, *row, tables in rows:
+        by_donne.setdefault(donne, []).extend([_outcome(*row)] * tables)
+    return by_donne
 
 
 def club_names(event: SimultaneousEvent) -> dict[int, str]:
