@@ -204,10 +204,14 @@ def test_focus_ring_and_offline_notice_meet_their_contrast(
     ring = """e => { const box = e.closest('.choice') || e; const s = getComputedStyle(box);
         return [s.outlineStyle, parseFloat(s.outlineWidth), s.outlineColor]; }"""
     # From the keyboard (no mouse touched the page, so a focus given is shown as the keyboard's):
-    # the first stop is a donne tab; then a choice and a text field.
+    # the first stop is the jump to calling the arbiter, the next a donne tab; then a choice
+    # and a text field.
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.id") == "call-jump"
     page.keyboard.press("Tab")
     assert page.evaluate("document.activeElement.classList.contains('tab')")
-    for target in ("#donne-tabs .tab >> nth=0", 'input[name="contract"] >> nth=0', "#points"):
+    targets = ("#call-jump", "#donne-tabs .tab >> nth=0", 'input[name="contract"] >> nth=0')
+    for target in (*targets, "#points"):
         element = page.locator(target)
         element.focus()
         style, width, color = element.evaluate(ring)
