@@ -167,9 +167,8 @@ def report(rows: list[dict[str, Any]], players: int, repeats: int, load: str) ->
         f"Run on {dt.date.today():%Y-%m-%d} with `.venv/bin/python bench/bench_booklet.py "
         "--write`.",
         f"Machine: {os.cpu_count()} cores ({platform.machine()}), Python "
-        f"{platform.python_version()}, PostgreSQL {connection.pg_version // 10000}; load "
-        f"average {load} during the run (the machine was busy with other work: the ratio to "
-        f"the baseline of the same run is what to compare); best of {repeats}.",
+        f"{platform.python_version()}, PostgreSQL {connection.pg_version // 10000}; "
+        f"{benchdoc.machine_load(load)} (during the run); best of {repeats}.",
         f"The field: {players:,} players (300 clubs × 40, 24 donnes), every upload applied as "
         "the API applies it, the overall ranking computed, the embargo over. The booklet built "
         "as the worker builds it (`BookletRenderer.render`: hand records, each donne's "

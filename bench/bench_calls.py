@@ -236,9 +236,9 @@ def report(
                 "",
                 f"Run on {dt.date.today():%Y-%m-%d} with `.venv/bin/python bench/bench_calls.py --write`.",
                 f"Machine: {os.cpu_count()} cores ({platform.machine()}), Python "
-                f"{platform.python_version()}, PostgreSQL {connection.pg_version // 10000}; load average "
-                f"{load_avg} during the run (**the machine was busy**: shared with other helpers' "
-                "work; the phones, the server and the database all ran on it).",
+                f"{platform.python_version()}, PostgreSQL {connection.pg_version // 10000}; "
+                f"{benchdoc.machine_load(load_avg)} (the phones, the server and the database all "
+                "ran on it).",
                 f"gunicorn with {args.workers} sync workers (DEBUG off); a tournament of "
                 f"{args.players} players ({tables} tables); a call every {CALL_PERIOD:g} s from a new "
                 f"table; the arbiter's panel asked every {PANEL_PERIOD:g} s; {args.seconds:g} s a phase.",

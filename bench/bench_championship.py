@@ -364,10 +364,8 @@ def report(r: dict[str, Any], repeats: int, load: str) -> str:
         "--write`.",
         f"Machine: {os.cpu_count()} cores ({platform.machine()}), Python "
         f"{platform.python_version()}, PostgreSQL {connection.pg_version // 10000}, "
-        f"{platform.system()}; load average {load} at the end of the run: the machine was "
-        "shared with other work (several test runs at once), so wall times are inflated and "
-        f"move from run to run; best of {repeats}; the CPU seconds of this process and the "
-        "ratios, each against a baseline of the same run, are what to compare.",
+        f"{platform.system()}; {benchdoc.machine_load(load)} at the end of the run; best of "
+        f"{repeats}; the CPU seconds of this process are given beside the wall times.",
         f"The season: {SITE_EVENTS} site tournaments of {SITE_FIELD} players and {HUB_EVENTS} "
         f"simultaneous events of {HUB_FIELD:,} ({SITE_EVENTS * SITE_FIELD + HUB_EVENTS * HUB_FIELD:,} "
         f"event lines), {PLAYERS:,} distinct players keyed by licence across both, each in one "

@@ -198,7 +198,7 @@ def report_text(history: dict[str, Any], report: dict[str, Any], repeats: int) -
     return f"""{SECTION}
 
 Run on {dt.date.today().isoformat()} with `.venv/bin/python bench/bench_player.py --write`.
-Machine: {os.cpu_count()} cores ({platform.machine()}), Python {platform.python_version()}, PostgreSQL, Linux; load average {load} during the run (**the machine was busy**: eight sessions shared its two cores, so the times are high and move; the ratios to the baselines of the same run are what to compare); best of {repeats} runs.
+Machine: {os.cpu_count()} cores ({platform.machine()}), Python {platform.python_version()}, PostgreSQL, Linux; {benchdoc.machine_load(load)} (during the run); best of {repeats} runs.
 
 A player's history with {EVENTS} published events (`scoring/rankings/player_history.py`), against the floor, the one SELECT of his {EVENTS} registrations with their tournaments and clubs ({h["floor"]:.1f} ms); target: under 100 ms and at most 3 queries:
 

@@ -223,9 +223,7 @@ def report(r: dict[str, Any], args: argparse.Namespace, load: str) -> str:
         + (" --redis …" if args.redis else "")
         + " --write`.",
         f"Machine: {os.cpu_count()} cores ({platform.machine()}), Python "
-        f"{platform.python_version()}; load average {load} at the end: **the machine was busy** "
-        "(other sessions' tests and benchmarks), so the figures are high and noisy; the "
-        "ratios of each row, measured in the same minute, are what to read.",
+        f"{platform.python_version()}; {benchdoc.machine_load(load)} (at the end).",
         f"Staged: {args.clubs} clubs × 40 players × 24 donnes through the hub's uploads "
         f"({args.clubs * 40:,} players ranked), the embargo lifted; a published tournament of "
         f"{args.room_players} players for the room's screen.",

@@ -237,9 +237,8 @@ def report(row: dict[str, Any], repeats: int, load: str) -> str:
         f"Run on {dt.date.today():%Y-%m-%d} with `.venv/bin/python bench/bench_rating.py --write`.",
         f"Machine: {os.cpu_count()} cores ({platform.machine()}), Python "
         f"{platform.python_version()}, PostgreSQL {connection.pg_version // 10000}, "
-        f"{platform.system()}; load average {load} during the run (the machine was busy, "
-        f"shared with other work); best of {repeats} runs. Times move with the load; the "
-        "ratios, each against the baseline measured in the same run, are what to compare.",
+        f"{platform.system()}; {benchdoc.machine_load(load)} (during the run); best of "
+        f"{repeats} runs.",
         f"A season of {row['players']:,} players (all rated: {row['rated']:,}), "
         f"{row['tournaments']:,} published tournaments of 2 or 3 tables over a year (24 donnes), "
         f"{row['comparisons']:,} comparisons of players who held the same cards "

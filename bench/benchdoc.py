@@ -21,3 +21,18 @@ def write_section(section: str, text: str, *, old_titles: Iterable[str] = ()) ->
     else:
         updated = current.rstrip("\n") + "\n\n" + text
     DOC.write_text(updated.rstrip("\n") + "\n", encoding="utf-8")
+
+
+def machine_load(load: str | None = None) -> str:
+    """How loaded the machine was, in words, from its load average ("1.0, 0.6, 0.2", the
+    current one when None): quiet when the last minute's load stayed under its cores."""
+    import os
+
+    averages = [float(v) for v in load.split(",")] if load else list(os.getloadavg())
+    text = ", ".join(f"{value:.1f}" for value in averages)
+    if averages[0] < (os.cpu_count() or 1):
+        return f"load average {text}: a quiet machine, nothing else running"
+    return (
+        f"load average {text}: the machine was shared with other work, so wall times are "
+        "inflated and the ratios against the same run's baseline are what to compare"
+    )
