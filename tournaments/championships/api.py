@@ -56,7 +56,12 @@ class ChampionshipWriteSerializer(serializers.Serializer):
     season_start = serializers.DateField()
     season_end = serializers.DateField()
     club = serializers.IntegerField(required=False, allow_null=True, min_value=1)
-    hub_scope = serializers.BooleanField(required=False, default=False)
+    hub_scope = serializers.BooleanField(
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="Over simultaneous events: true exactly when no club is named (may be left out).",
+    )
     kind = serializers.ChoiceField(choices=Championship.Kind.choices)
     places = serializers.ListField(
         child=serializers.IntegerField(min_value=-100000, max_value=100000),

@@ -34,6 +34,13 @@ def can_create_championship(user: Any) -> bool:
     )
 
 
+def organises_simultaneous_events(user: Any) -> bool:
+    """An organiser of at least one simultaneous event (or a superuser)."""
+    if not _signed_in(user):
+        return False
+    return bool(user.is_superuser or SimultaneousEvent.objects.filter(organisers=user).exists())
+
+
 def organises_club(user: Any, club: Club) -> bool:
     """An organiser of `club` (or a superuser)."""
     if not _signed_in(user):

@@ -29,7 +29,7 @@ from tournaments.validators import validate_plain_text
 
 from .errors import ChampionshipInvalid
 from .models import Championship, ChampionshipEvent, ChampionshipLogEntry, SeasonSerie
-from .permissions import organises_club, owns_event
+from .permissions import organises_club, organises_simultaneous_events, owns_event
 from .ranking import event_is_final, rule_of, schedule_championship
 
 RULE_FIELDS = (
@@ -186,9 +186,38 @@ def _clean(values: Mapping[str, Any]) -> dict[str, Any]:
 def championship_create(*, user: Any, club: Club | None = None, **values: Any) -> Championship:
     """Create a championship with its rule; `user` becomes its organiser. Raises
     `ChampionshipInvalid` (nothing saved) for a rule or dates that do not hold, or a club
-    he does not organise."""
+    he does not organise.
+
+    A championship without a club is one over simultaneous events (`hub_scope`): only a
+    simultaneous event's organisers (or a superuser) create one; a `hub_scope` given that
+    contradicts the club is refused, naming it."""
     if club is not None and not organises_club(user, club):
         raise ChampionshipInvalid({"club": [_("You do not organise this club.")]})
+    hub_scope = club is None
+    asked = values.pop("hub_scope", None)
+    if asked is not None and bool(asked) != hub_scope:
+        raise ChampionshipInvalid(
+            {
+                "hub_scope": [
+                    _(
+                        "A championship over simultaneous events has no club; a club’s "
+                        "championship names its club."
+                    )
+                ]
+            }
+        )
+    if hub_scope and not organises_simultaneous_events(user):
+        raise ChampionshipInvalid(
+            {
+                "club": [
+                    _(
+                        "Choose the club the championship is for: only the organisers of a "
+                        "simultaneous event create a championship over simultaneous events."
+                    )
+                ]
+            }
+        )
+    values["hub_scope"] = hub_scope
     try:
         fields = _clean(values)
     except (TypeError, ValueError, ArithmeticError):

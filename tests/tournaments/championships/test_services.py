@@ -20,7 +20,7 @@ from tournaments.championships.models import (
 )
 from tournaments.models import Club
 
-from .conftest import END, START, add, create, published
+from .conftest import END, RULE, START, add, create, published
 
 pytestmark = pytest.mark.django_db
 
@@ -157,3 +157,28 @@ def test_a_club_he_does_not_organise_is_refused(season, make_user):
     )
     assert list(details) == ["club"]
     assert not ChampionshipEvent.objects.exists()
+
+
+def test_a_championship_without_a_club_is_over_simultaneous_events(season, hub):
+    """hub_scope is derived from the club: only a simultaneous event's organiser creates a
+    championship without one, and a hub_scope that contradicts the club is refused."""
+    fields = {"name": "Circuit des simultanés", "season_start": START, "season_end": END, **RULE}
+    details = refusal(services.championship_create, user=season.organiser, **fields)
+    assert list(details) == ["club"] and "simultané" in details["club"][0]
+    details = refusal(
+        services.championship_create,
+        user=season.organiser,
+        club=season.club,
+        hub_scope=True,
+        **fields,
+    )
+    assert list(details) == ["hub_scope"]
+    with translation.override("en"):
+        details = refusal(
+            services.championship_create, user=hub.organiser, hub_scope=False, **fields
+        )
+        assert list(details) == ["hub_scope"] and "club" in details["hub_scope"][0]
+    assert not Championship.objects.exists()
+    circuit = services.championship_create(user=hub.organiser, **fields)
+    assert circuit.hub_scope and circuit.club_id is None
+    assert create(season).hub_scope is False
