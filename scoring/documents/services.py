@@ -412,6 +412,21 @@ def etui_sheet_pdf(
         return renderer.render()
 
 
+def player_report_pdf(
+    tournament: Tournament, *, player_id: int, language: str
+) -> tuple[str, str, bytes]:
+    """One player's report of one event as a PDF (`PlayerReportRenderer`, the document the
+    arbiters build for everyone, with his part only), rendered now in `language`, never
+    stored: (filename, mimetype, bytes). The caller checks who reads it and that the report
+    is open (`scoring.rankings.player_views.report_closed`); the renderer prints only the
+    "not open yet" sentence otherwise."""
+    from .player_report import PlayerReportRenderer
+
+    renderer = PlayerReportRenderer(tournament, part=player_id)
+    with translation.override(language):
+        return renderer.render()
+
+
 def document_build(*, document_id: int) -> Document | None:
     """Build a requested document and store its file. Idempotent: a document already built,
     failed, or being built by a live worker is left alone (returns None)."""
