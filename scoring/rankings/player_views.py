@@ -28,6 +28,7 @@ from django.utils.translation import get_language_info, pgettext
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
+from scoring.rankings.history_rows import history_rows
 from scoring.rankings.player_history import HistoryLine, history_chart_points, history_lines
 from scoring.rankings.player_report import (
     OPEN,
@@ -77,17 +78,22 @@ def _history_page(
 ) -> HttpResponse:
     lines = history_lines(player)
     chart, chart_lines = history_chart(lines, player)
+    rating = rating_summary(player)
+    rows, chart_rows = history_rows(
+        lines, chart_lines, rating=rating, player_pk=player.pk, token=token
+    )
     return render(
         request,
         "scoring/mine.html",
         {
             "player": player,
             "lines": lines,
+            "history_rows": rows,
             "chart": chart,
-            "chart_lines": chart_lines,
+            "chart_rows": chart_rows,
             "token": token,
             "own": own,
-            "rating": rating_summary(player),
+            "rating": rating,
             "sections": player_sections(player),
         },
     )
