@@ -448,16 +448,34 @@ def etui_sheet_pdf(
 def player_report_pdf(
     tournament: Tournament, *, player_id: int, language: str
 ) -> tuple[str, str, bytes]:
-    """One player's report of one event as a PDF (`PlayerReportRenderer`, the document the
-    arbiters build for everyone, with his part only), rendered now in `language`, never
-    stored: (filename, mimetype, bytes). The caller checks who reads it and that the report
-    is open (`scoring.rankings.player_views.report_closed`); the renderer prints only the
-    "not open yet" sentence otherwise."""
-    from .player_report import PlayerReportRenderer
-
-    renderer = PlayerReportRenderer(tournament, part=player_id)
-    with translation.override(language):
-        return renderer.render()
+    """One player's report of one event as a PDF in `language`: (filename, mimetype, bytes).
+    The document system's own file of it (kind `player_report`, part the player) when one is
+    built from the inputs it prints now; else rendered now (`PlayerReportRenderer`, about half
+    a second for 24 donnes) and stored as that document, so the next reader (the page's link
+    followed twice, the player's row of the documents page) reads the file. The caller checks
+    who reads it and that the report is open (`scoring.rankings.player_views.report_closed`);
+    the renderer prints only the "not open yet" sentence otherwise."""
+    kind = Kind.PLAYER_REPORT
+    current = Inputs(tournament).fingerprint(kind, language)
+    done = _latest_done(tournament, kind, language, player_id)
+    if done is not None and done.file and not document_is_out_of_date(done, current=current):
+        try:
+            with done.file.open("rb") as handle:
+                return document_filename(done), "application/pdf", handle.read()
+        except FileNotFoundError:
+            pass  # rendered again below
+    document = Document(
+        tournament=tournament, kind=kind, language=language, part=player_id, status=Status.DONE
+    )
+    (_filename, mimetype, content), renderer = document_render(document)
+    document.pages = renderer.pages
+    document.results_version = renderer.results_version
+    document.fingerprint = current
+    document.progress = 100
+    document.finished_at = timezone.now()
+    document.file.save(document_filename(document), ContentFile(content), save=True)
+    _remove_older(document)
+    return document_filename(document), mimetype, content
 
 
 def document_build(*, document_id: int) -> Document | None:

@@ -187,3 +187,31 @@ def test_the_signed_in_pdf_follows_the_pages_rules(client, event):
     closed = client.get(mine, HTTP_ACCEPT_LANGUAGE="en")
     assert closed.status_code == 403
     assert b"once every table has played every donne" in closed.content
+
+
+def test_the_link_pdf_is_the_stored_document_while_up_to_date(client, event, monkeypatch):
+    """Rendered once and stored as the player's `player_report` document; read back while
+    what it prints is unchanged; a corrected name renders it again."""
+    from django.urls import reverse
+
+    from scoring.documents import services
+    from tournaments.models import Player
+
+    player = event.players[0]
+    link = _link(event, player)
+    url = reverse("mine_link_report_pdf", args=[link.token, event.tournament.pk]) + "?lang=en"
+    first = client.get(url)
+    assert first.status_code == 200
+    stored = Document.objects.get(kind=Document.Kind.PLAYER_REPORT, part=player.pk)
+    assert stored.status == Document.Status.DONE and stored.language == "en"
+    renders = []
+    real = services.document_render
+    monkeypatch.setattr(
+        services, "document_render", lambda *a, **k: renders.append(1) or real(*a, **k)
+    )
+    again = client.get(url)
+    assert again.content == first.content and not renders
+    Player.objects.filter(pk=player.pk).update(first_name="Renommé")
+    renamed = client.get(url)
+    assert renders and "Renommé" in pdf_text(renamed.content)
+    assert Document.objects.filter(kind=Document.Kind.PLAYER_REPORT, part=player.pk).count() == 1
