@@ -7,6 +7,7 @@ while it runs (everyone, when it is public during play); strangers see only what
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from django.db.models import Exists, OuterRef, Q, Value
@@ -179,3 +180,68 @@ def can_see_player(user: AnyUser, player: Player) -> bool:
 
     staff = Q(organisers__pk=user.pk) | Q(arbiters__pk=user.pk)
     return Club.objects.filter(staff, pk=player.club_id).exists()
+
+
+# --- licences ---------------------------------------------------------------------------------
+
+
+def _is_staff(user: AnyUser) -> bool:
+    return bool(user.is_authenticated and (user.is_staff or user.is_superuser))
+
+
+def can_see_licence(user: AnyUser, player: Player) -> bool:
+    """A player's licence (issue 35: never to the public): the player himself, the site's
+    staff, the organisers and arbiters of his club (`can_see_player`) and those of a
+    tournament he is registered in; two queries at most."""
+    if not user.is_authenticated:
+        return False
+    if _is_staff(user) or can_see_player(user, player):
+        return True
+    from .models import Registration
+
+    organiser = Q(tournament__club__organisers__pk=user.pk)
+    arbiter = Q(tournament__arbiters__pk=user.pk)
+    return Registration.objects.filter(organiser | arbiter, player_id=player.pk).exists()
+
+
+@dataclass(frozen=True)
+class LicenceReader:
+    """Whose licences a user may read, decided once for a page or an answer that lists many
+    players (no query per player): all of them for the staff and, in a tournament's lists,
+    for those who manage it (`can_manage_tournament`); else his own and those of the clubs he
+    organises or arbitrates. Anonymous readers: none. Where a single player is shown,
+    `can_see_licence` is exact (a tournament of another club he played in)."""
+
+    user_id: int | None
+    everyone: bool
+    clubs: frozenset[int]
+
+    @classmethod
+    def of(cls, user: AnyUser, tournament: Tournament | None = None) -> LicenceReader:
+        """The reader for `user` (one query for a signed-in user, two with `tournament`)."""
+        if not user.is_authenticated:
+            return cls(None, False, frozenset())
+        if _is_staff(user) or (tournament is not None and can_manage_tournament(user, tournament)):
+            return cls(user.pk, True, frozenset())
+        from .models import Club
+
+        staff = Q(organisers__pk=user.pk) | Q(arbiters__pk=user.pk)
+        clubs = frozenset(Club.objects.filter(staff).values_list("pk", flat=True))
+        return cls(user.pk, False, clubs)
+
+    @property
+    def searches_licences(self) -> bool:
+        """Whether a search may match the start of a licence: only for a reader who reads
+        licences beyond his own (a match would tell a stranger whose licence it is)."""
+        return self.everyone or bool(self.clubs)
+
+    def shows(self, player: Player) -> bool:
+        return (
+            self.everyone
+            or (self.user_id is not None and player.user_id == self.user_id)
+            or player.club_id in self.clubs
+        )
+
+    def licence(self, player: Player) -> str | None:
+        """The player's licence, or None for this reader."""
+        return player.licence if self.shows(player) else None

@@ -85,15 +85,18 @@ def player_search_name(*, first_name: str, last_name: str) -> str:
     return fold(f"{first_name} {last_name}")
 
 
-def players_matching(players: QuerySet, query: str, *, prefix: str = "") -> QuerySet:
+def players_matching(
+    players: QuerySet, query: str, *, prefix: str = "", licences: bool = True
+) -> QuerySet:
     """Filter `players` (or rows reaching a player through `prefix`, e.g. "player__") so that
-    every word of `query` is in the names (folded alike, `fold`) or starts the licence. Words
+    every word of `query` is in the names (folded alike, `fold`) or, with `licences`, starts
+    the licence (public searches pass False: a match would tell whose licence it is). Words
     that fold to nothing (a lone apostrophe or hyphen) are left out."""
     for word in query.split():
         if not fold(word):
             continue
-        players = players.filter(
-            Q(**{f"{prefix}search_name__contains": fold(word)})
-            | Q(**{f"{prefix}licence__startswith": word})
-        )
+        names = Q(**{f"{prefix}search_name__contains": fold(word)})
+        if licences:
+            names |= Q(**{f"{prefix}licence__startswith": word})
+        players = players.filter(names)
     return players

@@ -1,7 +1,8 @@
 """The signals `tournaments` sends to the parts that derive something from its data.
 
 `results_changed` is sent once a transaction that changed a tournament's results (a result,
-an annulment, a penalty, a field the ranking reads, the tournament's status) has committed,
+an annulment, a penalty, a field the ranking reads, the tournament's status; its date, which
+the rankings derived from it read: the players' rating, a club season) has committed,
 never inside it and never for a rolled-back change, with the keyword argument
 ``tournament_id``. Changes committed together or close together are coalesced by the
 receivers (one computation or upload queued at a time), not here.

@@ -141,7 +141,7 @@ class DocumentsView(TournamentView):
         inputs = Inputs(self.tournament)
         out = []
         for doc in documents:
-            may_download = access.may_download(doc.kind, doc.part)
+            may_download = access.may_download_document(doc)
             done = doc.status == Document.Status.DONE and bool(doc.file)
             out.append(
                 {
@@ -341,7 +341,7 @@ class DocumentDownloadView(DocumentsView):
     )
     def get(self, request: Request, tournament: int, document: int) -> Any:
         doc = self.document(document)
-        if not self.access().may_download(doc.kind, doc.part):
+        if not self.access().may_download_document(doc):
             raise rules.deny(request.user, _("You may not read this document."))
         if doc.status != Document.Status.DONE or not doc.file:
             raise ApiError(

@@ -20,7 +20,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -158,6 +158,9 @@ class DocumentAccess:
     own_player: int | None
     sees_results: bool
     public: bool
+    # The earliest live personal link of a player of the tournament (None: none, or the
+    # reader manages the tournament): score cards built since print it as a QR code.
+    links_since: datetime | None = None
 
     @classmethod
     def of(cls, user: Any, tournament: Tournament) -> DocumentAccess:
@@ -169,6 +172,24 @@ class DocumentAccess:
             own_player=own,
             sees_results=manage or (own is not None and can_see_results(user, tournament)),
             public=tournament.is_public,
+            links_since=None if manage else first_live_link(tournament),
+        )
+
+    def prints_others_links(self, document: Document) -> bool:
+        """Whether the document may hold personal links of players other than the reader's
+        (score cards print each player's live link as a QR code, issue 35): the score cards
+        of several players finished after a link still live was issued. Such a file goes
+        to the tournament's managers only: a link opens its player's reports."""
+        if document.kind != Kind.SCORE_CARDS or self.manage or self.links_since is None:
+            return False
+        if document.part and document.part == self.own_player:
+            return False
+        return document.finished_at is None or self.links_since <= document.finished_at
+
+    def may_download_document(self, document: Document) -> bool:
+        """`may_download` for this very file (see `prints_others_links`)."""
+        return self.may_download(document.kind, document.part) and not (
+            self.prints_others_links(document)
         )
 
     def may_request(self, kind: str, part: int = 0) -> bool:
@@ -201,7 +222,19 @@ def can_request_document(user: Any, tournament: Tournament, kind: str, part: int
 
 
 def can_download_document(user: Any, document: Document, tournament: Tournament) -> bool:
-    return DocumentAccess.of(user, tournament).may_download(document.kind, document.part)
+    return DocumentAccess.of(user, tournament).may_download_document(document)
+
+
+def first_live_link(tournament: Tournament) -> datetime | None:
+    """When the earliest personal link still live of a player of the tournament was issued
+    (None: no live link); one query."""
+    from django.db.models import Min
+
+    from tournaments.models import PlayerLink
+
+    return PlayerLink.objects.filter(
+        revoked_at__isnull=True, player__registrations__tournament=tournament
+    ).aggregate(first=Min("created_at"))["first"]
 
 
 # --- asking ----------------------------------------------------------------------------------
@@ -412,6 +445,39 @@ def etui_sheet_pdf(
         return renderer.render()
 
 
+def player_report_pdf(
+    tournament: Tournament, *, player_id: int, language: str
+) -> tuple[str, str, bytes]:
+    """One player's report of one event as a PDF in `language`: (filename, mimetype, bytes).
+    The document system's own file of it (kind `player_report`, part the player) when one is
+    built from the inputs it prints now; else rendered now (`PlayerReportRenderer`, about half
+    a second for 24 donnes) and stored as that document, so the next reader (the page's link
+    followed twice, the player's row of the documents page) reads the file. The caller checks
+    who reads it and that the report is open (`scoring.rankings.player_views.report_closed`);
+    the renderer prints only the "not open yet" sentence otherwise."""
+    kind = Kind.PLAYER_REPORT
+    current = Inputs(tournament).fingerprint(kind, language)
+    done = _latest_done(tournament, kind, language, player_id)
+    if done is not None and done.file and not document_is_out_of_date(done, current=current):
+        try:
+            with done.file.open("rb") as handle:
+                return document_filename(done), "application/pdf", handle.read()
+        except FileNotFoundError:
+            pass  # rendered again below
+    document = Document(
+        tournament=tournament, kind=kind, language=language, part=player_id, status=Status.DONE
+    )
+    (_filename, mimetype, content), renderer = document_render(document)
+    document.pages = renderer.pages
+    document.results_version = renderer.results_version
+    document.fingerprint = current
+    document.progress = 100
+    document.finished_at = timezone.now()
+    document.file.save(document_filename(document), ContentFile(content), save=True)
+    _remove_older(document)
+    return document_filename(document), mimetype, content
+
+
 def document_build(*, document_id: int) -> Document | None:
     """Build a requested document and store its file. Idempotent: a document already built,
     failed, or being built by a live worker is left alone (returns None)."""
@@ -566,7 +632,10 @@ def document_rows(
                 out_of_date=doc is not None
                 and document_is_out_of_date(doc, current=inputs.fingerprint(kind, language)),
                 can_request=may_request,
-                can_download=may_download and doc is not None and doc.status == Status.DONE,
+                can_download=may_download
+                and doc is not None
+                and doc.status == Status.DONE
+                and not access.prints_others_links(doc),
             )
         )
     return rows

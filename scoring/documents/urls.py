@@ -29,4 +29,14 @@ urlpatterns: list[URLPattern | URLResolver] = [
         views.call_etui_pdf,
         name="arbiter_call_etui_pdf",
     ),
+    path(
+        "players/<int:pk>/events/<int:tournament_pk>/report.pdf",
+        views.player_event_report_pdf,
+        name="player_event_report_pdf",
+    ),
+    path(
+        "moi/<str:token>/events/<int:tournament_pk>/report.pdf",
+        views.mine_link_report_pdf,
+        name="mine_link_report_pdf",
+    ),
 ]

@@ -33,6 +33,14 @@ from scoring.documents.services import (
     document_rows,
     etui_sheet_pdf,
     languages,
+    player_report_pdf,
+)
+from scoring.rankings.player_views import (
+    ReportReader,
+    link_report_reader,
+    not_in_tournament,
+    report_closed,
+    signed_in_report_reader,
 )
 from tournaments.models import ArbiterCall, Player, Seat, Tournament
 from tournaments.params import id_param
@@ -289,3 +297,37 @@ def call_etui_pdf(request: HttpRequest, pk: int, call_id: int) -> HttpResponse:
     response["Content-Disposition"] = f'inline; filename="{filename}"'
     response["Cache-Control"] = "private, no-store"
     return response
+
+
+def _report_pdf(request: HttpRequest, reader: ReportReader, *, token: str | None) -> HttpResponse:
+    """A player's event report as a PDF in `?lang=` (else the page's language), under the
+    report page's rules: 403 until it opens, 404 when he played none of it."""
+    if isinstance(reader, HttpResponse):
+        return reader
+    tournament, player = reader
+    closed = report_closed(request, tournament, player, token=token)
+    if closed is not None:
+        return closed
+    if not Seat.objects.filter(round__tournament=tournament, player=player).exists():
+        return not_in_tournament(request, tournament, player)
+    filename, mimetype, data = player_report_pdf(
+        tournament, player_id=player.pk, language=_language(request)
+    )
+    response = HttpResponse(data, content_type=mimetype)
+    response["Content-Disposition"] = f'inline; filename="{filename}"'
+    response["Cache-Control"] = "private, no-store"
+    return response
+
+
+@require_GET
+def player_event_report_pdf(request: HttpRequest, pk: int, tournament_pk: int) -> HttpResponse:
+    """The report PDF of a signed-in reader: his own, or anyone's for the event's managers."""
+    reader = signed_in_report_reader(request, pk, tournament_pk)
+    return _report_pdf(request, reader, token=None)
+
+
+@require_GET
+def mine_link_report_pdf(request: HttpRequest, token: str, tournament_pk: int) -> HttpResponse:
+    """The report PDF through a player's personal link: his own report, nobody else's."""
+    reader = link_report_reader(request, token, tournament_pk)
+    return _report_pdf(request, reader, token=token)

@@ -52,18 +52,36 @@ from tournaments.api.serializers import (
 )
 from tournaments.api.views.base import TournamentView
 from tournaments.models import POSITIONS, Donne, Player
+from tournaments.permissions import LicenceReader
 from tournaments.selectors import donne_is_complete
 
 
-def person(player: Player | None) -> dict[str, Any] | None:
+def person(player: Player | None, reader: LicenceReader | None = None) -> dict[str, Any] | None:
+    """A player in an answer: his licence only for a `reader` who may read it (null else)."""
     if player is None:
         return None
     return {
         "id": player.pk,
         "name": player.full_name,
-        "licence": player.licence,
+        "licence": reader.licence(player) if reader is not None else None,
         "club": player.club_id,
     }
+
+
+def with_licences(rows: list[dict[str, Any]], reader: LicenceReader) -> list[dict[str, Any]]:
+    """Ranking rows (built once for every reader, without licences) with the licences this
+    reader may read; one query when there is any, none for the public."""
+    if not (reader.everyone or reader.user_id is not None):
+        return rows
+    ids = [row["player"]["id"] for row in rows if row.get("player")]
+    players = Player.objects.filter(pk__in=ids).only("pk", "licence", "user_id", "club_id")
+    licences = {p.pk: reader.licence(p) for p in players}
+    return [
+        {**row, "player": {**row["player"], "licence": licences.get(row["player"]["id"])}}
+        if row.get("player")
+        else row
+        for row in rows
+    ]
 
 
 PERSON_EXAMPLE = {"id": 12, "name": "Camille Arnaud", "licence": "0100012", "club": 1}
@@ -160,6 +178,7 @@ class RankingView(TournamentView):
             snapshot,
             lambda: ranking_rows(self.tournament, snapshot, current, audience),
         )
+        rows = with_licences(rows, LicenceReader.of(request.user, self.tournament))
         complete, donnes = snapshot_complete(snapshot.data if snapshot else {})
         return Response(
             {
@@ -276,7 +295,7 @@ class ScoreCardView(TournamentView):
         ]
         return Response(
             {
-                "player": person(player_obj),
+                "player": person(player_obj, LicenceReader.of(request.user, self.tournament)),
                 "method": card.method,
                 "is_current": card.is_current,
                 "computed_at": card.computed_at,
@@ -351,17 +370,18 @@ class TravellerView(TournamentView):
                 message=_("This donne's results are shown once every table has played it."),
             )
         trav = traveller(self.tournament, donne)
+        reader = LicenceReader.of(request.user, self.tournament)
         rows = [
             {
                 "table": row.table_number,
                 "status": row.status,
                 "taker": row.result.taker,
                 "contract": row.result.contract,
-                "sitter": person(row.sitter),
+                "sitter": person(row.sitter, reader),
                 "cells": [
                     {
                         "position": position,
-                        "player": person(player),
+                        "player": person(player, reader),
                         "score": score,
                         "differential": _text(diff),
                         "percentage": _text(pct),
@@ -479,7 +499,9 @@ class RankingCsvView(CsvView):
         audience = ranking_audience(
             self.tournament, can_manage=self.can_manage, asked=request.query_params.get("view")
         )
-        return csv_response(ranking_csv(self.tournament, self.language(), audience))
+        licences = LicenceReader.of(request.user, self.tournament).everyone
+        export = ranking_csv(self.tournament, self.language(), audience, licences=licences)
+        return csv_response(export)
 
 
 class ScoreCardsCsvView(CsvView):
@@ -511,6 +533,7 @@ class ScoreCardsCsvView(CsvView):
             self.language(),
             can_manage=self.can_manage,
             viewer_player_id=viewer_player_id(request.user),
+            licences=LicenceReader.of(request.user, self.tournament).everyone,
         )
         return csv_response(export)
 

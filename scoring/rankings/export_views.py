@@ -1,5 +1,6 @@
 """Downloads of the rankings for a spreadsheet (CSV), under the ranking page's rule: who may
-read the ranking (tournaments.permissions.can_see_results) may download it."""
+read the ranking (tournaments.permissions.can_see_results) may download it; the licences'
+column for the tournament's managers and the staff only (`LicenceReader`)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,12 @@ from django.views.decorators.http import require_GET
 from scoring.rankings.exports import CONTENT_TYPE, RankingCsv, ranking_csv, score_cards_csv
 from scoring.rankings.selectors import ranking_audience
 from tournaments.models import Tournament
-from tournaments.permissions import can_manage_tournament, can_see_results, with_roles
+from tournaments.permissions import (
+    LicenceReader,
+    can_manage_tournament,
+    can_see_results,
+    with_roles,
+)
 
 
 def csv_response(export: RankingCsv) -> HttpResponse:
@@ -56,12 +62,11 @@ def ranking_csv_download(request: HttpRequest, pk: int) -> HttpResponse:
     tournament, denied = _readable(request, pk)
     if denied:
         return denied
-    audience = ranking_audience(
-        tournament,
-        can_manage=can_manage_tournament(request.user, tournament),
-        asked=request.GET.get("view"),
-    )
-    response = csv_response(ranking_csv(tournament, get_language() or "fr", audience))
+    can_manage = can_manage_tournament(request.user, tournament)
+    audience = ranking_audience(tournament, can_manage=can_manage, asked=request.GET.get("view"))
+    licences = LicenceReader.of(request.user, tournament).everyone
+    export = ranking_csv(tournament, get_language() or "fr", audience, licences=licences)
+    response = csv_response(export)
     patch_vary_headers(response, ("Accept-Language", "Cookie"))
     return response
 
@@ -77,6 +82,7 @@ def score_cards_csv_download(request: HttpRequest, pk: int) -> HttpResponse:
         get_language() or "fr",
         can_manage=can_manage_tournament(request.user, tournament),
         viewer_player_id=viewer_player_id(request.user),
+        licences=LicenceReader.of(request.user, tournament).everyone,
     )
     response = csv_response(export)
     patch_vary_headers(response, ("Accept-Language", "Cookie"))

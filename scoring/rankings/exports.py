@@ -69,11 +69,24 @@ class RankingCsv:
     audience: str = FINAL
 
 
+def _blank_column(rows: list[list[str]], index: int) -> list[list[str]]:
+    """The rows with the column `index` left empty below its heading (the same columns for
+    every reader: a spreadsheet's formulas keep their places)."""
+    return rows[:1] + [[*row[:index], "", *row[index + 1 :]] for row in rows[1:]]
+
+
 def ranking_rows(
-    tournament: Tournament, snapshot: Any, current: bool, language: str, audience: str = FINAL
+    tournament: Tournament,
+    snapshot: Any,
+    current: bool,
+    language: str,
+    audience: str = FINAL,
+    *,
+    licences: bool = False,
 ) -> list:
     """The heading and one row per ranked player of the audience's ranking (players and
-    clubs in one query)."""
+    clubs in one query); the licences' column filled only with `licences` (the
+    tournament's managers: never to the public), empty otherwise."""
     lang = display.language_of(language)
     view = ranking_view(tournament, snapshot, current, audience=audience)
     matchpoints = view.is_matchpoints
@@ -107,7 +120,7 @@ def ranking_rows(
                 str(line.donnes_compared),
             ]
         )
-    return rows
+    return rows if licences else _blank_column(rows, 3)
 
 
 def ranking_filename(tournament: Tournament) -> str:
@@ -116,20 +129,24 @@ def ranking_filename(tournament: Tournament) -> str:
     return f"{slugify(_('ranking'))}-{name}-{tournament.date:%Y-%m-%d}.csv"
 
 
-def ranking_csv(tournament: Tournament, language: str, audience: str) -> RankingCsv:
+def ranking_csv(
+    tournament: Tournament, language: str, audience: str, *, licences: bool = False
+) -> RankingCsv:
     """The audience's ranking (`scoring.rankings.selectors.ranking_audience`: complete donnes only for
     the room during play) of the stored snapshot as CSV in `language` ("fr" or "en"): built
     once per snapshot, audience and language (the same bytes for every reader of the
-    audience), never computed here."""
+    audience), never computed here. The licences' column is filled with `licences` only
+    (the tournament's managers), empty otherwise."""
     lang = display.language_of(language)
     with translation.override(lang):
         snapshot, current = ranking_snapshot(tournament)
 
         def build() -> bytes:
-            rows = ranking_rows(tournament, snapshot, current, lang, audience)
+            rows = ranking_rows(tournament, snapshot, current, lang, audience, licences=licences)
             return csv_text(rows, lang).encode()
 
-        content = snapshot_cached(f"csv:{audience}:{int(current)}", snapshot, build)
+        key = f"csv:{audience}:{int(current)}:{'l' if licences else 'n'}"
+        content = snapshot_cached(key, snapshot, build)
         filename = ranking_filename(tournament)
     return RankingCsv(
         content=content,
@@ -165,9 +182,11 @@ def score_card_rows(
     *,
     can_manage: bool,
     viewer_player_id: int | None,
+    licences: bool = False,
 ) -> list[list[str]]:
     """The heading and one row per player and donne, in the order he plays them; a donne
-    hidden on his score card page (not finished everywhere) is hidden here too."""
+    hidden on his score card page (not finished everywhere) is hidden here too. The
+    licences' column is filled with `licences` only (the tournament's managers)."""
     lang = display.language_of(language)
     cards = score_cards_from_snapshot(
         tournament,
@@ -225,7 +244,7 @@ def score_card_rows(
                     display.decimal_text(line.running_total, lang, minus="-"),
                 ]
             )
-    return rows
+    return rows if licences else _blank_column(rows, 2)
 
 
 def score_cards_filename(tournament: Tournament) -> str:
@@ -240,6 +259,7 @@ def score_cards_csv(
     *,
     can_manage: bool,
     viewer_player_id: int | None,
+    licences: bool = False,
 ) -> RankingCsv:
     """Every player's results donne by donne, from the stored snapshot, as CSV in
     `language`; what the reader may see of other players' lines is what their score cards
@@ -254,6 +274,7 @@ def score_cards_csv(
             lang,
             can_manage=can_manage,
             viewer_player_id=viewer_player_id,
+            licences=licences,
         )
         filename = score_cards_filename(tournament)
     return RankingCsv(

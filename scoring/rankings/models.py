@@ -124,8 +124,8 @@ class RatingState(DerivedState):
     since every event's ratings depend on all the events before it.
 
     `counted`: the snapshots the stored ratings were computed from, {"<tournament id>":
-    results version} (None: never computed); a computation that finds the same stores
-    nothing. `players`: how many players it rated.
+    [results version, date as ISO text]} (None: never computed); a computation that finds the
+    same stores nothing (a date moved is a change: events are rated in date order). `players`: how many players it rated.
     """
 
     counted = models.JSONField(null=True, blank=True)

@@ -15,17 +15,20 @@ from __future__ import annotations
 import datetime
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
+from django.urls import reverse
 from django.utils.formats import date_format
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import get_language_info, pgettext
 from django.utils.translation import gettext as _
-from django.utils.translation import pgettext
 from django.views.decorators.http import require_GET
 
+from scoring.rankings.history_rows import history_rows
 from scoring.rankings.player_history import HistoryLine, history_chart_points, history_lines
 from scoring.rankings.player_report import (
     OPEN,
@@ -75,17 +78,22 @@ def _history_page(
 ) -> HttpResponse:
     lines = history_lines(player)
     chart, chart_lines = history_chart(lines, player)
+    rating = rating_summary(player)
+    rows, chart_rows = history_rows(
+        lines, chart_lines, rating=rating, player_pk=player.pk, token=token
+    )
     return render(
         request,
         "scoring/mine.html",
         {
             "player": player,
             "lines": lines,
+            "history_rows": rows,
             "chart": chart,
-            "chart_lines": chart_lines,
+            "chart_rows": chart_rows,
             "token": token,
             "own": own,
-            "rating": rating_summary(player),
+            "rating": rating,
             "sections": player_sections(player),
         },
     )
@@ -188,32 +196,67 @@ def report_context(tournament: Tournament, player: Player) -> dict[str, Any] | N
     return {"report": report, "items": items, "tournament": tournament, "player": player}
 
 
+def report_closed(
+    request: HttpRequest, tournament: Tournament, player: Player, *, token: str | None
+) -> HttpResponse | None:
+    """The 403 page that holds a report (page or PDF) back while the event's donnes are not
+    all complete or an embargo holds it; None once it is open."""
+    state = report_state(tournament)
+    if state == OPEN:
+        return None
+    return render(
+        request,
+        "scoring/report_closed.html",
+        {"tournament": tournament, "player": player, "state": state, "token": token},
+        status=403,
+    )
+
+
+def not_in_tournament(request: HttpRequest, tournament: Tournament, player: Player) -> HttpResponse:
+    """The 404 page for a player who played no donne of the event."""
+    return render(
+        request,
+        "scoring/not_in_tournament.html",
+        {"tournament": tournament, "player": player},
+        status=404,
+    )
+
+
+def report_pdf_urls(tournament: Tournament, player: Player, token: str | None) -> list[Any]:
+    """The report's PDF in each language, as (code, the language's own name,
+    url): through the personal link
+    for its holder, else the signed-in route."""
+    if token:
+        base = reverse("mine_link_report_pdf", args=[token, tournament.pk])
+    else:
+        base = reverse("player_event_report_pdf", args=[player.pk, tournament.pk])
+    return [
+        (code, get_language_info(code)["name_local"], f"{base}?lang={code}")
+        for code, _name in settings.LANGUAGES
+    ]
+
+
 def _report_page(
     request: HttpRequest, tournament: Tournament, player: Player, *, token: str | None
 ) -> HttpResponse:
-    state = report_state(tournament)
-    if state != OPEN:
-        return render(
-            request,
-            "scoring/report_closed.html",
-            {"tournament": tournament, "player": player, "state": state, "token": token},
-            status=403,
-        )
+    closed = report_closed(request, tournament, player, token=token)
+    if closed is not None:
+        return closed
     context = report_context(tournament, player)
     if context is None:
-        return render(
-            request,
-            "scoring/not_in_tournament.html",
-            {"tournament": tournament, "player": player},
-            status=404,
-        )
+        return not_in_tournament(request, tournament, player)
     context["token"] = token
+    context["pdf_urls"] = report_pdf_urls(tournament, player, token)
     return render(request, "scoring/player_report.html", context)
 
 
-@require_GET
-def player_event_report(request: HttpRequest, pk: int, tournament_pk: int) -> HttpResponse:
-    """A player's report of one event: his own, or anyone's for the event's managers."""
+ReportReader = tuple[Tournament, Player] | HttpResponse
+
+
+def signed_in_report_reader(request: HttpRequest, pk: int, tournament_pk: int) -> ReportReader:
+    """Whose report of which event a signed-in user may read at `/players/<pk>/events/<t>/`:
+    his own, or anyone's for the event's arbiters and organisers. An answer instead (the login
+    page, 404 unknown ids) or PermissionDenied (403) for another player's report."""
     if not request.user.is_authenticated:
         return redirect_to_login(request.get_full_path())
     player = get_object_or_404(Player.objects.select_related("club"), pk=pk)
@@ -221,14 +264,34 @@ def player_event_report(request: HttpRequest, pk: int, tournament_pk: int) -> Ht
     own = player.user_id == request.user.pk
     if not own and not can_manage_tournament(request.user, tournament):
         raise PermissionDenied
+    return tournament, player
+
+
+def link_report_reader(request: HttpRequest, token: str, tournament_pk: int) -> ReportReader:
+    """The link holder's report of one event (his own only: the token names the player); an
+    answer instead for a revoked link (410), an unknown one or an unknown event (404)."""
+    found = player_link_lookup(token)
+    if found.player is None:
+        return _gone(request, found.revoked)
+    tournament = get_object_or_404(Tournament.objects.select_related("club"), pk=tournament_pk)
+    return tournament, found.player
+
+
+@require_GET
+def player_event_report(request: HttpRequest, pk: int, tournament_pk: int) -> HttpResponse:
+    """A player's report of one event: his own, or anyone's for the event's managers."""
+    reader = signed_in_report_reader(request, pk, tournament_pk)
+    if isinstance(reader, HttpResponse):
+        return reader
+    tournament, player = reader
     return _report_page(request, tournament, player, token=None)
 
 
 @require_GET
 def mine_link_report(request: HttpRequest, token: str, tournament_pk: int) -> HttpResponse:
     """The link holder's report of one event."""
-    found = player_link_lookup(token)
-    if found.player is None:
-        return _gone(request, found.revoked)
-    tournament = get_object_or_404(Tournament.objects.select_related("club"), pk=tournament_pk)
-    return _report_page(request, tournament, found.player, token=token)
+    reader = link_report_reader(request, token, tournament_pk)
+    if isinstance(reader, HttpResponse):
+        return reader
+    tournament, player = reader
+    return _report_page(request, tournament, player, token=token)

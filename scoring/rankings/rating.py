@@ -10,13 +10,15 @@ mechanism (`PLAYER_RATING`, `scoring.rankings.derived`): one state row for the s
   held those cards and their scores (annulled and sat-out lines left out); the pure
   `scoring.rules.rating.compute_ratings` rates them (Glicko-2, one period per date).
 - When a tournament's ranking task has run (`derived.ranking_computed`, sent after the task
-  that `results_changed` scheduled), the rating is scheduled if the tournament is published
+  that `results_changed` scheduled, also for a change of its date), the rating is scheduled if the tournament is published
   or was counted (one query); a club's switch schedules it too. `derived.schedule`
   coalesces: RATING_MIN_INTERVAL seconds between two computations; the workers' sweep
   computes it when left stale RATING_SWEEP_AFTER seconds.
 - A computation reads the counted snapshots (two queries), and stores every player's rating
-  and history (`PlayerRating`, written over in one transaction) with the snapshots' versions it
-  counts (`RatingState.counted`); when those are what is stored already, nothing is written.
+  and history (`PlayerRating`, written over in one transaction) with the snapshots' versions and
+  the tournaments' dates it counts (`RatingState.counted`); when those are what is stored
+  already, nothing is written. A date change (`tournament_update` sends `results_changed`
+  for it) therefore recomputes the rating: events are rated in date order.
 """
 
 from __future__ import annotations
@@ -46,7 +48,9 @@ SITE = 1  # the one state row's id
 PLAYED = "played"  # a score-card line's status when the player played the donne
 _POSITION, _SCORE, _STATUS = 1, 3, 6  # in a score-card line (RankingSnapshot.cards)
 
-Counted = dict[str, int]  # {"<tournament id>": results version of its current snapshot}
+# {"<tournament id>": [results version of its current snapshot, the tournament's date]}: a
+# date moves an event in the rating's order, so a date change is a change of what it counts.
+Counted = dict[str, list[Any]]
 
 
 def site_enabled() -> bool:
@@ -115,7 +119,7 @@ def rating_inputs() -> tuple[Counted, list[RatingEvent]]:
     for pk, cards in rows.iterator(chunk_size=200):
         tournament_id, day = day_of[pk]
         events.append(RatingEvent(tournament_id, day, card_groups(cards or {})))
-    counted = {str(tid): version for tid, (_pk, version, _day) in current.items()}
+    counted = {str(tid): [version, day.isoformat()] for tid, (_pk, version, day) in current.items()}
     return counted, events
 
 

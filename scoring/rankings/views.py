@@ -58,6 +58,7 @@ from tarot_club.kit.cached_read import ReadKey, etag, not_modified, tagged
 from tournaments.models import Club, Donne, Method, Player, Tournament
 from tournaments.permissions import (
     can_manage_tournament,
+    can_see_licence,
     can_see_results,
     results_are_public,
     with_roles,
@@ -375,6 +376,7 @@ def player_score_card(request: HttpRequest, pk: int, player_pk: int) -> HttpResp
             "chart": chart,
             "chart_text": chart_text,
             "can_manage": can_manage,
+            "licence_shown": can_manage or can_see_licence(request.user, player),
         },
     )
 
@@ -488,5 +490,9 @@ def player_results(request: HttpRequest, pk: int) -> HttpResponse:
     return render(
         request,
         "scoring/player_results.html",
-        {"player": player, "entries": player_history(player, tournaments)},
+        {
+            "player": player,
+            "entries": player_history(player, tournaments),
+            "licence_shown": can_see_licence(request.user, player),
+        },
     )

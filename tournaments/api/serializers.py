@@ -36,6 +36,7 @@ from tournaments.models import (
     Table,
     Tournament,
 )
+from tournaments.permissions import LicenceReader
 from tournaments.services.checks import WARNING_CODES
 from tournaments.validators import validate_free_text, validate_plain_text
 
@@ -90,10 +91,51 @@ class ThrottledSerializer(ErrorSerializer):
     retry_after = serializers.IntegerField(required=False, help_text="Seconds to wait.")
 
 
+def licence_reader(context: dict[str, Any]) -> LicenceReader:
+    """The serializer context's reader of licences: given by the view (`licences`), else
+    read once from the request's user and the view's tournament (`TournamentView`); without
+    a request, nobody's licence (an answer never shows one by mistake)."""
+    reader = context.get("licences")
+    if reader is None:
+        request = context.get("request")
+        if request is None:
+            reader = LicenceReader(None, False, frozenset())
+        else:
+            view = context.get("view")
+            tournament = view.__dict__.get("tournament") if view is not None else None
+            reader = LicenceReader.of(request.user, tournament)
+        context["licences"] = reader
+    return reader
+
+
+class LicenceField(serializers.Field):
+    """A player's licence for the answer's reader (`LicenceReader`: the player himself, the
+    organisers and arbiters of his club or of the tournament listed, staff), null for anyone
+    else."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("source", "*")
+        kwargs.setdefault("read_only", True)
+        kwargs.setdefault("allow_null", True)
+        kwargs.setdefault(
+            "help_text",
+            "7 digits; null unless the caller is the player, an organiser or arbiter of the "
+            "player's club or of this tournament, or staff.",
+        )
+        super().__init__(**kwargs)
+
+    def to_representation(self, value: Player) -> str | None:
+        return licence_reader(self.context).licence(value)
+
+
+extend_schema_field({"type": "string", "nullable": True})(LicenceField)
+
+
 class PersonSerializer(serializers.ModelSerializer):
     """A player, short."""
 
     name = serializers.CharField(source="full_name", read_only=True)
+    licence = LicenceField()
 
     class Meta:
         model = Player
@@ -149,6 +191,7 @@ class AccountCreatedSerializer(serializers.Serializer):
 
 class PlayerSerializer(serializers.ModelSerializer):
     club_name = serializers.CharField(source="club.name", read_only=True)
+    licence = LicenceField()
 
     class Meta:
         model = Player

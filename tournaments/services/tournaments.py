@@ -45,6 +45,10 @@ PREPARATION_STATUSES = (Status.DRAFT, Status.REGISTRATION)
 # Fields that shape the seating: they cannot change once the tournament runs.
 STRUCTURE_FIELDS = ("rounds", "donnes_per_relais")
 RANKING_FIELDS = ("method", "matchpoint_penalty_rate")
+# Fields the rankings derived from the tournament's ranking read (the players' rating orders
+# events by date, a club season selects them by date): a change sends `results_changed`
+# without moving the results version (the tournament's own ranking stays current).
+DERIVED_FIELDS = ("date",)
 # The room on the day (public pages while it runs, the room's screen): changeable at any time.
 ROOM_FIELDS = ("public_during_play", "round_minutes", "announcement")
 # How long claims are taken after the last round (a window already open keeps its end).
@@ -269,7 +273,9 @@ def tournament_update(
 
     Rounds and donnes per relais shape the seating, so they change only before the tournament
     runs (the seating then shows as out of date). A change of comparison method or penalty rate
-    changes the ranking, so it moves the results version like a result would.
+    changes the ranking, so it moves the results version like a result would. A change of date
+    sends `results_changed` without moving it (DERIVED_FIELDS): the players' rating and the
+    club seasons read the date.
     """
     unknown = set(fields) - set(EDITABLE_FIELDS)
     if unknown:
@@ -311,6 +317,8 @@ def tournament_update(
             )
         if any(name in changed for name in RANKING_FIELDS):
             results_changed(tournament_id=locked.pk)
+        elif any(name in changed for name in DERIVED_FIELDS):
+            results_changed_on_commit(locked.pk)  # the rankings derived from it read it
     tournament.refresh_from_db()
     return tournament
 

@@ -11,7 +11,9 @@ from django.utils.translation import pgettext
 from ..api.account import account  # noqa: F401 — the account page, with the API token
 from ..models import Club, Player, Tournament
 from ..permissions import (
+    LicenceReader,
     can_manage_tournament,
+    can_see_licence,
     can_see_results,
     can_see_seating,
     can_see_tournament,
@@ -38,17 +40,26 @@ def club_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 def player_search(request: HttpRequest) -> HttpResponse:
+    """Players by name (and by the start of a licence, with each licence, for a reader who
+    reads licences: `LicenceReader`)."""
     query = request.GET.get("q", "").strip()
-    players = Player.objects.none()
+    reader = LicenceReader.of(request.user)
+    rows: list[tuple[Player, str | None]] = []
     if query:
-        players = players_matching(Player.objects.select_related("club"), query)[:50]
+        found = players_matching(
+            Player.objects.select_related("club"), query, licences=reader.searches_licences
+        )[:50]
+        rows = [(player, reader.licence(player)) for player in found]
     template = (
         "tournaments/_player_results.html" if request.htmx else "tournaments/player_search.html"
     )
-    return render(request, template, {"query": query, "players": players})
+    context = {"query": query, "rows": rows, "licences": reader.searches_licences}
+    return render(request, template, context)
 
 
 def player_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    """A player's public page: his club and the events whose results the reader may see; his
+    licence only for those `can_see_licence` lets read it."""
     player = get_object_or_404(Player.objects.select_related("club"), pk=pk)
     registrations = [
         r
@@ -60,7 +71,11 @@ def player_detail(request: HttpRequest, pk: int) -> HttpResponse:
     return render(
         request,
         "tournaments/player_detail.html",
-        {"player": player, "registrations": registrations},
+        {
+            "player": player,
+            "registrations": registrations,
+            "licence_shown": can_see_licence(request.user, player),
+        },
     )
 
 

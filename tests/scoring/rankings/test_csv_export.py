@@ -60,6 +60,15 @@ def expected(tournament: Tournament) -> dict[str, tuple]:
     }
 
 
+def organiser_of(tournament: Tournament):
+    """An organiser of the tournament's club: he reads the licences' column."""
+    from django.contrib.auth import get_user_model
+
+    user = get_user_model().objects.create_user(f"orga-{tournament.pk}", password="x")
+    tournament.club.organisers.add(user)
+    return user
+
+
 def close(cell: str, value, decimal_sep: str) -> bool:
     other = "." if decimal_sep == "," else ","
     assert other not in cell, cell
@@ -75,6 +84,7 @@ def close(cell: str, value, decimal_sep: str) -> bool:
 )
 def test_the_ranking_csv_in_french_and_english(client, headers, delimiter, decimal_sep, heading):
     tournament = published(method="matchpoints")
+    client.force_login(organiser_of(tournament))  # the licences' column is theirs
     response = client.get(reverse("ranking_csv", args=[tournament.pk]), **headers)
     assert response.status_code == 200
     assert response["Content-Type"] == "text/csv; charset=utf-8"
@@ -130,6 +140,7 @@ def test_text_cells_starting_like_a_formula_are_guarded_numbers_are_not(client):
     Player.objects.filter(pk=second.pk).update(last_name="-Dupont", first_name="+Léa")
     Club.objects.filter(pk=first.club_id).update(name="=1+2")
     ranking_recompute(tournament_id=built.tournament.pk)
+    client.force_login(organiser_of(built.tournament))
     response = client.get(reverse("ranking_csv", args=[built.tournament.pk]), **FR)
     rows = {row[3]: row for row in parse(response.content, ";")[1:]}
     assert rows[first.licence][1:3] == ['\'=HYPERLINK("http://x.example";"clic")', "'@moi"]
@@ -263,8 +274,10 @@ def test_results_by_donne_hide_what_the_score_cards_hide(client, running_tournam
     at_table = {int(pid) for pid in result.holders.values()}
     hidden_fr = "Masquée tant que toutes les tables ne l’ont pas jouée"
 
+    by_name = {(p.last_name, p.first_name): p.pk for p in Player.objects.all()}
+
     def donne_one(rows):
-        return {int(Player.objects.get(licence=r[2]).pk): r for r in rows[1:] if r[4] == "1"}
+        return {by_name[(r[0], r[1])]: r for r in rows[1:] if r[4] == "1"}
 
     arbiter = score_card_csv(client, t, personas.arbiter)
     assert arbiter[0][:8] == SCORE_CARD_HEADING["fr"] and len(arbiter[0]) == 13
@@ -276,7 +289,12 @@ def test_results_by_donne_hide_what_the_score_cards_hide(client, running_tournam
         assert row[10] and row[11] and row[12], row
     assert {r[6] for r in arbiter[1:]} - {""} == {"N", "E", "S", "O"}  # "": not played yet
     assert any(r[10].startswith("-") for r in arbiter[1:])  # the defence's scores: numbers
-    visitor = donne_one(score_card_csv(client, t))
+    assert {r[2] for r in arbiter[1:]} == set(
+        Player.objects.filter(pk__in=lines).values_list("licence", flat=True)
+    )
+    visitor_rows = score_card_csv(client, t)
+    assert visitor_rows[0][2] == "Licence" and {r[2] for r in visitor_rows[1:]} == {""}
+    visitor = donne_one(visitor_rows)
     for pid in at_table:
         assert visitor[pid][7] == hidden_fr and visitor[pid][8:] == ["", "", "", "", ""]
     player = donne_one(score_card_csv(client, t, personas.player_user))
@@ -312,3 +330,26 @@ def test_results_by_donne_in_a_fixed_number_of_queries(client):
     # the tournament, the snapshot, its cards, seats, players, donnes, results and the three
     # reads of which donnes are finished everywhere
     assert counts[0] == counts[1] <= 10
+
+
+def test_the_licences_column_is_empty_for_the_public_and_other_players(client, personas):
+    """A licence never goes to the public (issue 35): the column stays, empty, for a visitor
+    and a signed-in player who does not manage the tournament; filled for its managers."""
+    tournament = published(seed=7)
+    url = reverse("ranking_csv", args=[tournament.pk])
+    api_url = reverse("api_ranking_csv", args=[tournament.pk])
+    licences = set(
+        Player.objects.filter(registrations__tournament=tournament).values_list(
+            "licence", flat=True
+        )
+    )
+    for user in (None, personas.player_user):
+        client.logout()
+        if user is not None:
+            client.force_login(user)
+        for address in (url, api_url):
+            rows = parse(client.get(address, **EN).content, ",")
+            assert rows[0][3] == "Licence" and {row[3] for row in rows[1:]} == {""}
+    client.force_login(organiser_of(tournament))
+    rows = parse(client.get(url, **EN).content, ",")
+    assert {row[3] for row in rows[1:]} == licences

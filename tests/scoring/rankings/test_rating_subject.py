@@ -24,7 +24,7 @@ from scoring.rules.rating import RatingEvent, compute_ratings
 from tests.scoring.rankings.builders import build_tournament, fill_results, save_result
 from tests.scoring.rankings.test_club_season import share_players
 from tournaments.models import Club, Result, Tournament
-from tournaments.services.tournaments import tournament_set_status
+from tournaments.services.tournaments import tournament_set_status, tournament_update
 from tournaments.signals import send_results_changed
 
 pytestmark = pytest.mark.django_db
@@ -94,7 +94,9 @@ def test_the_stored_ratings_are_the_rules_over_the_published_results():
     assert read.history[1].rating_before == read.history[0].rating_after
     assert not read.updating
     state = RatingState.objects.get(pk=SITE)
-    assert state.counted == {str(t.pk): t.results_version for t in _fresh(published)}
+    assert state.counted == {
+        str(t.pk): [t.results_version, t.date.isoformat()] for t in _fresh(published)
+    }
     assert state.players == 12 and state.computations == 1
 
 
@@ -141,6 +143,32 @@ def test_a_correction_after_publication_changes_the_rating(django_capture_on_com
         save_result(first, 1, 1, 0, status=Result.Status.ANNULLED)  # the arbiter annuls a donne
     assert stored() != before
     assert stored() == reference([b.tournament for b in built[:2]])
+    assert RatingState.objects.get(pk=SITE).computations == 2
+
+
+def test_a_date_change_reorders_the_events_and_recomputes(django_capture_on_commit_callbacks):
+    """Events are rated in date order: moving the first published event after the second
+    (the organiser's edit form goes through `tournament_update`) sends `results_changed`
+    without a new results version, the ranking task's `ranking_computed` schedules the
+    rating, and the rating computed is the rules' over the new order."""
+    _club, built = season()
+    rating_recompute()
+    first, second = _fresh(b.tournament for b in built[:2])
+    before = stored()
+    version = first.results_version
+    with django_capture_on_commit_callbacks(execute=True):
+        tournament_update(tournament=first, date=datetime.date(2026, 10, 18))
+    first.refresh_from_db()
+    assert first.results_version == version  # its own ranking stays current
+    state = RatingState.objects.get(pk=SITE)
+    assert state.computations == 2 and state.stale_since is None
+    assert state.counted[str(first.pk)] == [version, "2026-10-18"]
+    assert stored() != before
+    assert stored() == reference([second, first])
+    shared = built[0].players[0].pk
+    assert [line.tournament for line in player_rating(shared).history] == [second.pk, first.pk]
+    with django_capture_on_commit_callbacks(execute=True):  # the same date: nothing to do
+        tournament_update(tournament=first, date=datetime.date(2026, 10, 18))
     assert RatingState.objects.get(pk=SITE).computations == 2
 
 

@@ -4,6 +4,8 @@ accounts of its organisers and arbiters."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.shortcuts import get_object_or_404
 from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
@@ -14,6 +16,7 @@ from rest_framework.response import Response
 from tarot_club.kit.api.errors import ApiError
 from tarot_club.kit.api.views import ApiView
 from tournaments.models import Club, Player, Tournament
+from tournaments.permissions import LicenceReader, can_see_licence
 from tournaments.search import name_ordering, players_matching
 from tournaments.services.clubs import club_account_create, club_create
 from tournaments.services.players import (
@@ -206,6 +209,14 @@ class ClubAccountsView(ApiView):
         )
 
 
+def player_data(user: Any, player: Player) -> dict[str, Any]:
+    """A player as the API gives him: his licence for whom `can_see_licence` lets read it (the
+    player, staff, the organisers and arbiters of his club or of a tournament he plays),
+    null for anyone else."""
+    reader = LicenceReader(user.pk, can_see_licence(user, player), frozenset())
+    return PlayerSerializer(player, context={"licences": reader}).data
+
+
 class PlayerListView(ApiView):
     serializer_class = PlayerSerializer
 
@@ -213,7 +224,9 @@ class PlayerListView(ApiView):
         operation_id="players_list",
         summary="Search the players",
         description="Every player (public, like the players page), optionally of one club or "
-        "matching words of a name or the start of a licence.",
+        "matching words of a name or (for a caller who reads licences: an organiser or arbiter "
+        "of a club, staff) the start of a licence. `licence` is null unless the caller is the "
+        "player, an organiser or arbiter of the player's club, or staff.",
         parameters=[
             OpenApiParameter("club", OpenApiTypes.INT, description="Only this club's players."),
             OpenApiParameter(
@@ -230,8 +243,9 @@ class PlayerListView(ApiView):
         players = Player.objects.select_related("club").order_by(*name_ordering())
         players = filter_by_params(players, request, {"club": "club_id"})
         query = request.query_params.get("search", "").strip()[:200]
-        players = players_matching(players, query)
-        return self.paginated(players, PlayerSerializer)
+        reader = LicenceReader.of(request.user)
+        players = players_matching(players, query, licences=reader.searches_licences)
+        return self.paginated(players, PlayerSerializer, licences=reader)
 
     @extend_schema(
         operation_id="players_create",
@@ -267,7 +281,7 @@ class PlayerListView(ApiView):
             last_name=data["last_name"],
             first_name=data["first_name"],
         )
-        return Response(PlayerSerializer(player).data, status=201)
+        return Response(player_data(request.user, player), status=201)
 
 
 class PlayerDetailView(ApiView):
@@ -284,7 +298,7 @@ class PlayerDetailView(ApiView):
         examples=[OpenApiExample("A player", value=PLAYER_EXAMPLE, response_only=True)],
     )
     def get(self, request: Request, player: int) -> Response:
-        return Response(PlayerSerializer(self._player(player)).data)
+        return Response(player_data(request.user, self._player(player)))
 
     @extend_schema(
         operation_id="players_update",
@@ -309,4 +323,4 @@ class PlayerDetailView(ApiView):
             last_name=data.get("last_name", obj.last_name),
             first_name=data.get("first_name", obj.first_name),
         )
-        return Response(PlayerSerializer(obj).data)
+        return Response(player_data(request.user, obj))
