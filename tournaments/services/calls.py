@@ -41,6 +41,7 @@ from ..models import (
     Penalty,
     Player,
     Result,
+    Seat,
     TableAccess,
     Tournament,
 )
@@ -202,8 +203,10 @@ def call_make(
                     sent = ArbiterCall.objects.filter(
                         tournament_id=access.tournament_id, client_ref=ref
                     ).first()
-                    if sent is not None:
+                    if sent is not None and sent.table_round_id == table_round.pk:
                         return sent, True
+                    if sent is not None:  # another table's id: never its call, a new one
+                        ref = ""
                 open_call = (
                     ArbiterCall.objects.select_for_update()
                     .filter(table_id=table_round.table_id, donne=donne, state__in=OPEN_STATES)
@@ -283,7 +286,7 @@ def call_take(*, call: ArbiterCall, user: Any) -> ArbiterCall:
     return row
 
 
-def _ruling_errors(ruling: CallRuling) -> dict[str, list[str]]:
+def _ruling_errors(row: ArbiterCall, ruling: CallRuling) -> dict[str, list[str]]:
     errors: dict[str, list[str]] = {}
     if ruling.ruling not in ArbiterCall.Ruling.values:
         errors["ruling"] = [
@@ -293,6 +296,16 @@ def _ruling_errors(ruling: CallRuling) -> dict[str, list[str]]:
     needs_player = ruling.ruling in (ArbiterCall.Ruling.WARNING, ArbiterCall.Ruling.PENALTY)
     if needs_player and ruling.player is None:
         errors["player"] = [_("Name the player the ruling is about.")]
+    elif (
+        needs_player
+        and not Seat.objects.filter(
+            table_round_id=row.table_round_id, player=ruling.player
+        ).exists()
+    ):
+        errors["player"] = [
+            _("%(player)s does not play at table %(table)s: name a player of the table.")
+            % {"player": ruling.player, "table": row.table.number}
+        ]
     if ruling.ruling == ArbiterCall.Ruling.PENALTY and ruling.kind not in (
         Penalty.Kind.EARLY_PICKUP,
         Penalty.Kind.OTHER,
@@ -371,7 +384,7 @@ def call_rule(*, call: ArbiterCall, user: Any, ruling: CallRuling) -> ArbiterCal
     _require_arbiter(user, call.tournament)
     with transaction.atomic():
         row = _locked(call)  # a call ruled already is refused first, whatever the ruling
-        errors = _ruling_errors(ruling)
+        errors = _ruling_errors(row, ruling)
         if errors:
             raise CallInvalid(errors)
         made = _made(row, ruling, user)

@@ -16,7 +16,6 @@ from tournaments.models import (
     ArbiterCall,
     LedgerEntry,
     Penalty,
-    Player,
     Result,
 )
 from tournaments.services.calls import (
@@ -152,15 +151,14 @@ def test_a_warning_is_a_penalty_of_nothing(t, personas):
 
 def test_a_refused_penalty_saves_nothing(t, personas):
     made = call(t)
-    outsider = Player.objects.exclude(registrations__tournament=t).first() or Player.objects.create(
-        club=t.club, first_name="Hors", last_name="Tournoi"
-    )
-    with pytest.raises(PenaltyInvalid):
+    north = holders(t, 1, made.donne.number)["N"]
+    with pytest.raises(PenaltyInvalid) as refused_penalty:  # "other" without its points
         call_rule(
             call=made,
             user=personas.arbiter,
-            ruling=CallRuling(ruling="penalty", player=outsider, kind="other"),
+            ruling=CallRuling(ruling="penalty", player=north, kind="other"),
         )
+    assert "points" in refused_penalty.value.errors
     made.refresh_from_db()
     assert made.state == "open" and not Penalty.objects.exists()
     with pytest.raises(CallInvalid) as refused:
@@ -207,3 +205,27 @@ def test_the_queue_is_oldest_first_by_the_phones_time_and_the_summary_counts(t, 
     assert summary.total == 2 and summary.mean_seconds is not None
     assert sorted(summary.by_kind) == [("Faux écart", 1), ("Revoke", 1)]
     assert summary.mean_seconds >= 150  # the early call waited five minutes
+
+
+def test_another_tables_call_id_never_answers_that_call(t):
+    """A hostile phone sends the id (``ref``) of a call made at another table: it gets a call
+    of its own, never the other table's (its state, its ruling's note)."""
+    theirs = call(t, table=2, client_ref="ref-of-table-2")
+    mine = call(t, table=1, client_ref="ref-of-table-2")
+    assert mine.pk != theirs.pk and mine.table.number == 1 and mine.client_ref == ""
+    assert ArbiterCall.objects.count() == 2
+
+
+def test_a_ruling_names_a_player_of_the_calls_table(t, personas):
+    made = call(t)
+    stranger = holders(t, 2, relais(t, 2)[0].number)["N"]  # registered, at another table
+    for ruling in ("warning", "penalty"):
+        with pytest.raises(CallInvalid) as refused:
+            call_rule(
+                call=made,
+                user=personas.arbiter,
+                ruling=CallRuling(ruling=ruling, player=stranger, kind="early_pickup"),
+            )
+        assert "table 1" in refused.value.errors["player"][0]
+    made.refresh_from_db()
+    assert made.state == "open" and not Penalty.objects.exists()
