@@ -229,3 +229,24 @@ def test_a_ruling_names_a_player_of_the_calls_table(t, personas):
         assert "table 1" in refused.value.errors["player"][0]
     made.refresh_from_db()
     assert made.state == "open" and not Penalty.objects.exists()
+
+
+def test_a_phone_bound_at_another_table_cannot_call_from_this_one(t):
+    """A hostile player opens another table's page on his bound phone: his binding is for
+    his own table and round only; the call is refused and nothing is saved."""
+    from tests.tournaments.test_table_entry import PHONE_N
+    from tournaments.services.table_entry import player_binding_issue
+
+    stranger = holders(t, 2, relais(t, 2)[0].number)["N"]
+    token = player_binding_issue(access=access_of(t, 2), player=stranger, phone=PHONE_N)
+    assert token
+    data = CallInput(donne_number=relais(t)[0].number, irregularity="renonce")
+    with pytest.raises(ResultInvalid) as refused:
+        call_make(access=access_of(t), voucher=Voucher(binding=token), data=data)
+    assert "binding" in refused.value.errors and not ArbiterCall.objects.exists()
+    mine, _joined = call_make(
+        access=access_of(t, 2),
+        voucher=Voucher(binding=token),
+        data=CallInput(donne_number=relais(t, 2)[0].number, irregularity="renonce"),
+    )
+    assert mine.called_by == stranger and mine.table.number == 2
