@@ -124,3 +124,36 @@ def test_the_ranking_page_on_a_phone_turns_final_without_a_reload(
     assert "définitif" in line.inner_text().lower()
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
     page.screenshot(path="/tmp/calls-shots/ranking-final.png", full_page=True)
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_the_tables_page_after_play_follows_the_window_and_drops_the_claim_link(
+    page, live_server, personas, settings
+):
+    """At the table, on a 375 px phone, after the last round: the page says the ranking is
+    provisional with the claim link; the organiser closes early; without a reload the line
+    says final and the link goes."""
+    from playwright.sync_api import expect
+
+    from tournaments.models import Seat
+    from tournaments.services.table_entry import table_page_url
+
+    settings.SITE_URL = live_server.url
+    t = stage_tournament(personas=personas)
+    close_every_round(t, personas.arbiter)
+    table, _donne, player = cell(t)
+    table_round = Seat.objects.get(
+        player=player, table_round__table=table, round__number=1
+    ).table_round
+    page.set_viewport_size({"width": 375, "height": 740})
+    page.add_init_script("window.claimsWindowEvery = 300")
+    page.goto(table_page_url(table_round=table_round))
+    expect(page.locator("[data-claims='provisional']")).to_have_count(1)
+    expect(page.locator("#claim-link")).to_be_visible()
+    page.screenshot(path="/tmp/calls-shots/table-after-play.png", full_page=True)
+    claims_close_early(tournament=t, user=personas.organiser)
+    expect(page.locator("[data-claims='final']")).to_have_count(1, timeout=8_000)
+    expect(page.locator("#claim-link")).to_be_hidden()
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    page.screenshot(path="/tmp/calls-shots/table-after-play-final.png", full_page=True)

@@ -4,7 +4,9 @@
  * organiser closing early). Every line marked data-claims-live asks its URL with the stamp
  * it shows (tournaments.views.claims.claims_window_line): a 204 changes nothing, a 200 is
  * the new line, swapped in. It asks every EVERY ms, and once just after the closing time;
- * a final line asks no more. Nothing here is about hands or results: only the window's times. */
+ * a final line asks no more. Once claims are no longer taken, the page's elements marked
+ * data-claims-only (the links to the claim form) are hidden. Nothing here is about hands or
+ * results: only the window's times. */
 (function () {
   "use strict";
 
@@ -27,6 +29,11 @@
     var fresh = holder.content.firstElementChild;
     if (!fresh) return null;
     line.replaceWith(fresh);
+    if (fresh.dataset.passed || fresh.dataset.claims === "final") {
+      // claims are no longer taken: the page's links to the claim form go
+      Array.prototype.forEach.call(document.querySelectorAll("[data-claims-only]"),
+        function (link) { link.hidden = true; });
+    }
     document.dispatchEvent(new CustomEvent("claims-window:changed", {
       detail: {state: fresh.dataset.claims || ""}
     }));
