@@ -50,7 +50,7 @@ from ..permissions import can_write_results
 from ..validators import validate_free_text
 from .penalties import penalty_record
 from .results import NON_FIELD, ResultInput, ResultInvalid, result_annul, result_save
-from .table_entry import Voucher, table_player
+from .table_entry import CodeLocked, Voucher, table_player
 
 __all__ = [
     "CallAlreadyRuled",
@@ -184,6 +184,18 @@ def _join(call: ArbiterCall, now: datetime.datetime) -> ArbiterCall:
     return call
 
 
+def _proof_errors(access: TableAccess, voucher: Voucher) -> dict[str, list[str]]:
+    """What is wrong with who calls, said along with a call's bad fields: the player at the
+    table fixes everything at once. A locked code is raised as is (CodeLocked)."""
+    try:
+        table_player(access=access, voucher=voucher)
+    except CodeLocked:
+        raise
+    except ResultInvalid as exc:
+        return dict(exc.errors)
+    return {}
+
+
 def call_make(
     *, access: TableAccess, voucher: Voucher, data: CallInput
 ) -> tuple[ArbiterCall, bool]:
@@ -191,7 +203,10 @@ def call_make(
     already open on that donne (or was the same call sent again). Raises CallInvalid (a bad
     field, the donne not played at this table in this round), ResultInvalid or CodeLocked (who
     calls did not prove he is a player of the table)."""
-    donne, note = _checked(access, data)
+    try:
+        donne, note = _checked(access, data)
+    except CallInvalid as exc:
+        raise CallInvalid({**exc.errors, **_proof_errors(access, voucher)}) from None
     player, _proof = table_player(access=access, voucher=voucher)
     table_round = access.table_round
     ref = (data.client_ref or "")[:40]

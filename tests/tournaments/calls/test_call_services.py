@@ -250,3 +250,14 @@ def test_a_phone_bound_at_another_table_cannot_call_from_this_one(t):
         data=CallInput(donne_number=relais(t, 2)[0].number, irregularity="renonce"),
     )
     assert mine.called_by == stranger and mine.table.number == 2
+
+
+def test_a_bad_call_names_the_missing_code_too(t):
+    """ "Other" without a note and no code: both are said at once, the player at the table
+    fixes everything in one go; nothing is saved."""
+    north = holders(t, 1, relais(t)[0].number)["N"]
+    data = CallInput(donne_number=relais(t)[0].number, irregularity="autre")
+    with pytest.raises(CallInvalid) as refused:
+        call_make(access=access_of(t), voucher=Voucher(player_id=north.pk), data=data)
+    assert {"note", "code"} <= set(refused.value.errors)
+    assert not ArbiterCall.objects.exists()
