@@ -157,3 +157,31 @@ def test_the_tables_page_after_play_follows_the_window_and_drops_the_claim_link(
     expect(page.locator("#claim-link")).to_be_hidden()
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
     page.screenshot(path="/tmp/calls-shots/table-after-play-final.png", full_page=True)
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_a_table_page_open_when_the_last_round_closes_says_so_and_leads_to_the_window(
+    page, live_server, running_tournament, personas, settings
+):
+    """The table's page is open on a phone when the arbiter closes the last round: the page
+    says the round is closed (it no longer follows a state it may not read) and its link
+    leads to the page after play, with the provisional line and the claim form."""
+    from playwright.sync_api import expect
+
+    from tests.tournaments.test_table_browser import open_table, prepare
+    from tournaments.services.table_entry import table_page_url
+
+    t = running_tournament
+    settings.SITE_URL = live_server.url
+    table_round = prepare(t)
+    open_table(page, table_page_url(table_round=table_round))
+    page.set_viewport_size({"width": 375, "height": 740})
+    expect(page.locator("#closed")).to_be_hidden()
+    close_every_round(t, personas.arbiter)
+    expect(page.locator("#closed")).to_be_visible(timeout=10_000)
+    expect(page.locator("#closed-msg")).to_contain_text("tour est clos")
+    page.screenshot(path="/tmp/calls-shots/table-round-closed.png", full_page=False)
+    page.locator("#closed-reload").click()
+    expect(page.locator("[data-claims='provisional']")).to_have_count(1)
+    expect(page.locator("#claim-link")).to_be_visible()
