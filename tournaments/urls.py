@@ -15,6 +15,7 @@ urlpatterns = [
     path("t/<int:pk>/verify/", public.tournament_verify_page, name="tournament_verify"),
     path("t/<int:pk>/seats/", public.tournament_seats, name="tournament_seats"),
     path("t/<int:pk>/claim/", claims.player_claim, name="tournament_claim"),
+    path("t/<int:pk>/claims-window/", claims.claims_window_line, name="claims_window_line"),
     path("account/", public.account, name="account"),
     path("", include("tournaments.urls_organiser")),
     path("", include("tournaments.urls_arbiter")),

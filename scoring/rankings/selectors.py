@@ -380,6 +380,9 @@ def ranking_poll_tournament(pk: int) -> Tournament | None:
             "results_version",
             "method",
             "matchpoint_penalty_rate",
+            # what the room screen says of the claims window (its cached pages' key)
+            "claims_close_at",
+            "final_at",
         )
         .annotate(
             latest_snapshot_id=Subquery(latest.values("pk")[:1]),

@@ -129,6 +129,7 @@ NO_HELP = frozenset(
         "room_screen_ranking",
         "table_call",
         "arbiter_calls_panel",
+        "claims_window_line",
         "arbiter_call_take",
         "arbiter_call_etui_pdf",
         "table_confirm",

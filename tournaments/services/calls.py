@@ -41,6 +41,7 @@ from ..models import (
     Penalty,
     Player,
     Result,
+    Seat,
     TableAccess,
     Tournament,
 )
@@ -49,7 +50,7 @@ from ..permissions import can_write_results
 from ..validators import validate_free_text
 from .penalties import penalty_record
 from .results import NON_FIELD, ResultInput, ResultInvalid, result_annul, result_save
-from .table_entry import Voucher, table_player
+from .table_entry import CodeLocked, Voucher, table_player
 
 __all__ = [
     "CallAlreadyRuled",
@@ -183,6 +184,18 @@ def _join(call: ArbiterCall, now: datetime.datetime) -> ArbiterCall:
     return call
 
 
+def _proof_errors(access: TableAccess, voucher: Voucher) -> dict[str, list[str]]:
+    """What is wrong with who calls, said along with a call's bad fields: the player at the
+    table fixes everything at once. A locked code is raised as is (CodeLocked)."""
+    try:
+        table_player(access=access, voucher=voucher)
+    except CodeLocked:
+        raise
+    except ResultInvalid as exc:
+        return dict(exc.errors)
+    return {}
+
+
 def call_make(
     *, access: TableAccess, voucher: Voucher, data: CallInput
 ) -> tuple[ArbiterCall, bool]:
@@ -190,7 +203,10 @@ def call_make(
     already open on that donne (or was the same call sent again). Raises CallInvalid (a bad
     field, the donne not played at this table in this round), ResultInvalid or CodeLocked (who
     calls did not prove he is a player of the table)."""
-    donne, note = _checked(access, data)
+    try:
+        donne, note = _checked(access, data)
+    except CallInvalid as exc:
+        raise CallInvalid({**exc.errors, **_proof_errors(access, voucher)}) from None
     player, _proof = table_player(access=access, voucher=voucher)
     table_round = access.table_round
     ref = (data.client_ref or "")[:40]
@@ -202,8 +218,10 @@ def call_make(
                     sent = ArbiterCall.objects.filter(
                         tournament_id=access.tournament_id, client_ref=ref
                     ).first()
-                    if sent is not None:
+                    if sent is not None and sent.table_round_id == table_round.pk:
                         return sent, True
+                    if sent is not None:  # another table's id: never its call, a new one
+                        ref = ""
                 open_call = (
                     ArbiterCall.objects.select_for_update()
                     .filter(table_id=table_round.table_id, donne=donne, state__in=OPEN_STATES)
@@ -283,7 +301,7 @@ def call_take(*, call: ArbiterCall, user: Any) -> ArbiterCall:
     return row
 
 
-def _ruling_errors(ruling: CallRuling) -> dict[str, list[str]]:
+def _ruling_errors(row: ArbiterCall, ruling: CallRuling) -> dict[str, list[str]]:
     errors: dict[str, list[str]] = {}
     if ruling.ruling not in ArbiterCall.Ruling.values:
         errors["ruling"] = [
@@ -293,6 +311,16 @@ def _ruling_errors(ruling: CallRuling) -> dict[str, list[str]]:
     needs_player = ruling.ruling in (ArbiterCall.Ruling.WARNING, ArbiterCall.Ruling.PENALTY)
     if needs_player and ruling.player is None:
         errors["player"] = [_("Name the player the ruling is about.")]
+    elif (
+        needs_player
+        and not Seat.objects.filter(
+            table_round_id=row.table_round_id, player=ruling.player
+        ).exists()
+    ):
+        errors["player"] = [
+            _("%(player)s does not play at table %(table)s: name a player of the table.")
+            % {"player": ruling.player, "table": row.table.number}
+        ]
     if ruling.ruling == ArbiterCall.Ruling.PENALTY and ruling.kind not in (
         Penalty.Kind.EARLY_PICKUP,
         Penalty.Kind.OTHER,
@@ -371,7 +399,7 @@ def call_rule(*, call: ArbiterCall, user: Any, ruling: CallRuling) -> ArbiterCal
     _require_arbiter(user, call.tournament)
     with transaction.atomic():
         row = _locked(call)  # a call ruled already is refused first, whatever the ruling
-        errors = _ruling_errors(ruling)
+        errors = _ruling_errors(row, ruling)
         if errors:
             raise CallInvalid(errors)
         made = _made(row, ruling, user)

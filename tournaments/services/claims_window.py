@@ -60,6 +60,27 @@ class ClaimsWindow:
     def is_final(self) -> bool:
         return self.state == FINAL
 
+    @property
+    def has_passed(self) -> bool:
+        """Provisional with its closing time passed: claims are refused, and the ranking is
+        final once the open claims are settled (or the task or the sweep has run)."""
+        return (
+            self.is_provisional and self.closes_at is not None and timezone.now() >= self.closes_at
+        )
+
+    @property
+    def stamp(self) -> str:
+        """A short text that changes whenever what the pages say of the window changes: it
+        opens, its time passes, the organiser closes it early (its closing time moves), the
+        ranking becomes final. The live line (`claims-window.js`) polls with it; the room
+        screen's cached pages are keyed by it."""
+
+        def seconds(moment: datetime.datetime | None) -> str:
+            return f"{moment.timestamp():.0f}" if moment is not None else "-"
+
+        passed = "p" if self.has_passed else ""
+        return f"{self.state}{passed}.{seconds(self.closes_at)}.{seconds(self.final_at)}"
+
     def accepts_claims(self, now: datetime.datetime | None = None) -> bool:
         """Whether a claim filed at ``now`` is on time: the window is open and not passed."""
         if self.closes_at is None or self.final_at is not None:

@@ -9,19 +9,20 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
+from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
-from django.views.decorators.http import require_http_methods, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from tarot_club.kit.throttling import client_address
 
 from ..forms_claims import ClaimForm, ClaimSettleForm, PlayerClaimForm, TableClaimForm
 from ..models import Claim, Donne, Player, Table, TableAccess, Tournament
 from ..once import once_per_form
-from ..permissions import can_manage_tournament, can_write_results
+from ..permissions import can_manage_tournament, can_see_tournament, can_write_results
 from ..services.claims import (
     ClaimAlreadySettled,
     ClaimInvalid,
@@ -38,7 +39,17 @@ from ..services.claims_window import claims_window
 from ..services.results import ResultInvalid
 from ..services.table_entry import TableAccessDenied, Voucher, code_source
 
-__all__ = ["claim_settle_view", "claims", "claims_close_view", "player_claim", "table_claim"]
+__all__ = [
+    "claim_settle_view",
+    "claims",
+    "claims_close_view",
+    "claims_window_line",
+    "player_claim",
+    "table_claim",
+]
+
+# The fields the live line reads: one small query per poll.
+WINDOW_FIELDS = ("pk", "club_id", "status", "claims_close_at", "final_at")
 
 
 def _tournament(request: HttpRequest, pk: int) -> Tournament:
@@ -303,3 +314,21 @@ def player_claim(request: HttpRequest, pk: int) -> HttpResponse:
         .order_by("filed_at"),
     }
     return render(request, "tournaments/claim.html", context, status=status)
+
+
+@never_cache
+@require_GET
+def claims_window_line(request: HttpRequest, pk: int) -> HttpResponse:
+    """The line that says whether the ranking is provisional (until when) or final, for the
+    pages that show it live (`claims-window.js`): 204 while the ``stamp`` the page sends is
+    the window's (`ClaimsWindow.stamp`), else the line to swap in. It says only the window's
+    times: whoever sees the tournament's page may ask (404 otherwise). One query for a
+    tournament past its draft."""
+    tournament = get_object_or_404(Tournament.objects.only(*WINDOW_FIELDS), pk=pk)
+    if not can_see_tournament(request.user, tournament):
+        raise Http404
+    window = claims_window(tournament)
+    if request.GET.get("stamp") == window.stamp:
+        return HttpResponse(status=204)
+    live = reverse("claims_window_line", args=[pk])
+    return render(request, "tournaments/_claims_window.html", {"window": window, "live": live})

@@ -33,6 +33,7 @@ from ..permissions import (
     can_write_results,
     results_are_public,
 )
+from ..services.claims_window import claims_window
 from ..services.clock import (
     MAX_ADDED_MINUTES,
     clock_add_minutes,
@@ -148,7 +149,10 @@ def screen_ranking(request: HttpRequest, pk: int) -> HttpResponse:
         response = render(request, "tournaments/room/_ranking.html", context)
         add_never_cache_headers(response)
         return response
-    key = ReadKey(f"room-screen:{pk}", version, f"{rows}:{every}", visibility)
+    # The claims window's line is on every page: its stamp is part of the key, so that the
+    # screen says "final" (or "claims closed") as soon as it is, not at the next result.
+    window = claims_window(polled).stamp
+    key = ReadKey(f"room-screen:{pk}", f"{version}:{window}", f"{rows}:{every}", visibility)
     pages = cached(key, lambda: _screen_pages(pk, rows, every))
     page = int(time.time() // every) % len(pages)  # the same page on every screen of the room
     tag = etag(key, str(page))

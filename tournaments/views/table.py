@@ -88,10 +88,14 @@ __all__ = [
 ]
 
 
-def _denied(request: HttpRequest, exc: PermissionDenied, claim_url: str = "") -> HttpResponse:
+def _denied(
+    request: HttpRequest, exc: PermissionDenied, claims: dict[str, Any] | None = None
+) -> HttpResponse:
+    """The page (or JSON) that says why the table's page is refused; ``claims`` (from
+    `_claims_context`) adds the claims window's line and the claim link after play."""
     message = getattr(exc, "message", None) or str(exc) or _("This page is not for this table.")
     if request.method == "GET" and not request.path.endswith(".json"):
-        context = {"message": message, "claim_url": claim_url}
+        context = {"message": message, "claim_url": "", **(claims or {})}
         return render(request, "tournaments/table/denied.html", context, status=403)
     return JsonResponse({"errors": {NON_FIELD: [message]}}, status=403)
 
@@ -269,17 +273,22 @@ def _call_strings() -> dict[str, str]:
     }
 
 
-def _claim_url(secret: str) -> str:
-    """The table's claim form while the claims window is open ("" otherwise)."""
+def _claims_context(secret: str) -> dict[str, Any]:
+    """What a table's page refused after play says of the claims window: its line (kept up
+    to date on the page) once the window has opened, and the table's claim form while it
+    accepts claims. Empty for an unknown or replaced page."""
     try:
         access = table_claim_access(secret=secret)
     except TableAccessDenied:
-        return ""
-    return (
-        reverse("table_claim", args=[secret])
-        if claims_window(access.tournament).accepts_claims()
-        else ""
-    )
+        return {}
+    window = claims_window(access.tournament)
+    if window.state == "none":
+        return {}
+    return {
+        "tournament": access.tournament,
+        "window": window,
+        "claim_url": reverse("table_claim", args=[secret]) if window.accepts_claims() else "",
+    }
 
 
 @never_cache
@@ -288,7 +297,7 @@ def table_page(request: HttpRequest, secret: str) -> HttpResponse:
     try:
         access = _access(secret)
     except TableAccessDenied as exc:
-        return _denied(request, exc, claim_url=_claim_url(secret))
+        return _denied(request, exc, claims=_claims_context(secret))
     context = {
         "access": access,
         "state": _state(access),

@@ -16,7 +16,6 @@ from tournaments.models import (
     ArbiterCall,
     LedgerEntry,
     Penalty,
-    Player,
     Result,
 )
 from tournaments.services.calls import (
@@ -152,15 +151,14 @@ def test_a_warning_is_a_penalty_of_nothing(t, personas):
 
 def test_a_refused_penalty_saves_nothing(t, personas):
     made = call(t)
-    outsider = Player.objects.exclude(registrations__tournament=t).first() or Player.objects.create(
-        club=t.club, first_name="Hors", last_name="Tournoi"
-    )
-    with pytest.raises(PenaltyInvalid):
+    north = holders(t, 1, made.donne.number)["N"]
+    with pytest.raises(PenaltyInvalid) as refused_penalty:  # "other" without its points
         call_rule(
             call=made,
             user=personas.arbiter,
-            ruling=CallRuling(ruling="penalty", player=outsider, kind="other"),
+            ruling=CallRuling(ruling="penalty", player=north, kind="other"),
         )
+    assert "points" in refused_penalty.value.errors
     made.refresh_from_db()
     assert made.state == "open" and not Penalty.objects.exists()
     with pytest.raises(CallInvalid) as refused:
@@ -207,3 +205,59 @@ def test_the_queue_is_oldest_first_by_the_phones_time_and_the_summary_counts(t, 
     assert summary.total == 2 and summary.mean_seconds is not None
     assert sorted(summary.by_kind) == [("Faux écart", 1), ("Revoke", 1)]
     assert summary.mean_seconds >= 150  # the early call waited five minutes
+
+
+def test_another_tables_call_id_never_answers_that_call(t):
+    """A hostile phone sends the id (``ref``) of a call made at another table: it gets a call
+    of its own, never the other table's (its state, its ruling's note)."""
+    theirs = call(t, table=2, client_ref="ref-of-table-2")
+    mine = call(t, table=1, client_ref="ref-of-table-2")
+    assert mine.pk != theirs.pk and mine.table.number == 1 and mine.client_ref == ""
+    assert ArbiterCall.objects.count() == 2
+
+
+def test_a_ruling_names_a_player_of_the_calls_table(t, personas):
+    made = call(t)
+    stranger = holders(t, 2, relais(t, 2)[0].number)["N"]  # registered, at another table
+    for ruling in ("warning", "penalty"):
+        with pytest.raises(CallInvalid) as refused:
+            call_rule(
+                call=made,
+                user=personas.arbiter,
+                ruling=CallRuling(ruling=ruling, player=stranger, kind="early_pickup"),
+            )
+        assert "table 1" in refused.value.errors["player"][0]
+    made.refresh_from_db()
+    assert made.state == "open" and not Penalty.objects.exists()
+
+
+def test_a_phone_bound_at_another_table_cannot_call_from_this_one(t):
+    """A hostile player opens another table's page on his bound phone: his binding is for
+    his own table and round only; the call is refused and nothing is saved."""
+    from tests.tournaments.test_table_entry import PHONE_N
+    from tournaments.services.table_entry import player_binding_issue
+
+    stranger = holders(t, 2, relais(t, 2)[0].number)["N"]
+    token = player_binding_issue(access=access_of(t, 2), player=stranger, phone=PHONE_N)
+    assert token
+    data = CallInput(donne_number=relais(t)[0].number, irregularity="renonce")
+    with pytest.raises(ResultInvalid) as refused:
+        call_make(access=access_of(t), voucher=Voucher(binding=token), data=data)
+    assert "binding" in refused.value.errors and not ArbiterCall.objects.exists()
+    mine, _joined = call_make(
+        access=access_of(t, 2),
+        voucher=Voucher(binding=token),
+        data=CallInput(donne_number=relais(t, 2)[0].number, irregularity="renonce"),
+    )
+    assert mine.called_by == stranger and mine.table.number == 2
+
+
+def test_a_bad_call_names_the_missing_code_too(t):
+    """ "Other" without a note and no code: both are said at once, the player at the table
+    fixes everything in one go; nothing is saved."""
+    north = holders(t, 1, relais(t)[0].number)["N"]
+    data = CallInput(donne_number=relais(t)[0].number, irregularity="autre")
+    with pytest.raises(CallInvalid) as refused:
+        call_make(access=access_of(t), voucher=Voucher(player_id=north.pk), data=data)
+    assert {"note", "code"} <= set(refused.value.errors)
+    assert not ArbiterCall.objects.exists()

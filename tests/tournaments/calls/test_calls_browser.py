@@ -93,3 +93,30 @@ def test_a_call_from_a_phone_reaches_the_arbiter_who_rules_and_the_table_sees_it
     expect(page.locator("#call-list li")).to_contain_text("Décision : Pénalité")
     page.screenshot(path=str(SHOTS / "table-ruled.png"), full_page=True)
     laptop.close()
+
+
+def test_the_dashboard_ages_calls_by_the_servers_clock(
+    page, live_server, running_tournament, personas, settings
+):
+    """The arbiter's laptop clock is ten minutes ahead: a call made a few seconds ago is
+    still a few seconds old on his dashboard, not ten minutes."""
+    import datetime
+
+    from playwright.sync_api import expect
+
+    from tests.tournaments.calls.conftest import call
+
+    t = running_tournament
+    settings.SITE_URL = live_server.url
+    prepare(t)
+    made = call(t)
+    page.clock.set_system_time(datetime.datetime.now(datetime.UTC) + datetime.timedelta(minutes=10))
+    page.goto(f"/login/?next={reverse('arbiter_dashboard', args=[t.pk])}")
+    page.fill("#id_username", personas.arbiter.username)
+    page.fill("#id_password", PASSWORD)
+    page.locator("form.card button[type=submit]").click()
+    page.wait_for_url(re.compile(r"/arbiter/$"))
+    age = page.locator(f'#calls-list li[data-call="{made.pk}"] .call-age')
+    expect(age).to_have_text(re.compile(r"^\d+ s$"), timeout=5_000)
+    page.wait_for_timeout(1500)  # a tick or two of the page's own clock
+    assert "min" not in age.inner_text()

@@ -1,7 +1,8 @@
 /* The arbiter's dashboard: the live panel of calls (htmx asks it every second) keeps its ages
- * ticking, the page title shows how many calls are open ("(2) Arbitre · …"), and a short beep
- * (WebAudio, nothing downloaded) says a new call came, if the arbiter switched the sound on
- * (kept on this computer). */
+ * ticking by the server's clock (a laptop's clock minutes off does not age the calls), the
+ * page title shows how many calls are open ("(2) Arbitre · …"), and a short beep (WebAudio,
+ * nothing downloaded) says a new call came, if the arbiter switched the sound on (kept on
+ * this computer). */
 (function () {
   "use strict";
   var box = document.getElementById("calls");
@@ -11,6 +12,7 @@
   var sound = document.getElementById("calls-sound");
   var audio = null;
   var seen = null; // ids of the open calls already seen
+  var skew = 0; // this computer's clock minus the server's, from the panel's data-now
 
   function ids() {
     var live = document.getElementById("calls-live");
@@ -32,7 +34,7 @@
     } catch (e) { /* no sound on this browser */ }
   }
   function age(since) {
-    var s = Math.max(0, Math.round((Date.now() - since) / 1000));
+    var s = Math.max(0, Math.round((Date.now() - skew - since) / 1000));
     var m = Math.floor(s / 60);
     return (m ? m + " min " : "") + (s % 60) + " s";
   }
@@ -45,6 +47,8 @@
   function update() {
     var live = document.getElementById("calls-live");
     var open = live ? Number(live.dataset.open || 0) : 0;
+    var server = live ? Date.parse(live.dataset.now || "") : NaN;
+    if (!isNaN(server)) skew = Date.now() - server;  // the ages by the server's clock
     document.title = (open ? "(" + open + ") " : "") + baseTitle;
     var now = ids();
     if (seen !== null && now.some(function (id) { return seen.indexOf(id) < 0; })) beep();

@@ -267,7 +267,10 @@
     var headers = { "Accept": "application/json" };
     if (stateTag) headers["If-None-Match"] = stateTag;
     return fetch(root.dataset.state, { credentials: "omit", cache: "no-store", headers: headers }).then(function (r) {
-      if (r.status === 403) closed = true;
+      if (r.status === 403) {
+        closed = true;
+        return r.json().then(showClosed, function () { showClosed(null); });
+      }
       if (r.status === 304 || !r.ok) return;
       return r.json().then(function (s) {
         var known = state;
@@ -281,6 +284,14 @@
         document.dispatchEvent(new CustomEvent("table:state", { detail: state }));
       });
     }).catch(function () {});
+  }
+  // The round closed (or the arbiter replaced the page) while it was open: say why, with the
+  // site's words, and offer the page that follows (after play: the claims window's line and
+  // the claim form). Nothing typed or queued is thrown away by a reload the player did not ask.
+  function showClosed(data) {
+    var all = data && data.errors && data.errors.__all__;
+    $("closed-msg").textContent = (all && all[0]) || "";
+    $("closed").hidden = false;
   }
   function follow() {
     clearTimeout(pollTimer);
