@@ -115,6 +115,8 @@ NO_HELP = frozenset(
         "document_request_all",
         "document_status",
         "document_download",
+        "player_event_report_pdf",
+        "mine_link_report_pdf",
         "ranking_csv",
         "score_cards_csv",
         "arbiter_announcement",
