@@ -625,10 +625,16 @@ def _table_compare(
         if bucket is None:
             bucket = by_denominator[denominator] = {}
         bucket_get = bucket.get
-        for player, line, score in zip(members, lines, scores, strict=True):
-            differential, percentage, numerator = values[score]
-            line[4], line[5], line[7] = differential, percentage, n
-            bucket[player] = bucket_get(player, 0) + numerator
+        if is_mp:
+            for player, line, score in zip(members, lines, scores, strict=True):
+                differential, percentage, numerator = values[score]
+                line[4], line[5], line[7] = differential, percentage, n
+                bucket[player] = bucket_get(player, 0) + numerator
+        else:  # no percentage: the line's None stays
+            for player, line, score in zip(members, lines, scores, strict=True):
+                differential, _none, numerator = values[score]
+                line[4], line[7] = differential, n
+                bucket[player] = bucket_get(player, 0) + numerator
         if waiting:
             taken = pending.setdefault(denominator, {})
             for player, score in zip(members, scores, strict=True):
