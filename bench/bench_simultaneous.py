@@ -55,14 +55,38 @@ POSITIONS = ("N", "E", "S", "W")
 
 
 def best_of(repeats: int, fn: Any, before: Any = None) -> float:
-    times = []
+    return best_of_cpu(repeats, fn, before)[0]
+
+
+def server_cpu() -> float | None:
+    """CPU seconds used so far by this connection's PostgreSQL backend, read from /proc when
+    the server runs on this machine (else None)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        pid = cursor.fetchone()[0]
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def best_of_cpu(repeats: int, fn: Any, before: Any = None) -> tuple[float, float, float | None]:
+    """The best wall time, the best CPU time of this process (`time.process_time`: on a
+    shared machine the wall time waits for the cores; the CPU time does not) and the best
+    CPU time of the database server's backend for it (None when not on this machine)."""
+    times, cpus, servers = [], [], []
     for _ in range(repeats):
         if before is not None:
             before()
-        start = time.perf_counter()
+        server = server_cpu()
+        start, cpu = time.perf_counter(), time.process_time()
         fn()
         times.append(time.perf_counter() - start)
-    return min(times)
+        cpus.append(time.process_time() - cpu)
+        after = server_cpu()
+        servers.append(None if server is None or after is None else after - server)
+    return min(times), min(cpus), None if None in servers else min(servers)
 
 
 def contract_pool() -> list[dict[str, Any]]:
@@ -185,14 +209,24 @@ def measure_recompute(event_id: int, clubs: int, repeats: int) -> dict[str, Any]
     def forget() -> None:
         OverallRankingState.objects.filter(pk=event_id).update(results_version=None)
 
-    select = best_of(repeats, lambda: floor_select(event_id))
-    recompute = best_of(repeats, lambda: overall_recompute(event_id=event_id), forget)
+    select, select_cpu, select_server = best_of_cpu(repeats, lambda: floor_select(event_id))
+    recompute, recompute_cpu, recompute_server = best_of_cpu(
+        repeats, lambda: overall_recompute(event_id=event_id), forget
+    )
     plays = clubs * PLAYERS * DONNES
     return {
         "clubs": clubs,
         "results": plays,
         "select": select,
+        "select_cpu": select_cpu,
         "recompute": recompute,
+        "recompute_cpu": recompute_cpu,
+        "cpu_ratio": (
+            None
+            if select_server is None or recompute_server is None
+            else (recompute_cpu + recompute_server) / (select_cpu + select_server)
+        ),
+        "load": os.getloadavg()[0],
         "ratio": recompute / select,
         "per_1000": recompute / plays * 1000,
     }
@@ -297,20 +331,30 @@ def report(r: dict[str, Any], repeats: int, load: str) -> str:
         "its floor, the plain SELECT of every field result (target: under 10 s at full size, "
         "linear):",
         "",
-        "| clubs | results | recomputation (ms) | SELECT (ms) | ratio | ms per 1,000 results |",
-        "|---|---|---|---|---|---|",
+        "| clubs | results | recomputation (ms) | SELECT (ms) | ratio | ms per 1,000 results "
+        "| Python CPU of the recomputation (ms) | ratio of CPU (Python + PostgreSQL) "
+        "| load (1 min) |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for row in r["recomputes"]:
         lines.append(
             f"| {row['clubs']} | {row['results']:,} | **{ms(row['recompute'])}** | "
-            f"{ms(row['select'])} | {row['ratio']:.1f}× | {row['per_1000'] * 1000:.1f} |"
+            f"{ms(row['select'])} | {row['ratio']:.1f}× | {row['per_1000'] * 1000:.1f} | "
+            f"{ms(row['recompute_cpu'])} | "
+            + ("–" if row["cpu_ratio"] is None else f"{row['cpu_ratio']:.1f}×")
+            + f" | {row['load']:.1f} |"
         )
     growth = full["results"] / small["results"]
     lines += [
         "",
+        "The ratio of CPU adds, for the recomputation and for the SELECT each, this process's "
+        "CPU time and that of its PostgreSQL backend (read from /proc: the server runs on "
+        "this machine); unlike the wall times it does not count the waits for a busy core.",
+        "",
         f"Linearity: {growth:.1f}× the results cost {full['recompute'] / small['recompute']:.1f}× "
         f"the time (cost per result ×{full['per_1000'] / small['per_1000']:.2f}; the SELECT "
-        f"×{full['select'] / small['select']:.1f}).",
+        f"×{full['select'] / small['select']:.1f}; the recomputation's Python CPU "
+        f"×{full['recompute_cpu'] / small['recompute_cpu']:.1f}).",
     ]
     if float(load.split(",")[0]) > (os.cpu_count() or 1):
         lines += [

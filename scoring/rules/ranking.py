@@ -7,7 +7,9 @@ player's total only.
 Speed (a recomputation ranks every play of a championship again): plays and score-card lines
 are named tuples (several times cheaper to build than frozen dataclasses), and a player's total is
 summed as whole numerators per denominator, turned into one Fraction at the end, instead of
-adding thousands of Fractions (each addition normalises with a gcd).
+adding thousands of Fractions (each addition normalises with a gcd). `compute_ranking_table`
+values each group once per distinct score (a field's group of thousands holds a few dozen) and
+sorts matchpoint totals as whole numbers over one common denominator.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from fractions import Fraction
 from functools import cached_property
-from math import gcd
+from math import gcd, lcm
 from typing import Any, NamedTuple
 
 from scoring.rules.duplicate import Method, matchpoints, parse_method, to_exact
@@ -616,47 +618,57 @@ def _table_compare(
             if waiting:
                 pending_played[members[0]] += 1
             continue
-        memo: dict[Any, int | str] = {}
-        if is_mp:
-            denominator = 2 * (n - 1)
-            points = matchpoints(scores)
-            numerators = [100 * mp for mp in points]
-            for line, mp, numerator in zip(lines, points, numerators, strict=True):
-                text = memo.get(numerator)
-                if text is None:
-                    text = memo[numerator] = _ratio(numerator, denominator)
-                line[4], line[5], line[7] = mp, text, n
-        else:
-            total = sum(scores)
-            denominator = n - offset  # average: n; pairwise: n - 1
-            numerators = [n * s - total for s in scores]
-            for line, numerator in zip(lines, numerators, strict=True):
-                text = memo.get(numerator)
-                if text is None:
-                    if whole:  # _ratio, inline: this runs once per play
-                        g = gcd(numerator, denominator)
-                        text = (
-                            numerator // g
-                            if g == denominator
-                            else f"{numerator // g}/{denominator // g}"
-                        )
-                    else:
-                        text = _quotient(numerator, denominator)
-                    memo[numerator] = text
-                line[4], line[7] = text, n
+        # Each distinct score's values once (a field's group of 3,000 holds a few dozen
+        # scores), then one pass over the plays: lines written, sums added.
+        denominator, values = _group_values(scores, n, is_mp, offset, whole)
         bucket = by_denominator.get(denominator)
         if bucket is None:
             bucket = by_denominator[denominator] = {}
         bucket_get = bucket.get
-        for player, numerator in zip(members, numerators, strict=True):
-            bucket[player] = bucket_get(player, 0) + numerator
+        if is_mp:
+            for player, line, score in zip(members, lines, scores, strict=True):
+                differential, percentage, numerator = values[score]
+                line[4], line[5], line[7] = differential, percentage, n
+                bucket[player] = bucket_get(player, 0) + numerator
+        else:  # no percentage: the line's None stays
+            for player, line, score in zip(members, lines, scores, strict=True):
+                differential, _none, numerator = values[score]
+                line[4], line[7] = differential, n
+                bucket[player] = bucket_get(player, 0) + numerator
         if waiting:
             taken = pending.setdefault(denominator, {})
-            for player, numerator in zip(members, numerators, strict=True):
-                taken[player] = taken.get(player, 0) + numerator
+            for player, score in zip(members, scores, strict=True):
+                taken[player] = taken.get(player, 0) + values[score][2]
             pending_played.update(members)
             pending_compared.update(members)
     return _GroupSums(by_denominator, pending, pending_played, pending_compared, alone)
+
+
+def _group_values(
+    scores: list[Any], n: int, is_mp: bool, offset: int, whole: bool
+) -> tuple[int, dict[Any, tuple[Any, Any, Any]]]:
+    """A compared group's denominator and, per distinct score, (differential as stored,
+    percentage as stored, numerator summed over that denominator): matchpoints, 2 per
+    score below and 1 per other equal score (`duplicate.matchpoints`), in percent of
+    2 * (n - 1); average and pairwise, (n * score - total) over n or n - 1."""
+    counts = Counter(scores)
+    values: dict[Any, tuple[Any, Any, Any]] = {}
+    if is_mp:
+        denominator = 2 * (n - 1)
+        below = 0
+        for score in sorted(counts):
+            count = counts[score]
+            mp = 2 * below + count - 1
+            values[score] = (mp, _ratio(100 * mp, denominator), 100 * mp)
+            below += count
+        return denominator, values
+    total = sum(scores)
+    denominator = n - offset  # average: n; pairwise: n - 1
+    for score in counts:
+        numerator = n * score - total
+        text = _ratio(numerator, denominator) if whole else _quotient(numerator, denominator)
+        values[score] = (text, None, numerator)
+    return denominator, values
 
 
 def _table_penalties(
@@ -704,14 +716,19 @@ def _table_rows(
     sums_get = sums.get
     # (sort key, player, total, differential total); the key orders exactly as the total.
     ranked: list[tuple[Any, Hashable, int | str, int | str]] = []
+    if is_mp:
+        # Every total over one denominator (the rate's and each count's, a few distinct
+        # values), so the key is a whole number: sorting Fractions cost more than ranking.
+        scale = lcm(rate.denominator, *(common * c for c in set(compared.values()) if c))
+        penalty_unit = rate.numerator * (scale // rate.denominator)
     for player in players:
         summed = sums_get(player, 0)
         pen = penalty_points.get(player, 0)
         if is_mp:
             count = compared[player]
-            base = Fraction(summed, common * count) if count else _ZERO
-            total = base - pen * rate
-            ranked.append((total, player, exact_value(total), exact_value(base)))
+            base = summed * (scale // (common * count)) if count else 0
+            key = base - pen * penalty_unit
+            ranked.append((key, player, _ratio(key, scale), _ratio(base, scale)))
         else:
             key = summed - pen * common
             ranked.append((key, player, _quotient(key, common), _quotient(summed, common)))

@@ -16,6 +16,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from scoring.rankings.fields import JSONTextField
 from scoring.rankings.state import DerivedState
 from tournaments.models import Method, Position
 from tournaments.validators import validate_plain_text
@@ -350,7 +351,7 @@ class OverallRankingRow(models.Model):
     donnes_played = models.PositiveIntegerField(default=0)
     donnes_compared = models.PositiveIntegerField(default=0)
     search_name = models.CharField(max_length=200, blank=True)
-    card = models.JSONField(default=list)
+    card = JSONTextField(default=list)  # PostgreSQL json: written without parsing to jsonb
 
     class Meta:
         ordering = ["event", "place"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from django.db import connection
 
@@ -38,3 +40,19 @@ def test_copy_and_bulk_create_store_the_same_rows(hub):
     sql.copy_rows(OverallRankingRow, ROW_FIELDS, rows, json_field="card")
     assert _stored(hub.event) == plain == copied
     assert connection.vendor in ("postgresql", "sqlite")  # COPY on the first, bulk_create else
+
+
+def test_the_card_is_stored_as_json_text_and_read_back_as_lists(hub):
+    """`JSONTextField`: PostgreSQL's json type (no jsonb parse on COPY), the same lists back."""
+    for i, club in field().items():
+        hub.send(i, hub.upload(i, club["results"], club["licences"], penalties=club["penalties"]))
+    row = OverallRankingRow.objects.filter(event=hub.event).order_by("place").first()
+    assert isinstance(row.card, list) and row.card and isinstance(row.card[0], list)
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT pg_typeof(card)::text, card::jsonb = %s::jsonb FROM "
+                "simultaneous_hub_overallrankingrow WHERE id = %s",
+                [json.dumps(row.card), row.pk],
+            )
+            assert cursor.fetchone() == ("json", True)
