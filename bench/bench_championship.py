@@ -248,18 +248,19 @@ def forget(pk: int) -> None:
 
 
 def season_figures(pk: int, repeats: int) -> dict[str, Any]:
+    from scoring.rankings.rows import championship_standings_decode
     from tournaments.championships.models import ChampionshipRanking
     from tournaments.championships.ranking import championship_recompute
 
     read = best_of(repeats, lambda: read_inputs(pk))
     compute = best_of(repeats, lambda: championship_recompute(pk), lambda: forget(pk))
-    data = ChampionshipRanking.objects.get(pk=pk).data
+    standings = championship_standings_decode(ChampionshipRanking.objects.get(pk=pk).data)
     return {
         "read": read,
         "compute": compute,
         "rows": read_inputs(pk),
-        "players": len(data["lines"][""]),
-        "scopes": len(data["lines"]),
+        "players": len(standings.lines),
+        "scopes": 1 + len(standings.series),
     }
 
 
@@ -270,6 +271,7 @@ def adding_figures(user: Any, tournaments: list, repeats: int) -> dict[str, Any]
     computing that championship alone."""
     from django.db import transaction
 
+    from scoring.rankings.rows import championship_everyone_rows
     from tournaments.championships import services
     from tournaments.championships.models import ChampionshipEvent, ChampionshipRanking
     from tournaments.championships.ranking import championship_recompute
@@ -296,7 +298,9 @@ def adding_figures(user: Any, tournaments: list, repeats: int) -> dict[str, Any]
     computed = {pk: after[pk] - before.get(pk, 0) for pk in after if pk in {c.pk for c in made}}
     alone = best_of(repeats, lambda: championship_recompute(target.pk), lambda: forget(target.pk))
     ChampionshipEvent.objects.filter(championship=target, tournament=extra).delete()
-    players = len(ChampionshipRanking.objects.get(pk=target.pk).data["lines"][""])
+    players = len(
+        championship_everyone_rows(ChampionshipRanking.objects.get(pk=target.pk).data["lines"])
+    )
     return {
         "computed": computed,
         "target": target.pk,
