@@ -247,9 +247,14 @@ def _places_of(
     field, scaled = len(lines), rule.scale_by_field and largest
     shares: dict[int, Fraction] = {}
     group = Counter([line.rank for line in lines])
+    lone = None  # the share of a place past the table held alone, the commonest
     first = 1
     for rank in sorted(group):
         size = group[rank]
+        if size == 1 and first > table and lone is not None:
+            shares[rank] = lone
+            first += 1
+            continue
         last = first + size - 1
         inside = min(last, table)
         held = (sums[inside] - sums[first - 1] if first <= table else 0) + beyond * (
@@ -261,6 +266,8 @@ def _places_of(
             value = Fraction(*pair)
             share = made[pair] = made.setdefault(value, value)
         shares[rank] = share
+        if size == 1 and first > table:
+            lone = share
         first = last + 1
     return shares
 
