@@ -405,12 +405,15 @@ def report(r: dict[str, Any], repeats: int, load: str) -> str:
         "computation waits for a core far longer than the read does, so compare the CPU "
         "figure with the 5 s and run it on a quiet machine before taking the ratio as final.",
         "",
-        "How: the pure rule (`scoring.rules.championship`) ranks everyone and each série from "
-        "one pass (`championship_scopes`); a place's share is one Fraction per value, sorts go "
-        "by the float then the exact Fraction (rounding is monotonic), equal points are one "
-        "object, sums add numerators per denominator, tie-breaks are read only among equal "
-        "points, and the cyclic garbage collector is paused; the hub's totals are parsed once "
-        "per distinct text.",
+        "How: the pure rule (`scoring.rules.championship`) ranks everyone once "
+        "(`championship_standings`) and each série from everyone's order (its players' "
+        "indexes and ranks); every value is put on one common denominator, so sums, best_of "
+        "and tie-breaks add and compare ints, and a Fraction is made once per distinct "
+        "score; a place's share is made once per value; the stored lines are everyone's "
+        "only (the séries refer to them), written as one JSON text each (msgspec: PostgreSQL "
+        "parses no nested arrays), numbers once per object, compressed with lz4; the "
+        "cyclic garbage collector is paused for the whole computation; totals are parsed "
+        "once per distinct text and ASCII names folded without the Unicode passes.",
     ]
     lines += [
         "",

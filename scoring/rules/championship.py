@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import datetime
 import gc
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -324,26 +324,41 @@ def _scores(
     rule: Rule, events: Sequence[Event], wanted: frozenset[str] | None
 ) -> tuple[dict[str, list[_Entry]], _Scale]:
     """Every player's events, in date order then by key (only the ``wanted`` players when
-    given), and the scale of their points and of the rule's handicaps."""
+    given), and the scale of their points and of the rule's handicaps; each event's points
+    as `_event` gives them, read here without the (player, points, weight) tuples."""
     ordered = _ordered(events)
     largest = max((len(event.lines) for event in ordered), default=0)
+    handicaps = [Fraction(h) for h in rule.handicaps.values()]
     made: dict[object, Fraction] = {}
-    earned = [(event, _event(rule, event, largest, made)) for event in ordered]
-    values = [points for _event_, rows in earned for _player, points, _weight in rows]
-    scale = _Scale([*values, *(Fraction(h) for h in rule.handicaps.values())])
+    shares: list[dict[int, Fraction]] = []
+    if rule.kind == "places":
+        sums = _place_points(rule)
+        shares = [_places_of(rule, sums, e.lines, largest, made) for e in ordered]
+        scale = _Scale([*made.values(), *handicaps])
+    elif rule.kind == "percentage":
+        percentages = (p for e in ordered for *_l, p, _c in e.lines if p is not None)
+        scale = _Scale([_ZERO, *percentages, *handicaps])
+    else:
+        scale = _Scale([*(line.total for e in ordered for line in e.lines), *handicaps])
     units = scale.units
-    scores: dict[str, list[_Entry]] = {}
-    for event, rows in earned:
+    scores: defaultdict[str, list[_Entry]] = defaultdict(list)
+    for n, event in enumerate(ordered):
         day, key = event.date.toordinal(), event.key
-        for player, points, weight in rows:
-            if wanted is not None and player not in wanted:
-                continue
-            entry = (units[id(points)], weight, day, key, points)
-            known = scores.get(player)
-            if known is None:
-                scores[player] = [entry]
-            else:
-                known.append(entry)
+        lines = event.lines
+        if wanted is not None:
+            lines = tuple(line for line in lines if line.player in wanted)
+        if rule.kind == "places":
+            share = shares[n]
+            for player, rank, _total, _percentage, _compared in lines:
+                points = share[rank]
+                scores[player].append((units[id(points)], 1, day, key, points))
+        elif rule.kind == "percentage":
+            for player, _rank, _total, percentage, compared in lines:
+                points = _ZERO if percentage is None else percentage
+                scores[player].append((units[id(points)], compared, day, key, points))
+        else:
+            for player, _rank, total, _percentage, _compared in lines:
+                scores[player].append((units[id(total)], 1, day, key, total))
     return scores, scale
 
 
