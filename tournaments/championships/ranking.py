@@ -212,6 +212,7 @@ def championship_compute(
 def _computed(
     championship: Championship, entries: list[ChampionshipEvent]
 ) -> tuple[Counted, dict[str, Any]]:
+    """`championship_compute`'s work: read, rank once for everyone and the séries, encode."""
     inputs = championship_inputs(championship.pk, entries)
     inputs.counted["revision"] = championship.revision
     rule = rule_of(championship)
