@@ -248,18 +248,19 @@ def forget(pk: int) -> None:
 
 
 def season_figures(pk: int, repeats: int) -> dict[str, Any]:
+    from scoring.rankings.rows import championship_standings_decode
     from tournaments.championships.models import ChampionshipRanking
     from tournaments.championships.ranking import championship_recompute
 
     read = best_of(repeats, lambda: read_inputs(pk))
     compute = best_of(repeats, lambda: championship_recompute(pk), lambda: forget(pk))
-    data = ChampionshipRanking.objects.get(pk=pk).data
+    standings = championship_standings_decode(ChampionshipRanking.objects.get(pk=pk).data)
     return {
         "read": read,
         "compute": compute,
         "rows": read_inputs(pk),
-        "players": len(data["lines"][""]),
-        "scopes": len(data["lines"]),
+        "players": len(standings.lines),
+        "scopes": 1 + len(standings.series),
     }
 
 
@@ -270,6 +271,7 @@ def adding_figures(user: Any, tournaments: list, repeats: int) -> dict[str, Any]
     computing that championship alone."""
     from django.db import transaction
 
+    from scoring.rankings.rows import championship_everyone_rows
     from tournaments.championships import services
     from tournaments.championships.models import ChampionshipEvent, ChampionshipRanking
     from tournaments.championships.ranking import championship_recompute
@@ -296,7 +298,9 @@ def adding_figures(user: Any, tournaments: list, repeats: int) -> dict[str, Any]
     computed = {pk: after[pk] - before.get(pk, 0) for pk in after if pk in {c.pk for c in made}}
     alone = best_of(repeats, lambda: championship_recompute(target.pk), lambda: forget(target.pk))
     ChampionshipEvent.objects.filter(championship=target, tournament=extra).delete()
-    players = len(ChampionshipRanking.objects.get(pk=target.pk).data["lines"][""])
+    players = len(
+        championship_everyone_rows(ChampionshipRanking.objects.get(pk=target.pk).data["lines"])
+    )
     return {
         "computed": computed,
         "target": target.pk,
@@ -401,12 +405,15 @@ def report(r: dict[str, Any], repeats: int, load: str) -> str:
         "computation waits for a core far longer than the read does, so compare the CPU "
         "figure with the 5 s and run it on a quiet machine before taking the ratio as final.",
         "",
-        "How: the pure rule (`scoring.rules.championship`) ranks everyone and each série from "
-        "one pass (`championship_scopes`); a place's share is one Fraction per value, sorts go "
-        "by the float then the exact Fraction (rounding is monotonic), equal points are one "
-        "object, sums add numerators per denominator, tie-breaks are read only among equal "
-        "points, and the cyclic garbage collector is paused; the hub's totals are parsed once "
-        "per distinct text.",
+        "How: the pure rule (`scoring.rules.championship`) ranks everyone once "
+        "(`championship_standings`) and each série from everyone's order (its players' "
+        "indexes and ranks); every value is put on one common denominator, so sums, best_of "
+        "and tie-breaks add and compare ints, and a Fraction is made once per distinct "
+        "score; a place's share is made once per value; the stored lines are everyone's "
+        "only (the séries refer to them), written as one JSON text each (msgspec: PostgreSQL "
+        "parses no nested arrays), numbers once per object, compressed with lz4; the "
+        "cyclic garbage collector is paused for the whole computation; totals are parsed "
+        "once per distinct text and ASCII names folded without the Unicode passes.",
     ]
     lines += [
         "",

@@ -21,7 +21,9 @@ from collections.abc import Hashable, Iterable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any, NamedTuple
 
-from scoring.rules.championship import EventScore, Line
+import msgspec
+
+from scoring.rules.championship import EventScore, Line, Standings
 from scoring.rules.ranking import exact_value
 from scoring.rules.season import EventRow, SeasonRow
 
@@ -126,34 +128,107 @@ def season_rows_decode(rows: Iterable[Sequence[Any]]) -> list[SeasonRow]:
     ]
 
 
-def championship_lines_encode(lines: Iterable[Line]) -> list[list[Any]]:
+def championship_lines_encode(lines: Sequence[Line]) -> list[list[Any]]:
     """A championship's lines as stored: [player, rank, classified, points, handicap,
-    counted, [[event, points, counted], ...]], exact numbers written, booleans as 0/1."""
+    counted, [[event, points, counted], ...]], exact numbers written, booleans as 0/1. Each
+    number is written once per object (the lines share them: a place's share, a total, equal
+    points) and looked up by identity: the lines keep the objects alive while this runs."""
+    values = {id(v): v for line in lines for v in (line.points, line.handicap)}
+    values.update((id(p), p) for line in lines for _key, p, _counted in line.events)
+    written = {ident: exact_number(value) for ident, value in values.items()}
     return [
         [
             line.player,
             line.rank,
-            int(line.classified),
-            exact_number(line.points),
-            exact_number(line.handicap),
+            1 if line.classified else 0,
+            written[id(line.points)],
+            written[id(line.handicap)],
             line.counted,
-            [[e.event, exact_number(e.points), int(e.counted)] for e in line.events],
+            [[key, written[id(p)], 1 if counted else 0] for key, p, counted in line.events],
         ]
         for line in lines
     ]
 
 
 def championship_lines_decode(rows: Iterable[Sequence[Any]]) -> list[Line]:
-    """A championship's stored lines, typed."""
+    """A championship's stored lines, typed (one Fraction per distinct stored number)."""
+    exact: dict[int | str, Fraction] = {}
+
+    def value(number: int | str) -> Fraction:
+        made = exact.get(number)
+        if made is None:
+            made = exact[number] = Fraction(number)
+        return made
+
     return [
         Line(
             player=player,
             rank=rank,
             classified=bool(classified),
-            points=Fraction(points),
-            handicap=Fraction(handicap),
-            events=tuple(EventScore(key, Fraction(p), bool(c)) for key, p, c in events),
+            points=value(points),
+            handicap=value(handicap),
+            events=tuple(EventScore(key, value(p), bool(c)) for key, p, c in events),
             counted=counted,
         )
         for player, rank, classified, points, handicap, counted, events in rows
     ]
+
+
+def championship_standings_encode(standings: Standings) -> dict[str, str]:
+    """A championship's standings as stored: {"lines": everyone's lines
+    (`championship_lines_encode`), "series": {série: [[index of the player's line among
+    everyone's, his rank in the série], ...]}}, each as one JSON text: a série's lines refer
+    to everyone's instead of repeating them, and jsonb keeps a text as one string, where
+    PostgreSQL would parse a season's nested arrays in more time than the rest of the
+    computation takes (as `fields.CardLinesField`'s score cards)."""
+    return {
+        "lines": _json_text(championship_lines_encode(standings.lines)),
+        "series": _json_text(standings.series),
+    }
+
+
+def championship_everyone_rows(stored: Any) -> list[list[Any]]:
+    """Everyone's stored lines (as `championship_lines_encode` writes them) from the stored
+    data's "lines": a JSON text, or (stored before) {scope: lines} whose "" is everyone's."""
+    if isinstance(stored, str):
+        return msgspec.json.decode(stored)
+    return (stored or {}).get("", [])
+
+
+def championship_standings_decode(data: Mapping[str, Any]) -> Standings:
+    """Stored standings, typed. Those stored before the séries referred to everyone's lines
+    ({"lines": {"": [...], série: [...]}}, each série's lines written out) are read too."""
+    stored = data.get("lines")
+    lines = championship_lines_decode(championship_everyone_rows(stored))
+    if isinstance(stored, str):
+        series = {
+            serie: [(index, rank) for index, rank in members]
+            for serie, members in msgspec.json.decode(data.get("series") or "{}").items()
+        }
+    else:  # each série's lines written out
+        index = {line.player: n for n, line in enumerate(lines)}
+        series = {
+            serie: [(index[row[0]], row[1]) for row in rows]
+            for serie, rows in (stored or {}).items()
+            if serie
+        }
+    return Standings(lines, series)
+
+
+def _json_text(value: Any) -> str:
+    """Plain values as JSON text (msgspec: several times json.dumps' speed)."""
+    return msgspec.json.encode(value).decode()
+
+
+def rows_results(rows: Mapping[str, Sequence[Any]]) -> dict[int, tuple[int, Fraction, int]]:
+    """A snapshot's stored rows as what a championship counts of them, keyed by player id:
+    (rank, total, donnes compared), the same values as `rows_decode`'s rows; one Fraction
+    per distinct stored total (totals repeat), the other numbers not read."""
+    exact: dict[int | str, Fraction] = {}
+    results = {}
+    for key, (rank, total, _differential, _penalty, _played, compared) in rows.items():
+        value = exact.get(total)
+        if value is None:
+            value = exact[total] = Fraction(total)
+        results[int(key[1:])] = (rank, value, compared)
+    return results

@@ -37,10 +37,12 @@ from __future__ import annotations
 
 import datetime
 import gc
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from fractions import Fraction
+from math import lcm
 from types import MappingProxyType
 from typing import NamedTuple
 
@@ -55,8 +57,10 @@ __all__ = [
     "InvalidChampionshipEvents",
     "Line",
     "Rule",
+    "Standings",
     "championship_ranking",
     "championship_scopes",
+    "championship_standings",
     "event_points",
     "player_events",
     "qualifiers",
@@ -168,14 +172,57 @@ class InvalidChampionshipEvents(ScoringError):
 
 # --- event points ------------------------------------------------------------------------
 #
-# Speed (a federation season is some 100,000 event lines): a player's event is a plain tuple
-# (points, weight, date ordinal, event key, float of the points); the places' shares are made
-# once per distinct value; sorts and comparisons go by the float first and the exact Fraction
-# only when the floats are equal (rounding is monotonic, so a float order is the exact one),
-# sums add numerators per denominator; tie-breaks are read only among equal points.
+# Speed (a federation season is some 100,000 event lines): every value a season adds or
+# compares is put on one common denominator (`_Scale`), so a player's event is a plain tuple
+# of ints (units, weight, date ordinal) with its key and its exact points, and sums, best_of's
+# sort and the tie-breaks add and compare ints; the places' shares are made once per
+# distinct value; a Fraction is made once per distinct championship score; tie-breaks are
+# read only among equal points; a série is ranked from everyone's order (`Standings`).
 
-_POINTS, _WEIGHT, _DAY, _KEY, _FLOAT = range(5)
-_Entry = tuple[Fraction, int, int, str, float]
+_UNITS, _WEIGHT, _DAY, _KEY, _POINTS = range(5)
+_Entry = tuple[int, int, int, str, Fraction]
+
+
+class _Scale:
+    """Exact values as whole multiples of ``1 / denominator``, the least common multiple of
+    their denominators: ``units[id(v)] == v * denominator`` exactly, so sums and comparisons
+    of units are those of the values. Units are looked up by identity (values repeat as one
+    object: the places' shares, the totals parsed once per text); the values are kept alive
+    here so no identity is reused while the scale is."""
+
+    def __init__(self, values: Iterable[Fraction]) -> None:
+        self._kept = {id(value): value for value in values}
+        self.denominator = lcm(*{value.denominator for value in self._kept.values()})
+        den = self.denominator
+        self.units = {
+            ident: value.numerator * (den // value.denominator)
+            for ident, value in self._kept.items()
+        }
+        self._values: dict[int, Fraction] = {}
+
+    def keep(self, values: Iterable[Fraction]) -> None:
+        """Look these values up by identity too (their denominators must divide the scale's)."""
+        for value in values:
+            self._kept[id(value)] = value
+            self.units[id(value)] = self.unit(value)
+
+    def unit(self, value: Fraction) -> int:
+        """``value * denominator``; ``value``'s denominator must divide the scale's (a value
+        equal to one of the scale's, or a whole number)."""
+        units = self.units.get(id(value))  # the kept values are alive: an id is theirs
+        if units is None:
+            whole, left = divmod(self.denominator, value.denominator)
+            if left:
+                raise ValueError(f"{value} is not on the scale 1/{self.denominator}")
+            units = value.numerator * whole
+        return units
+
+    def value(self, units: int) -> Fraction:
+        """``units / denominator``, one object per value."""
+        made = self._values.get(units)
+        if made is None:
+            made = self._values[units] = Fraction(units, self.denominator)
+        return made
 
 
 def _place_points(rule: Rule) -> list[int]:
@@ -192,60 +239,63 @@ def _places_of(
     lines: Sequence[EventLine],
     largest: int,
     made: dict[object, Fraction],
-) -> dict[str, Fraction]:
-    """Each player's places points in one event: the mean of the places his rank group
+) -> dict[int, Fraction]:
+    """The places points of each rank in one event: the mean of the places its rank group
     holds, scaled; ``made`` keeps the Fractions already made (few distinct values)."""
     table = len(rule.places)
     beyond = rule.places_beyond
-    by_rank: dict[int, list[str]] = {}
-    for line in lines:
-        if line.rank in by_rank:
-            by_rank[line.rank].append(line.player)
-        else:
-            by_rank[line.rank] = [line.player]
     field, scaled = len(lines), rule.scale_by_field and largest
-    points: dict[str, Fraction] = {}
+    shares: dict[int, Fraction] = {}
+    group = Counter([line.rank for line in lines])
+    lone = None  # the share of a place past the table held alone, the commonest
     first = 1
-    for rank in sorted(by_rank):
-        players = by_rank[rank]
-        last = first + len(players) - 1
+    for rank in sorted(group):
+        size = group[rank]
+        if size == 1 and first > table and lone is not None:
+            shares[rank] = lone
+            first += 1
+            continue
+        last = first + size - 1
         inside = min(last, table)
         held = (sums[inside] - sums[first - 1] if first <= table else 0) + beyond * (
             last - max(inside, first - 1)
         )
-        pair = (held * field, len(players) * largest) if scaled else (held, len(players))
+        pair = (held * field, size * largest) if scaled else (held, size)
         share = made.get(pair)
         if share is None:  # one object per value: (2, 2) and (1, 1) are the same 1
             value = Fraction(*pair)
             share = made[pair] = made.setdefault(value, value)
-        for player in players:
-            points[player] = share
+        shares[rank] = share
+        if size == 1 and first > table:
+            lone = share
         first = last + 1
-    return points
+    return shares
 
 
 def event_points(rule: Rule, event: Event, largest: int) -> dict[str, tuple[Fraction, int]]:
     """Each player's (event points, weight) in one event under the rule; ``largest`` is the
     largest field of the championship (for ``scale_by_field``). The weight is the donnes
     compared under ``percentage``, 1 otherwise."""
-    return {
-        line.player: (points, weight) for line, points, weight in _event(rule, event, largest, {})
-    }
+    return {player: (points, weight) for player, points, weight in _event(rule, event, largest, {})}
 
 
 def _event(
     rule: Rule, event: Event, largest: int, made: dict[object, Fraction]
-) -> Iterator[tuple[EventLine, Fraction, int]]:
-    """(line, event points, weight) for every line of the event."""
+) -> list[tuple[str, Fraction, int]]:
+    """(player, event points, weight) for every line of the event."""
     if rule.kind == "places":
         shares = _places_of(rule, _place_points(rule), event.lines, largest, made)
-        return ((line, shares[line.player], 1) for line in event.lines)
+        return [(line.player, shares[line.rank], 1) for line in event.lines]
     if rule.kind == "percentage":
-        return (
-            (line, _ZERO if line.percentage is None else line.percentage, line.donnes_compared)
+        return [
+            (
+                line.player,
+                _ZERO if line.percentage is None else line.percentage,
+                line.donnes_compared,
+            )
             for line in event.lines
-        )
-    return ((line, line.total, 1) for line in event.lines)
+        ]
+    return [(line.player, line.total, 1) for line in event.lines]
 
 
 def _ordered(events: Iterable[Event]) -> list[Event]:
@@ -272,32 +322,44 @@ def _ordered(events: Iterable[Event]) -> list[Event]:
 
 def _scores(
     rule: Rule, events: Sequence[Event], wanted: frozenset[str] | None
-) -> dict[str, list[_Entry]]:
+) -> tuple[dict[str, list[_Entry]], _Scale]:
     """Every player's events, in date order then by key (only the ``wanted`` players when
-    given)."""
+    given), and the scale of their points and of the rule's handicaps; each event's points
+    as `_event` gives them, read here without the (player, points, weight) tuples."""
     ordered = _ordered(events)
     largest = max((len(event.lines) for event in ordered), default=0)
-    scores: dict[str, list[_Entry]] = {}
+    handicaps = [Fraction(h) for h in rule.handicaps.values()]
     made: dict[object, Fraction] = {}
-    floats: dict[int, float] = {}
-    for event in ordered:
+    shares: list[dict[int, Fraction]] = []
+    if rule.kind == "places":
+        sums = _place_points(rule)
+        shares = [_places_of(rule, sums, e.lines, largest, made) for e in ordered]
+        scale = _Scale([*made.values(), *handicaps])
+    elif rule.kind == "percentage":
+        percentages = (p for e in ordered for *_l, p, _c in e.lines if p is not None)
+        scale = _Scale([_ZERO, *percentages, *handicaps])
+    else:
+        scale = _Scale([*(line.total for e in ordered for line in e.lines), *handicaps])
+    units = scale.units
+    scores: defaultdict[str, list[_Entry]] = defaultdict(list)
+    for n, event in enumerate(ordered):
         day, key = event.date.toordinal(), event.key
-        for line, points, weight in _event(rule, event, largest, made):
-            player = line.player
-            if wanted is not None and player not in wanted:
-                continue
-            ident = id(points)
-            value = floats.get(ident)
-            if value is None:
-                value = float(points)
-                if rule.kind == "places":  # shared objects, kept alive by `made`
-                    floats[ident] = value
-            entry = (points, weight, day, key, value)
-            if player in scores:
-                scores[player].append(entry)
-            else:
-                scores[player] = [entry]
-    return scores
+        lines = event.lines
+        if wanted is not None:
+            lines = tuple(line for line in lines if line.player in wanted)
+        if rule.kind == "places":
+            share = shares[n]
+            for player, rank, _total, _percentage, _compared in lines:
+                points = share[rank]
+                scores[player].append((units[id(points)], 1, day, key, points))
+        elif rule.kind == "percentage":
+            for player, _rank, _total, percentage, compared in lines:
+                points = _ZERO if percentage is None else percentage
+                scores[player].append((units[id(points)], compared, day, key, points))
+        else:
+            for player, _rank, total, _percentage, _compared in lines:
+                scores[player].append((units[id(total)], 1, day, key, total))
+    return scores, scale
 
 
 # --- a player's line ---------------------------------------------------------------------
@@ -310,9 +372,7 @@ def _counted(rule: Rule, scores: list[_Entry]) -> list[bool]:
     if rule.best_of is None or len(scores) <= rule.best_of:
         return [True] * len(scores)
     order = sorted(
-        range(len(scores)),
-        key=lambda i: (scores[i][_FLOAT], scores[i][_POINTS], scores[i][_DAY]),
-        reverse=True,
+        range(len(scores)), key=lambda i: (scores[i][_UNITS], scores[i][_DAY]), reverse=True
     )
     counted = [False] * len(scores)
     for i in order[: rule.best_of]:
@@ -320,99 +380,96 @@ def _counted(rule: Rule, scores: list[_Entry]) -> list[bool]:
     return counted
 
 
-def _exact_sum(values: Iterable[Fraction], weights: Iterable[int] | None = None) -> Fraction:
-    """The exact sum (of the values times their weights when given), adding numerators per
-    denominator (one gcd per denominator, not one per addition)."""
-    by_denominator: dict[int, int] = {}
-    if weights is None:
-        for value in values:
-            den = value.denominator
-            by_denominator[den] = by_denominator.get(den, 0) + value.numerator
-    else:
-        for value, weight in zip(values, weights, strict=True):
-            den = value.denominator
-            by_denominator[den] = by_denominator.get(den, 0) + value.numerator * weight
-    if len(by_denominator) == 1:
-        ((den, num),) = by_denominator.items()
-        return Fraction(num, den)
-    return sum((Fraction(num, den) for den, num in by_denominator.items()), _ZERO)
-
-
-def _points(rule: Rule, kept: list[_Entry], handicap: Fraction) -> tuple[Fraction, Fraction]:
-    """(championship points, handicap added) from the counted events."""
-    if not kept:
-        return _ZERO, _ZERO
-    if rule.kind == "percentage":
-        weight = sum(entry[_WEIGHT] for entry in kept)
-        if not weight:
-            return handicap, handicap
-        summed = _exact_sum([e[_POINTS] for e in kept], [e[_WEIGHT] for e in kept])
-        mean = summed / weight
-        return mean + handicap, handicap
-    added = handicap * len(kept)
-    return _exact_sum(entry[_POINTS] for entry in kept) + added, added
-
-
 def _tie_key(rule: Rule, kept: list[_Entry]) -> tuple[object, ...]:
     """The tie-breaks' values for a player, higher better, compared in order (each event's
-    points as (float, Fraction): exact, and fast when the floats differ)."""
+    points as its units on the season's scale)."""
     values: list[object] = []
     for name in rule.tie_breaks:
         if name == "events":
             values.append(len(kept))
         elif name == "best":
-            values.append(tuple(sorted(((e[_FLOAT], e[_POINTS]) for e in kept), reverse=True)))
+            values.append(tuple(sorted([e[_UNITS] for e in kept], reverse=True)))
         elif name == "recent":
-            latest = sorted(kept, key=lambda e: (e[_DAY], e[_FLOAT], e[_POINTS]), reverse=True)
-            values.append(tuple((e[_FLOAT], e[_POINTS]) for e in latest))
+            values.append(_recent(kept))
     return tuple(values)
+
+
+def _recent(kept: list[_Entry]) -> tuple[int, ...]:
+    """The points of the counted events, most recent first (one day's by points, highest
+    first): ``kept`` is in date order, so backwards unless two share a day."""
+    days = [e[_DAY] for e in kept]
+    if len(set(days)) == len(days):
+        return tuple([e[_UNITS] for e in reversed(kept)])
+    latest = sorted(kept, key=lambda e: (e[_DAY], e[_UNITS]), reverse=True)
+    return tuple([e[_UNITS] for e in latest])
 
 
 class _Draft(NamedTuple):
     player: str
+    order: int | Fraction  # equal exactly when the points are: units, or the exact mean
     points: Fraction
     handicap: Fraction
     events: tuple[EventScore, ...]
     kept: list[_Entry]
     classified: bool
-    order: float  # float(points), to sort fast
 
 
-def _draft(
-    rule: Rule,
-    player: str,
-    scores: list[_Entry],
-    handicap: Fraction,
-    same: dict[Fraction, Fraction] | None = None,
-) -> _Draft:
-    """A player's line before ranking; ``same`` makes equal points one object (comparisons
-    of equal values then stop at identity)."""
-    counted = _counted(rule, scores)
-    kept = [entry for entry, keep in zip(scores, counted, strict=True) if keep]
-    points, added = _points(rule, kept, handicap)
-    if same is not None:
-        points = same.setdefault(points, points)
-    events = tuple(
-        EventScore(entry[_KEY], entry[_POINTS], keep)
-        for entry, keep in zip(scores, counted, strict=True)
-    )
-    classified = len(scores) >= rule.minimum_events
-    return _Draft(player, points, added, events, kept, classified, float(points))
+class _Drafting:
+    """What a season's drafts share: the rule, the scale, one Fraction per handicap added."""
+
+    def __init__(self, rule: Rule, scale: _Scale) -> None:
+        self.rule, self.scale = rule, scale
+        self._added: dict[tuple[int, int], Fraction] = {}
+
+    def added(self, handicap: Fraction, units: int, times: int) -> Fraction:
+        """The handicap (``units`` on the scale) added ``times`` times, one object per value."""
+        made = self._added.get((units, times))
+        if made is None:
+            made = self._added[(units, times)] = handicap * times
+        return made
+
+    def draft(self, player: str, scores: list[_Entry], handicap: Fraction) -> _Draft:
+        """A player's line before ranking."""
+        rule = self.rule
+        if rule.best_of is None or len(scores) <= rule.best_of:
+            kept = scores
+            events = tuple([EventScore(e[_KEY], e[_POINTS], True) for e in scores])
+        else:
+            counted = _counted(rule, scores)
+            kept = [e for e, keep in zip(scores, counted, strict=True) if keep]
+            events = tuple(
+                [EventScore(e[_KEY], e[_POINTS], c) for e, c in zip(scores, counted, strict=True)]
+            )
+        order: int | Fraction
+        if not kept:
+            order = points = added = _ZERO
+        elif rule.kind == "percentage":
+            weight = sum([e[_WEIGHT] for e in kept])
+            summed = sum([e[_UNITS] * e[_WEIGHT] for e in kept])
+            mean = Fraction(summed, self.scale.denominator * weight) if weight else _ZERO
+            order = points = mean + handicap
+            added = handicap
+        else:
+            units = self.scale.unit(handicap)
+            added = self.added(handicap, units, len(kept))
+            order = sum([e[_UNITS] for e in kept]) + units * len(kept)
+            points = self.scale.value(order)
+        classified = len(scores) >= rule.minimum_events
+        return _Draft(player, order, points, added, events, kept, classified)
 
 
-def _ranked(rule: Rule, drafts: Sequence[_Draft], classified: bool) -> list[Line]:
-    """Sorted lines with their shared ranks (None when not classified)."""
+def _ranked(rule: Rule, drafts: Sequence[_Draft], classified: bool) -> list[tuple[Line, int]]:
+    """Sorted lines, each with its rank before the classification is applied (None in the
+    line when not classified; the number still tells who is equal to whom)."""
     drafts = sorted(drafts, key=lambda d: d.player)
-    drafts.sort(key=lambda d: (d.order, d.points), reverse=True)
+    drafts.sort(key=lambda d: d.order, reverse=True)
     keys: list[tuple[object, ...]] = [()] * len(drafts)
     if rule.tie_breaks:
         start = 0
         while start < len(drafts):
             end = start + 1
-            points = drafts[start].points
-            while end < len(drafts) and (
-                drafts[end].points is points or drafts[end].points == points
-            ):
+            order = drafts[start].order
+            while end < len(drafts) and drafts[end].order == order:
                 end += 1
             if end - start > 1:
                 run = [(_tie_key(rule, d.kept), d) for d in drafts[start:end]]
@@ -420,27 +477,23 @@ def _ranked(rule: Rule, drafts: Sequence[_Draft], classified: bool) -> list[Line
                 keys[start:end] = [key for key, _d in run]
                 drafts[start:end] = [d for _key, d in run]
             start = end
-    lines: list[Line] = []
+    lines: list[tuple[Line, int]] = []
     rank = 0
     for index, draft in enumerate(drafts):
-        previous = drafts[index - 1] if index else None
         if not (
-            previous
-            and (previous.points is draft.points or previous.points == draft.points)
-            and keys[index - 1] == keys[index]
+            index and drafts[index - 1].order == draft.order and keys[index - 1] == keys[index]
         ):
             rank = index + 1
-        lines.append(
-            Line(
-                draft.player,
-                rank if classified else None,
-                classified,
-                draft.points,
-                draft.handicap,
-                draft.events,
-                len(draft.kept),
-            )
+        line = Line(
+            draft.player,
+            rank if classified else None,
+            classified,
+            draft.points,
+            draft.handicap,
+            draft.events,
+            len(draft.kept),
         )
+        lines.append((line, rank))
     return lines
 
 
@@ -448,24 +501,25 @@ def _drafts(
     rule: Rule, events: Sequence[Event], series: Mapping[str, str], wanted: frozenset[str] | None
 ) -> list[_Draft]:
     """Every (wanted) player's line before ranking."""
-    handicaps = rule.handicaps
-    made: dict[object, Fraction] = {}
-    same: dict[Fraction, Fraction] = {}
-    drafts = []
-    for player, scores in _scores(rule, events, wanted).items():
-        value = handicaps.get(series.get(player, ""), 0)
-        handicap = made.get(value)
-        if handicap is None:
-            handicap = made[value] = Fraction(value)
-        drafts.append(_draft(rule, player, scores, handicap, same))
-    return drafts
+    scores, scale = _scores(rule, events, wanted)
+    drafting = _Drafting(rule, scale)
+    handicaps = {serie: Fraction(value) for serie, value in rule.handicaps.items()}
+    scale.keep(handicaps.values())  # looked up by identity then
+    return [
+        drafting.draft(player, entries, handicaps.get(series.get(player, ""), _ZERO))
+        for player, entries in scores.items()
+    ]
 
 
-def _lines(rule: Rule, drafts: Sequence[_Draft]) -> list[Line]:
-    """The classified players ranked, then those listed apart."""
+def _lines(rule: Rule, drafts: Sequence[_Draft]) -> list[tuple[Line, int]]:
+    """The classified players ranked, then those listed apart (their ranks after the
+    classified players': a number tells who is equal to whom across both)."""
     classified = [draft for draft in drafts if draft.classified]
     apart = [draft for draft in drafts if not draft.classified]
-    return _ranked(rule, classified, True) + _ranked(rule, apart, False)
+    shift = len(classified)
+    return _ranked(rule, classified, True) + [
+        (line, rank + shift) for line, rank in _ranked(rule, apart, False)
+    ]
 
 
 @contextmanager
@@ -480,6 +534,76 @@ def _collector_paused() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
+
+
+SerieLine = tuple[int, int | None]  # (index of the player's line among everyone's, his rank)
+
+
+@dataclass(frozen=True)
+class Standings:
+    """Everyone's lines and each série's ranked apart, made once (`championship_standings`).
+
+    ``lines``: everyone's, as `championship_ranking` gives them; ``series``: série -> its
+    players in the série's order, each as (index of his line in ``lines``, his rank in the
+    série, None when not classified). A série's line is his line among everyone's with the
+    série's rank (`scope`): points, handicap and events are the same.
+    """
+
+    lines: Sequence[Line]
+    series: Mapping[str, Sequence[SerieLine]]
+
+    def scope(self, serie: str | None = None) -> list[Line]:
+        """Everyone's lines (``serie`` None or "") or the série's, ranked apart (none for a
+        série it does not have)."""
+        if not serie:
+            return list(self.lines)
+        lines = self.lines
+        return [_ranked_as(lines[index], rank) for index, rank in self.series.get(serie, ())]
+
+
+def _ranked_as(line: Line, rank: int | None) -> Line:
+    """The line with another rank."""
+    if line.rank == rank:
+        return line
+    return Line(
+        line.player, rank, line.classified, line.points, line.handicap, line.events, line.counted
+    )
+
+
+def _serie_lines(
+    ranked: list[tuple[Line, int]], series: Mapping[str, str]
+) -> dict[str, list[SerieLine]]:
+    """Each série's players in everyone's order, ranked among themselves. Everyone's order is
+    by points, tie-breaks then player key, each player's own, so a série's order is its
+    players' order there; two of its players are equal when their ranks among everyone are."""
+    found: dict[str, list[SerieLine]] = {serie: [] for serie in sorted(set(series.values()))}
+    previous: dict[
+        str, tuple[int, int]
+    ] = {}  # série -> (everyone's rank, série's rank) of the last
+    for index, (line, among_all) in enumerate(ranked):
+        serie = series.get(line.player)
+        if serie is None:
+            continue
+        members = found[serie]
+        rank = None
+        if line.classified:  # they come first: the série's classified so far are its members
+            last = previous.get(serie)
+            rank = last[1] if last is not None and last[0] == among_all else len(members) + 1
+            previous[serie] = (among_all, rank)
+        members.append((index, rank))
+    return found
+
+
+def championship_standings(
+    rule: Rule, events: Sequence[Event], series: Mapping[str, str] = _NO_SERIES
+) -> Standings:
+    """Everyone's ranking and each série's apart (every série ``series`` names), made once:
+    ``championship_standings(...).scope(s) == championship_ranking(rule, events, series,
+    serie=s)`` for every série ``s`` and ``.scope(None)`` is everyone's. The rule is assumed
+    valid; InvalidChampionshipEvents as `championship_ranking`."""
+    with _collector_paused():
+        ranked = _lines(rule, _drafts(rule, events, series, None))
+        return Standings([line for line, _rank in ranked], _serie_lines(ranked, series))
 
 
 def championship_ranking(
@@ -498,7 +622,7 @@ def championship_ranking(
     if serie is not None:
         wanted = frozenset(player for player, label in series.items() if label == serie)
     with _collector_paused():
-        return _lines(rule, _drafts(rule, events, series, wanted))
+        return [line for line, _rank in _lines(rule, _drafts(rule, events, series, wanted))]
 
 
 def championship_scopes(
@@ -507,17 +631,10 @@ def championship_scopes(
     """Everyone's ranking (under "") and each série's apart (under its name), computed once:
     ``championship_scopes(...)[s] == championship_ranking(rule, events, series, serie=s)``
     for every série ``s`` that ``series`` names, and ``[""]`` is everyone's."""
-    with _collector_paused():
-        drafts = _drafts(rule, events, series, None)
-        scopes = {"": _lines(rule, drafts)}
-        members: dict[str, list[_Draft]] = {serie: [] for serie in sorted(set(series.values()))}
-        for draft in drafts:
-            label = series.get(draft.player)
-            if label is not None:
-                members[label].append(draft)
-        for serie, found in members.items():
-            scopes[serie] = _lines(rule, found)
-    return scopes
+    standings = championship_standings(rule, events, series)
+    return {"": standings.scope(None)} | {
+        serie: standings.scope(serie) for serie in standings.series
+    }
 
 
 def player_events(
@@ -525,9 +642,9 @@ def player_events(
 ) -> tuple[EventScore, ...]:
     """One player's events in date order with his points in each and whether it counts (the
     page's expandable line); the same as his line's ``events`` in `championship_ranking`."""
-    scores = _scores(rule, events, frozenset((player,))).get(player, [])
+    scores, scale = _scores(rule, events, frozenset((player,)))
     handicap = Fraction(rule.handicaps.get(series.get(player, ""), 0))
-    return _draft(rule, player, scores, handicap).events
+    return _Drafting(rule, scale).draft(player, scores.get(player, []), handicap).events
 
 
 def qualifiers(lines: Sequence[Line], top: int) -> list[str]:

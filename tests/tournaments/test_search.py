@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from tests.fixtures.tournaments import Personas, stage_tournament
 from tournaments.models import Club, Player
-from tournaments.search import fold, players_matching
+from tournaments.search import _fold_unicode, fold, players_matching
 from tournaments.services.players import CsvEncodingError, csv_decode, players_import_csv
 
 EN = {"HTTP_ACCEPT_LANGUAGE": "en"}
@@ -113,3 +113,9 @@ def test_csv_decode_refuses_what_is_not_text():
         csv_decode("licence".encode("utf-16"))
     with pytest.raises(CsvEncodingError):
         csv_decode(b"abc\x81\x8d")  # bytes Windows-1252 leaves undefined
+
+
+@given(st.text() | st.text(alphabet=st.characters(max_codepoint=127)))
+def test_fold_of_ascii_text_is_the_unicode_fold(text):
+    """The shortcut for ASCII text (no decomposition) against the one for any text."""
+    assert fold(text) == _fold_unicode(text)

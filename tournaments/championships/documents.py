@@ -259,12 +259,7 @@ class ChampionshipRenderer(Renderer):
         handicaps = bool(self.championship.handicaps)
         qualified = qualified_players(self.championship, self.standing)
         qualifying = bool(self.championship.qualify_top or self.championship.qualify_top_per_serie)
-        series = {
-            line[0]: scope
-            for scope in self.standing.lines
-            if scope
-            for line in self.standing.lines[scope]
-        }
+        series = self.standing.serie_of()
         rows: list[list[str | Cell]] = []
         for index, line in enumerate(self.steps(lines)):
             shade = STRIPE if index % 2 else None

@@ -88,7 +88,7 @@ def qualified_players(championship: Championship, standing: Standing) -> dict[st
         for player in qualifiers(standing.scope(None), championship.qualify_top):
             found.setdefault(player, []).append("")
     if championship.qualify_top_per_serie:
-        for serie in sorted(scope for scope in standing.lines if scope):
+        for serie in sorted(standing.series()):
             for player in qualifiers(standing.scope(serie), championship.qualify_top_per_serie):
                 found.setdefault(player, []).append(serie)
     return found
@@ -114,12 +114,7 @@ def ranking_rows(
 ) -> list[list[str]]:
     """The heading and one row per line of the scope (everyone, or the série)."""
     columns = event_columns(standing.entries)
-    series = {
-        key: scope
-        for scope in standing.lines
-        if scope
-        for key in (line[0] for line in standing.lines[scope])
-    }
+    series = standing.serie_of()
     qualified = qualified_players(championship, standing)
     percent = " (%)" if championship.kind == Championship.Kind.PERCENTAGE else ""
     rows = [
@@ -175,7 +170,7 @@ def qualifier_rows(
     qualified = qualified_players(championship, standing)
     ranks = {
         scope: {line.player: line for line in standing.scope(scope or None)}
-        for scope in standing.lines
+        for scope in ["", *standing.series()]
     }
     rows = [
         [

@@ -208,9 +208,11 @@ class ChampionshipRanking(DerivedState):
     """The stored ranking of a championship (`DerivedState`: a subject of the derived-ranking
     mechanism, `ranking.CHAMPIONSHIP`).
 
-    - `data`: {"lines": {scope: [encoded line]}, "players": {key: [first, last, licence,
-      club, folded search]}, "events": [[key, date, name, final]]} (scope "" is everyone,
-      else a série), lines as `rows.championship_lines_encode` writes them;
+    - `data`: {"lines": JSON text of everyone's lines, "series": JSON text of {série:
+      [[index of the player's line, rank in the série], ...]}, "players": {key: [first,
+      last, licence, club, folded search]}}, as `rows.championship_standings_encode` writes
+      it (older rows: {"lines": {scope: [encoded line]}}, each série written out, still
+      read); compressed with lz4 on PostgreSQL;
     - `counted`: {"t:<id>"|"s:<id>": version} of the events' rows it was computed from, and
       {"revision": n} of the championship (None: never computed): a read compares it with
       the current versions.

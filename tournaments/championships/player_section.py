@@ -11,6 +11,7 @@ from typing import Any
 from django.db.models.fields.json import KeyTransform
 
 from scoring.rankings.player_sections import PlayerSection
+from scoring.rankings.rows import championship_everyone_rows
 from tournaments.models import Player
 
 from .models import Championship
@@ -37,7 +38,7 @@ def _line(
     pk: int, name: str, start: date, end: date, lines: list[list[Any]], key: str
 ) -> PlayerChampionshipLine | None:
     """His line among the stored lines of everyone (`[player, rank, classified, points,
-    handicap, counted, events]`, scoring/rankings/rows.py), or None."""
+    handicap, counted, events]`, `rows.championship_lines_encode`), or None."""
     classified = sum(1 for row in lines if row[2])
     for player, rank, _classified, points, _handicap, counted, events in lines:
         if player == key:
@@ -54,11 +55,14 @@ def player_championships(player: Player) -> list[PlayerChampionshipLine]:
     key = f"L{player.licence}"
     rows = (
         Championship.objects.filter(ranking__data__players__has_key=key)
-        .annotate(everyone=KeyTransform("", KeyTransform("lines", "ranking__data")))
+        .annotate(everyone=KeyTransform("lines", "ranking__data"))
         .order_by("-season_end", "name", "pk")
         .values_list("pk", "name", "season_start", "season_end", "everyone")
     )
-    found = (_line(pk, name, start, end, lines or [], key) for pk, name, start, end, lines in rows)
+    found = (
+        _line(pk, name, start, end, championship_everyone_rows(lines), key)
+        for pk, name, start, end, lines in rows
+    )
     return [line for line in found if line is not None]
 
 

@@ -24,6 +24,7 @@ import logging
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from fractions import Fraction
+from functools import cached_property
 from typing import Any
 
 from django.conf import settings
@@ -35,9 +36,9 @@ from scoring.rankings import state as states
 from scoring.rankings.catch_up import ranking_snapshot_caught_up
 from scoring.rankings.derived import IN_PROCESS, Subject, schedule, sweep_subject
 from scoring.rankings.rows import (
-    championship_lines_decode,
-    championship_lines_encode,
-    rows_decode,
+    championship_standings_decode,
+    championship_standings_encode,
+    rows_results,
 )
 from scoring.rankings.services import TOURNAMENT_RANKING
 from scoring.rankings.state import TaskClock
@@ -46,9 +47,11 @@ from scoring.rules.championship import (
     EventLine,
     Line,
     Rule,
-    championship_scopes,
+    Standings,
+    championship_standings,
     qualifiers,
 )
+from tarot_club.kit.runtime import collector_paused
 from tournaments.models import Method, Player, Tournament
 from tournaments.search import fold, player_search_name
 from tournaments.simultaneous.hub.models import (
@@ -92,15 +95,10 @@ def _player(inputs: Inputs, licence: str, first: str, last: str, club: str) -> s
     return key
 
 
-def _percentage(method: str, total: Fraction) -> Fraction | None:
-    """Under match points an event's total is the player's percentage (less penalties)."""
-    return total if method == Method.MATCHPOINTS else None
-
-
 def _site_events(inputs: Inputs, tournaments: list[Tournament]) -> None:
     """The published tournaments' current snapshot rows (two queries)."""
     current = season.current_rows([t.pk for t in tournaments])
-    decoded = {pk: rows_decode(rows or {}) for pk, (_v, rows) in current.items()}
+    decoded = {pk: rows_results(rows or {}) for pk, (_v, rows) in current.items()}
     ids = {pid for rows in decoded.values() for pid in rows}
     people = {
         pk: (licence, first, last, club)
@@ -108,24 +106,17 @@ def _site_events(inputs: Inputs, tournaments: list[Tournament]) -> None:
             "pk", "licence", "first_name", "last_name", "club__name"
         )
     }
+    keys = {pk: _player(inputs, *person) for pk, person in people.items()}
     for tournament in tournaments:
         if tournament.pk not in current:
             continue
         inputs.counted[f"t:{tournament.pk}"] = current[tournament.pk][0]
-        lines = []
-        for pid, row in decoded[tournament.pk].items():
-            if pid not in people:
-                continue
-            licence, first, last, club = people[pid]
-            lines.append(
-                EventLine(
-                    player=_player(inputs, licence, first, last, club),
-                    rank=row.rank,
-                    total=row.total,
-                    percentage=_percentage(tournament.method, row.total),
-                    donnes_compared=row.donnes_compared,
-                )
-            )
+        matchpoints = tournament.method == Method.MATCHPOINTS
+        lines = [
+            EventLine(keys[pid], rank, total, total if matchpoints else None, compared)
+            for pid, (rank, total, compared) in decoded[tournament.pk].items()
+            if pid in keys
+        ]
         inputs.events.append(Event(f"t:{tournament.pk}", tournament.date, tuple(lines)))
 
 
@@ -140,7 +131,7 @@ def _hub_events(inputs: Inputs, events: list[SimultaneousEvent]) -> None:
         )
     )
     by_event: dict[int, list[EventLine]] = {pk: [] for pk in versions}
-    method = {e.pk: e.method for e in events}
+    matchpoints = {e.pk for e in events if e.method == Method.MATCHPOINTS}
     rows = OverallRankingRow.objects.filter(event_id__in=list(versions)).values_list(
         "event_id",
         "rank",
@@ -153,6 +144,7 @@ def _hub_events(inputs: Inputs, events: list[SimultaneousEvent]) -> None:
         "results_version",
     )
     exact: dict[str, Fraction] = {}
+    keys: dict[str, str] = {}  # licence -> player key, his names read from his first row
     for event_id, rank, licence, first, last, club, total, compared, version in rows.iterator(
         chunk_size=5000
     ):
@@ -161,14 +153,11 @@ def _hub_events(inputs: Inputs, events: list[SimultaneousEvent]) -> None:
         value = exact.get(total)
         if value is None:  # totals repeat: each text parsed once
             value = exact[total] = Fraction(total)
+        key = keys.get(licence)
+        if key is None:
+            key = keys[licence] = _player(inputs, licence, first, last, club)
         by_event[event_id].append(
-            EventLine(
-                _player(inputs, licence, first, last, club),
-                rank,
-                value,
-                _percentage(method[event_id], value),
-                compared,
-            )
+            EventLine(key, rank, value, value if event_id in matchpoints else None, compared)
         )
     for event in events:
         if event.pk in versions:
@@ -216,14 +205,23 @@ def championship_compute(
     championship: Championship, entries: list[ChampionshipEvent]
 ) -> tuple[Counted, dict[str, Any]]:
     """The championship's lines (everyone, then each série apart) and the versions counted."""
+    with collector_paused():  # a season's many small objects, none in a cycle
+        return _computed(championship, entries)
+
+
+def _computed(
+    championship: Championship, entries: list[ChampionshipEvent]
+) -> tuple[Counted, dict[str, Any]]:
+    """`championship_compute`'s work: read, rank once for everyone and the séries, encode."""
     inputs = championship_inputs(championship.pk, entries)
     inputs.counted["revision"] = championship.revision
     rule = rule_of(championship)
-    scopes = championship_scopes(rule, inputs.events, inputs.series)  # one pass for all
-    lines = {scope: championship_lines_encode(ranked) for scope, ranked in scopes.items()}
-    in_lines = {row[0] for row in lines[""]}
-    players = {k: v for k, v in inputs.players.items() if k in in_lines}
-    return inputs.counted, {"lines": lines, "players": players}
+    standings = championship_standings(rule, inputs.events, inputs.series)  # one pass for all
+    players = inputs.players
+    listed = {
+        line.player: players[line.player] for line in standings.lines if line.player in players
+    }
+    return inputs.counted, {**championship_standings_encode(standings), "players": listed}
 
 
 def championship_recompute(
@@ -256,7 +254,7 @@ def championship_recompute(
         changes=changes,
     )
     if computed:
-        logger.info("championship %s: %s lines by %s", pk, len(data["lines"][""]), where)
+        logger.info("championship %s: %s players by %s", pk, len(data["players"]), where)
     return len(counted) - 1
 
 
@@ -284,13 +282,23 @@ def current_counted(championship: Championship, entries: list[ChampionshipEvent]
 
 @dataclass(frozen=True)
 class Standing:
-    """A championship as a read shows it: its events, the stored lines by scope, players."""
+    """A championship as a read shows it: its events, its stored ranking (`data`, as
+    `rows.championship_standings_encode` writes it, with the players), what it counts."""
 
     championship: Championship
     entries: list[ChampionshipEvent]
-    lines: dict[str, list[Any]]  # scope -> encoded lines
-    players: dict[str, list[str]]
+    data: dict[str, Any]
     counted: Counted
+
+    @cached_property
+    def standings(self) -> Standings:
+        """The stored lines of everyone and each série, decoded once."""
+        return championship_standings_decode(self.data)
+
+    @property
+    def players(self) -> dict[str, list[str]]:
+        """Player key -> [first name, last name, licence, club, folded search text]."""
+        return self.data.get("players", {})
 
     @property
     def provisional(self) -> list[ChampionshipEvent]:
@@ -304,13 +312,22 @@ class Standing:
 
     def scope(self, serie: str | None) -> list[Line]:
         """The lines of everyone (`serie` None or "") or of one série, ranked apart."""
-        return championship_lines_decode(self.lines.get(serie or "", []))
+        return self.standings.scope(serie)
 
     def series(self) -> list[str]:
-        """The séries that have ranked players, in the championship's order."""
+        """The séries ranked apart, in the championship's order."""
         listed = list(self.championship.series or [])
-        present = [s for s in self.lines if s]
+        present = list(self.standings.series)
         return [s for s in listed if s in present] + sorted(set(present) - set(listed))
+
+    def serie_of(self) -> dict[str, str]:
+        """Player key -> his série, for the players ranked in one."""
+        lines = self.standings.lines
+        return {
+            lines[index].player: serie
+            for serie, members in self.standings.series.items()
+            for index, _rank in members
+        }
 
     def qualified(self) -> dict[str, set[str]]:
         """The qualified players' keys: {"": top K overall, série: top K of the série}."""
@@ -381,13 +398,7 @@ def championship_caught_up(championship: Championship) -> Standing:
             logger.exception("in-process computation of championship %s failed", championship.pk)
             states.note_error(ChampionshipRanking, championship.pk, exc)
         _revision, stored, data = _stored(championship.pk)
-    return Standing(
-        championship,
-        entries,
-        data.get("lines", {}),
-        data.get("players", {}),
-        stored or {},
-    )
+    return Standing(championship, entries, data, stored or {})
 
 
 def on_event_ranked(sender: object, *, pk: int, **_: Any) -> None:

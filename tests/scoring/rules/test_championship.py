@@ -20,8 +20,10 @@ from scoring.rules.championship import (
     EventScore,
     InvalidChampionshipEvents,
     Rule,
+    _Scale,  # the shortcut, tied to Fractions below
     championship_ranking,
     championship_scopes,
+    championship_standings,
     event_points,
     player_events,
     qualifiers,
@@ -242,6 +244,78 @@ def test_scopes_are_everyone_and_each_serie_ranked_apart(rule, events, series):
     assert scopes[""] == championship_ranking(rule, events, series)
     for serie in set(series.values()):
         assert scopes[serie] == championship_ranking(rule, events, series, serie=serie)
+
+
+@given(rule(), season(), series_of)
+def test_standings_rank_each_serie_as_the_plain_ranking_of_its_players(rule, events, series):
+    """The shortcut (a série's order and ranks read from everyone's) against ranking the
+    série's players alone."""
+    standings = championship_standings(rule, events, series)
+    assert standings.scope(None) == championship_ranking(rule, events, series)
+    assert set(standings.series) == set(series.values())
+    for serie in standings.series:
+        assert standings.scope(serie) == championship_ranking(rule, events, series, serie=serie)
+        for index, rank in standings.series[serie]:
+            assert series[standings.lines[index].player] == serie
+            assert (rank is None) == (not standings.lines[index].classified)
+    assert standings.scope("no such série") == []
+
+
+any_value = st.fractions(min_value=-1000, max_value=1000, max_denominator=60) | st.integers(-9, 9)
+
+
+@given(st.lists(any_value, min_size=1, max_size=30))
+def test_the_scale_adds_and_compares_as_fractions(values):
+    """The shortcut (values as whole multiples of one common denominator) against Fraction
+    arithmetic."""
+    scale = _Scale(values)
+    units = [scale.unit(v) for v in values]
+    assert all(u == v * scale.denominator for u, v in zip(units, values, strict=True))
+    assert all(scale.value(u) == v for u, v in zip(units, values, strict=True))
+    assert scale.value(sum(units)) == sum(values, F(0))
+    for (a, ua), (b, ub) in itertools.product(zip(values, units, strict=True), repeat=2):
+        assert (a < b) == (ua < ub) and (a == b) == (ua == ub)
+    assert scale.unit(F(values[0]) * 3) == 3 * units[0]  # an equal value, another object
+
+
+@st.composite
+def season_of_any_denominators(draw) -> list[Event]:
+    """Totals and percentages of unrelated denominators (the scale's lcm grows)."""
+    events = []
+    for n in range(draw(st.integers(1, 4))):
+        players = draw(st.lists(st.sampled_from(PLAYERS), unique=True, min_size=1))
+        totals = {p: draw(any_value) for p in players}
+        ordered = sorted(players, key=lambda p: -totals[p])
+        ranks = shared_ranks([totals[p] for p in ordered])
+        lines = tuple(
+            EventLine(
+                p, r, totals[p], draw(st.none() | any_value.map(abs)), draw(st.integers(0, 5))
+            )
+            for p, r in zip(ordered, ranks, strict=True)
+        )
+        events.append(Event(f"s:{n}", DAY0 + datetime.timedelta(days=n % 2), lines))
+    return events
+
+
+@given(rule(), season_of_any_denominators(), series_of)
+def test_points_are_the_plain_sums_whatever_the_denominators(rule, events, series):
+    """Each line's points, computed on the scale, against Fraction sums of its events."""
+    largest = max(len(e.lines) for e in events)
+    earned = {e.key: event_points(rule, e, largest) for e in events}
+    for line in championship_ranking(rule, events, series):
+        handicap = F(rule.handicaps.get(series.get(line.player, ""), 0))
+        kept = [s for s in line.events if s.counted]
+        assert all(s.points == earned[s.event][line.player][0] for s in line.events)
+        if rule.kind == "percentage":
+            weights = [earned[s.event][line.player][1] for s in kept]
+            summed = sum((s.points * w for s, w in zip(kept, weights, strict=True)), F(0))
+            mean = summed / sum(weights) if sum(weights) else F(0)
+            assert line.points == mean + handicap
+        else:
+            assert line.points == sum((s.points for s in kept), F(0)) + handicap * len(kept)
+    lines = championship_ranking(rule, events, series)
+    classified = [line.points for line in lines if line.classified]
+    assert classified == sorted(classified, reverse=True)
 
 
 @given(rule(), season(), series_of)

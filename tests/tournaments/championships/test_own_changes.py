@@ -18,7 +18,7 @@ def test_series_set_after_the_lines_were_stored_are_ranked_apart(season):
     championship = create(season)
     for built in season.tournaments:
         add(championship, season.organiser, built.tournament)
-    assert list(championship_caught_up(championship).lines) == [""]
+    assert championship_caught_up(championship).series() == []
     licences = [p.licence for p in season.tournaments[0].players]
     with TestCase.captureOnCommitCallbacks(execute=True):
         services.series_set(

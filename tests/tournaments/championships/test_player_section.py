@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from django.test import Client
 
+from scoring.rankings.rows import championship_everyone_rows
 from tournaments.championships.player_section import player_championships
 from tournaments.championships.ranking import championship_caught_up
 
@@ -17,7 +18,7 @@ def test_mon_tarot_lists_the_players_championships_with_his_line(season, make_us
         add(championship, season.organiser, built.tournament)
     standing = championship_caught_up(championship)
     star = season.tournaments[0].players[0]
-    everyone = standing.lines[""]
+    everyone = championship_everyone_rows(standing.data["lines"])
     mine = next(row for row in everyone if row[0] == f"L{star.licence}")
 
     lines = player_championships(star)
