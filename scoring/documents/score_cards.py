@@ -570,20 +570,51 @@ class ScoreCardsRenderer(Renderer):
 
     def render(self) -> tuple[str, str, bytes]:
         with collector_paused():
-            cards = self.prepare()  # first: the header names the player of a single card
-            pages = CanvasPages(self)
-            drawer = _CardDrawer(self, pages)
-            first = True
-            for layout in self.layouts(cards):
-                if not first:
-                    pages.new_page()
-                first = False
-                drawer.card(layout)
-            if first:
-                drawer.flow([Paragraph(esc(_("Nobody is ranked yet.")), self.styles.body)])
-            self.report(0.98)
-            content = pages.finish()
+            content = self._pdf()
+            # What the cards were made of is freed by reference counting while the collector
+            # is still paused: its first pass afterwards would walk every object of a
+            # thousand cards still alive (0.13 s of CPU, 4 % of the build) for nothing.
+            self._forget()
         return f"{self.filename_stem()}.pdf", PDF, content
+
+    def _pdf(self) -> bytes:
+        """The cards drawn and the PDF written (its cards, pages and their caches die with
+        this call)."""
+        cards = self.prepare()  # first: the header names the player of a single card
+        pages = CanvasPages(self)
+        drawer = _CardDrawer(self, pages)
+        first = True
+        for layout in self.layouts(cards):
+            if not first:
+                pages.new_page()
+            first = False
+            drawer.card(layout)
+        if first:
+            drawer.flow([Paragraph(esc(_("Nobody is ranked yet.")), self.styles.body)])
+        self.report(0.98)
+        return pages.finish()
+
+    def _forget(self) -> None:
+        """Drop what `prepare` read and told for the document (a rendered renderer keeps its
+        `pages` and `results_version` only)."""
+        for name in _PER_DOCUMENT:
+            vars(self).pop(name, None)
+
+
+# What `ScoreCardsRenderer.prepare` reads and tells for one document, dropped after rendering.
+_PER_DOCUMENT = (
+    "results",
+    "averages",
+    "penalties_by_player",
+    "links",
+    "tied",
+    "_result_texts",
+    "_contract_texts",
+    "_score_cells",
+    "_average_texts",
+    "_round_tables",
+    "_position_labels",
+)
 
 
 class _CardDrawer:
