@@ -31,7 +31,7 @@ from reportlab.platypus import Flowable, Paragraph, Spacer, Table
 
 from scoring.rankings.selectors import ScoreCard, ScoreCardLine
 from scoring.rankings.svg import nice_step
-from scoring.rules.display import exact_text
+from scoring.rules.display import exact_formatter
 from tarot_club.kit.runtime import collector_paused
 from tournaments.models import Player
 from tournaments.services.player_links import live_links
@@ -71,20 +71,21 @@ COLUMN_OF = {position: index for index, position in enumerate(POSITIONS)}
 
 def _numbers(language: str | None, *, sign: bool) -> Callable[[Any], str]:
     """Like fmt_number / fmt_signed in a known language (a thousand cards format 170,000
-    numbers): ints (told once each) and Fractions in integer arithmetic (`exact_text`),
+    numbers): ints (told once each) and Fractions in integer arithmetic (`exact_formatter`),
     anything else as the pages do."""
     ints: dict[int, str] = {}
+    exact = exact_formatter(language, sign=sign)
 
     def formatted(value: Any) -> str:
         if value.__class__ is int:
             text = ints.get(value)
             if text is None:
-                text = ints[value] = exact_text(value, language, sign=sign)
+                text = ints[value] = exact(value)
             return text
         if value is None:
             return ""
         if value.__class__ is Fraction:
-            return exact_text(value, language, sign=sign)
+            return exact(value)
         return _formatted(value, language, sign)
 
     return formatted
