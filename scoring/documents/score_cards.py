@@ -103,11 +103,16 @@ class ChartOps:
         self.grids: dict[tuple[Any, ...], tuple[str, str]] = {}
         self.xs: dict[tuple[int, float, float], list[str]] = {}
         self.labels: dict[tuple[Any, ...], str] = {}
+        # The donne labels of a chart, all of them, by their texts and places: players who
+        # play the same donnes in the same order share them.
+        self.label_sets: dict[tuple[Any, ...], list[str]] = {}
         self.fixed = (
             colour_op(LIGHT, stroke=True),
             colour_op(INK, stroke=True),
             colour_op(LINE, stroke=True),
-            {c: colour_op(c, stroke=True) for c in (GOOD, RED, INK)},
+            # The dots' colours above, below and at the base line (a list, not a dict of
+            # Colors: a Color hashes in Python, and a thousand charts have 24,000 dots).
+            [colour_op(c, stroke=True) for c in (GOOD, RED, INK)],
             colour_op(MUTED),
         )
 
@@ -181,33 +186,47 @@ class RunningTotalChart:
                 xs = shared.xs[(count, left, plot_w)] = [
                     fp_str(left + plot_w * (i + 0.5) / count) for i in range(count)
                 ]
-            ys = [fp_str(y(v)) for v in values]
-            path = [f"{line_colour} 1.2 w", f"{xs[0]} {ys[0]} m"]
-            path += [f"{x} {y_} l" for x, y_ in zip(xs[1:], ys[1:], strict=False)]
+            at = [
+                f"{x} {fp_str(bottom + (v - low) * scale)}"
+                for x, v in zip(xs, values, strict=False)
+            ]
+            path = [f"{line_colour} 1.2 w", f"{at[0]} m"]
+            path += [f"{point} l" for point in at[1:]]
             path.append("S")
             parts.append("\n".join(path))
             # Dots: zero-length strokes with round caps, one path per colour.
-            dots: dict[Any, list[str]] = {GOOD: [], RED: [], INK: []}
-            for x, y_, v in zip(xs, ys, values, strict=False):
-                dots[GOOD if v > base else RED if v < base else INK].append(
-                    f"{x} {y_} m {x} {y_} l"
-                )
+            dots: list[list[str]] = [[], [], []]  # above, below, at the base line
+            for point, v in zip(at, values, strict=False):
+                dots[0 if v > base else 1 if v < base else 2].append(f"{point} m {point} l")
             parts.append("1 J 3.2 w")
-            for colour, strokes in dots.items():
+            for colour, strokes in zip(dot_colours, dots, strict=True):
                 if strokes:
-                    parts.append(f"{dot_colours[colour]}\n" + "\n".join(strokes) + "\nS")
-            every = max(1, math.ceil(len(values) / 24))
-            for i, (label, _value) in enumerate(self.points):
+                    parts.append(f"{colour}\n" + "\n".join(strokes) + "\nS")
+            texts += self._labels(shared, count, left, plot_w)
+        parts += [muted, "BT", *texts, "ET", "Q"]
+        return "\n".join(parts)
+
+    def _labels(self, shared: ChartOps, count: int, left: float, plot_w: float) -> list[str]:
+        """The donne labels' text operators (one label in `every`, centred on its donne),
+        worked out once per set of labels in their places."""
+        labels = tuple(label for label, _value in self.points)
+        key = (self.font, count, left, plot_w, labels)
+        known = shared.label_sets.get(key)
+        if known is None:
+            font, raw = self.font, shared.raw
+            every = max(1, math.ceil(len(labels) / 24))
+            known = []
+            for i, label in enumerate(labels):
                 if i % every:
                     continue
                 label_key = (font, count, left, plot_w, i, label)
-                known = shared.labels.get(label_key)
-                if known is None:
+                text = shared.labels.get(label_key)
+                if text is None:
                     x = left + plot_w * (i + 0.5) / count - stringWidth(label, font, 6.5) / 2
-                    known = shared.labels[label_key] = raw.placed(label, font, 6.5, x, 1.5)
-                texts.append(known)
-        parts += [muted, "BT", *texts, "ET", "Q"]
-        return "\n".join(parts)
+                    text = shared.labels[label_key] = raw.placed(label, font, 6.5, x, 1.5)
+                known.append(text)
+            shared.label_sets[key] = known
+        return known
 
 
 @dataclass
