@@ -187,6 +187,7 @@ class RawTable:
         self._cells: dict[tuple[Any, ...], str] = {}
         self._rules: dict[tuple[float, ...], str] = {}
         self._row_at: dict[float, str] = {}
+        self._shade_at: dict[tuple[int, float, float], str] = {}
         self._colours: dict[Any, str] = {}
         self._x = [fp_str(x) for x in self.edges]
 
@@ -376,7 +377,7 @@ class RawTable:
         y = -self.header_height
         shaded = []
         text = [self.ink_op, "BT", self.home]
-        row_at = self._row_at
+        row_at, shade_at = self._row_at, self._shade_at
         for height, ops, shades in rows:
             y -= height
             at = row_at.get(y)
@@ -385,9 +386,12 @@ class RawTable:
             text.append(at)
             text += ops
             for c in shades:
-                shaded.append(
-                    f"{self._x[c]} {fp_str(y)} {fp_str(self.widths[c])} {fp_str(height)} re"
-                )
+                shade = shade_at.get((c, y, height))
+                if shade is None:  # the same few cells in the same rows of every page
+                    shade = shade_at[(c, y, height)] = (
+                        f"{self._x[c]} {fp_str(y)} {fp_str(self.widths[c])} {fp_str(height)} re"
+                    )
+                shaded.append(shade)
         text.append("ET")
         if shaded:
             code.append(self.shade_op)

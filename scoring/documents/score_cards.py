@@ -501,9 +501,16 @@ class ScoreCardsRenderer(Renderer):
             chart=chart,
             head=self.head(card.is_matchpoints),
             rows=self.lines_rows(card),
-            notes=[f"{words['method']} {card.method_label}.", self.legend],
+            notes=[self._method_note(card), self.legend],
             penalties=self.penalties(player) + self.personal_link(player),
         )
+
+    def _method_note(self, card: ScoreCard) -> str:
+        """The note "Comparison method: …." (told once per method, not once per card)."""
+        note = self._method_notes.get(card.method)
+        if note is None:
+            note = self._method_notes[card.method] = f"{self.words['method']} {card.method_label}."
+        return note
 
     def prepare(self) -> list[ScoreCard]:
         """The texts told once per document and the cards' data, read once for all players;
@@ -553,6 +560,7 @@ class ScoreCardsRenderer(Renderer):
         self._score_cells: dict[tuple[int | None, bool], Any] = {}
         self._average_texts: dict[tuple[int, str], str] = {}
         self._round_tables: dict[tuple[int, int | None], str] = {}
+        self._method_notes: dict[str, str] = {}
         self.contract_codes = {
             "prise": pgettext("contract, short", "P"),
             "garde": pgettext("contract, short", "G"),
@@ -634,6 +642,7 @@ _PER_DOCUMENT = (
     "_average_texts",
     "_round_tables",
     "_position_labels",
+    "_method_notes",
 )
 
 
