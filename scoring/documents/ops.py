@@ -26,6 +26,10 @@ from .textfit import FLOOR, MIN_SIZE, Fitted, _sizes, fit_text, one_line, text_w
 Piece = tuple[str, str]
 # Characters a cell may be written with as they are (no "(", ")" or "\\" to escape).
 _PLAIN = "0123456789+-.,%/ =ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+# Characters a cell may hold that the first subset writes as another byte, escaped once: the
+# minus sign of every negative number (half the numbers of a thousand score cards) and the
+# dash of an empty value.
+_SPELLED = "\N{MINUS SIGN}\N{EM DASH}"
 # A measured table row: its height, its cells' operators, the columns of its shaded cells.
 Row = tuple[float, list[str], list[int]]
 
@@ -60,16 +64,25 @@ class RawText:
             known = self._pieces[key] = tuple(out)
         return known
 
-    def plain_chars(self, font: str) -> tuple[dict[str, float], str]:
-        """The characters of `font` written as themselves in its first subset (ASCII with
-        ReportLab's readable subsets), registered with the document, and their widths at
-        size 1: a string of them needs no splitting, escaping or fallback font."""
+    def plain_chars(self, font: str) -> tuple[dict[str, float], str, dict[int, str]]:
+        """The characters of `font` a string can be written with as it is in its first subset,
+        registered with the document: their widths at size 1, the characters, and how the
+        few that are not ASCII (`_SPELLED`, when the first subset has them) are written, as
+        a `str.translate` table. A string of them needs no splitting, fallback font or
+        escaping beyond that table: "(" + value.translate(table) + ") Tj" is what `pieces`
+        writes."""
         face = pdfmetrics.getFont(font)
-        candidates = [c for c in _PLAIN if font_runs(c, font) == ((font, c),)]
+        candidates = [c for c in _PLAIN + _SPELLED if font_runs(c, font) == ((font, c),)]
         face.splitString("".join(candidates), self.doc)
         assignments = face.state[self.doc].assignments
         chars = "".join(c for c in candidates if assignments.get(ord(c)) == ord(c))
-        return {c: face.stringWidth(c, 1) for c in chars}, chars
+        spelled: dict[int, str] = {}
+        for c in candidates:
+            code = assignments.get(ord(c), -1)
+            if c in _SPELLED and 0 < code < 256:  # in the first subset, as another byte
+                spelled[ord(c)] = rl.escape(self.canvas, bytes([code]))
+                chars += c
+        return {c: face.stringWidth(c, 1) for c in chars}, chars, spelled
 
     def placed(self, value: str, font: str, size: float, x: float, y: float) -> str:
         """One line of text at (x, y), inside a text block (BT … ET), its fonts selected."""
@@ -167,13 +180,14 @@ class RawTable:
         # Cells that make their row taller (their height), cells shaded ((their column,)).
         self._tall_of: list[dict[Any, float]] = [{} for _ in self.widths]
         self._shade_of: list[dict[Any, tuple[int]]] = [{} for _ in self.widths]
-        self._plain_chars: dict[str, tuple[dict[str, float], str]] = {}
+        self._plain_chars: dict[str, tuple[dict[str, float], str, dict[int, str]]] = {}
         # A row's text starts on the baseline of a one-line cell at the table's size.
         self._baseline = (self.base_height - size) / 2 + size * 0.22
         self._shrink = [*_sizes(size, min(floor, size)), *_sizes(min(floor, size), MIN_SIZE)[1:]]
         self._cells: dict[tuple[Any, ...], str] = {}
         self._rules: dict[tuple[float, ...], str] = {}
         self._row_at: dict[float, str] = {}
+        self._shade_at: dict[tuple[int, float, float], str] = {}
         self._colours: dict[Any, str] = {}
         self._x = [fp_str(x) for x in self.edges]
 
@@ -309,7 +323,7 @@ class RawTable:
         plain = self._plain_chars.get(font)
         if plain is None:
             plain = self._plain_chars[font] = self.raw.plain_chars(font)
-        widths, chars = plain
+        widths, chars, spelled = plain
         if not value or value.strip(chars) or "  " in value:
             return None
         size = self.size
@@ -333,13 +347,14 @@ class RawTable:
             x = (self.edges[column] + self.edges[column + 1] - width) / 2
         # From the row's baseline (where a cell at the table's size sits), in hundredths.
         at = f"{x:.2f}"  # x > 0: inside the table
+        written = value.translate(spelled) if spelled else value
         if size == self.size and font == self.regular:
-            text = f"{at} 0 Td ({value}) Tj -{at} 0 Td"
+            text = f"{at} 0 Td ({written}) Tj -{at} 0 Td"
         else:
             dy = round((self.base_height - size) / 2 + size * 0.22 - self._baseline, 2)
             tf = self.raw.pieces(value[0], font, size)[0][0]
             rise, fall = fp_str(dy), fp_str(-dy)
-            text = f"{at} {rise} Td {tf} ({value}) Tj {self.home} -{at} {fall} Td"
+            text = f"{at} {rise} Td {tf} ({written}) Tj {self.home} -{at} {fall} Td"
         if colour is not None:
             text = f"{self._colour(colour)}\n{text}\n{self.ink_op}"
         return text
@@ -362,7 +377,7 @@ class RawTable:
         y = -self.header_height
         shaded = []
         text = [self.ink_op, "BT", self.home]
-        row_at = self._row_at
+        row_at, shade_at = self._row_at, self._shade_at
         for height, ops, shades in rows:
             y -= height
             at = row_at.get(y)
@@ -371,9 +386,12 @@ class RawTable:
             text.append(at)
             text += ops
             for c in shades:
-                shaded.append(
-                    f"{self._x[c]} {fp_str(y)} {fp_str(self.widths[c])} {fp_str(height)} re"
-                )
+                shade = shade_at.get((c, y, height))
+                if shade is None:  # the same few cells in the same rows of every page
+                    shade = shade_at[(c, y, height)] = (
+                        f"{self._x[c]} {fp_str(y)} {fp_str(self.widths[c])} {fp_str(height)} re"
+                    )
+                shaded.append(shade)
         text.append("ET")
         if shaded:
             code.append(self.shade_op)

@@ -27,7 +27,8 @@ FOOTER_FORM = "page-footer"
 class CanvasPages:
     """A document's canvas with its page furniture: `top` and `bottom` bound the body,
     `y` is where the next thing goes; `new_page()` starts a page with the header on it and
-    `finish()` numbers the pages and returns the PDF."""
+    `finish()` numbers the pages and returns the PDF (the canvas is let go: nothing is drawn
+    after it)."""
 
     def __init__(self, renderer: Renderer) -> None:
         from django.utils.translation import gettext as _
@@ -105,4 +106,9 @@ class CanvasPages:
         self.canvas.showPage()
         self.canvas.save()
         self.renderer.pages = self.total
-        return self.buffer.getvalue()
+        content = self.buffer.getvalue()
+        # Let the canvas go: the footer's closure ties it to these pages, and the cycle would
+        # keep its thousands of objects (and the pieces cached by `raw`) for the collector
+        # to walk rather than be freed now.
+        del self.canvas, self.raw
+        return content

@@ -17,9 +17,10 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from decimal import Decimal
 from fractions import Fraction
+from functools import cache
 from typing import Any, TypeVar
 
-from django.db.models import F
+from django.db.models import F, QuerySet
 from django.db.models.fields.json import KeyTransform
 from django.db.models.functions import Now
 from django.utils.translation import gettext_lazy as _
@@ -362,7 +363,16 @@ def snapshot_cached(kind: str, snapshot: RankingSnapshot | None, build: Any) -> 
 def ranking_poll_tournament(pk: int) -> Tournament | None:
     """The tournament for a ranking poll, in one query: with its latest snapshot's id and
     version for its method and rate (`latest_snapshot_id`, `latest_snapshot_version`) and its
-    RankingState (`state_queued_at`, `state_started_at`, `state_stale_since`)."""
+    RankingState (`state_queued_at`, `state_started_at`, `state_stale_since`). The query is
+    `_poll_queryset` narrowed to the tournament (no ordering: at most one row)."""
+    return next(iter(_poll_queryset().filter(pk=pk)[:1]), None)
+
+
+@cache
+def _poll_queryset() -> QuerySet[Tournament]:
+    """Every tournament as `ranking_poll_tournament` reads it, built once per process: the
+    three subqueries and the state's join cost more to build than the query takes to run,
+    and a room's screens and phones poll it every few seconds (a room screen's 304)."""
     from django.db.models import OuterRef, Subquery
 
     latest = RankingSnapshot.objects.filter(
@@ -370,30 +380,25 @@ def ranking_poll_tournament(pk: int) -> Tournament | None:
         method=OuterRef("method"),
         matchpoint_penalty_rate=OuterRef("matchpoint_penalty_rate"),
     ).order_by("-results_version", "-pk")
-    return (
-        Tournament.objects.filter(pk=pk)
-        .only(
-            "pk",
-            "club_id",
-            "status",
-            "public_during_play",
-            "results_version",
-            "method",
-            "matchpoint_penalty_rate",
-            # what the room screen says of the claims window (its cached pages' key)
-            "claims_close_at",
-            "final_at",
-        )
-        .annotate(
-            latest_snapshot_id=Subquery(latest.values("pk")[:1]),
-            latest_snapshot_version=Subquery(latest.values("results_version")[:1]),
-            latest_snapshot_computed_at=Subquery(latest.values("computed_at")[:1]),
-            state_queued_at=F("ranking_state__queued_at"),
-            state_started_at=F("ranking_state__started_at"),
-            state_stale_since=F("ranking_state__stale_since"),
-            db_now=Now(),
-        )
-        .first()
+    return Tournament.objects.only(
+        "pk",
+        "club_id",
+        "status",
+        "public_during_play",
+        "results_version",
+        "method",
+        "matchpoint_penalty_rate",
+        # what the room screen says of the claims window (its cached pages' key)
+        "claims_close_at",
+        "final_at",
+    ).annotate(
+        latest_snapshot_id=Subquery(latest.values("pk")[:1]),
+        latest_snapshot_version=Subquery(latest.values("results_version")[:1]),
+        latest_snapshot_computed_at=Subquery(latest.values("computed_at")[:1]),
+        state_queued_at=F("ranking_state__queued_at"),
+        state_started_at=F("ranking_state__started_at"),
+        state_stale_since=F("ranking_state__stale_since"),
+        db_now=Now(),
     )
 
 

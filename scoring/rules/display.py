@@ -9,6 +9,7 @@ Callers pass the language code ("fr", "fr-fr", "en", …); anything not English 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from fractions import Fraction
@@ -106,6 +107,37 @@ def exact_text(
     if number < 0:
         return f"{minus}{text}"
     return f"+{text}" if sign and number > 0 else text
+
+
+def exact_formatter(
+    language: str | None = "fr", *, sign: bool = False, minus: str = MINUS
+) -> Callable[[int | Fraction], str]:
+    """`exact_text` with its language and sign told once: the same text for an int or a
+    Fraction, at about half the cost, for documents that write tens of thousands of numbers
+    of one language (a thousand score cards: 50,000 differentials and running totals)."""
+    separator = DECIMAL_SEPARATOR[language_of(language)]
+    plus = "+" if sign else ""
+
+    def text(value: int | Fraction) -> str:
+        if value.__class__ is int:
+            if value < 0:
+                return f"{minus}{-value}"
+            return f"{plus}{value}" if value else "0"
+        numerator, denominator = value.numerator, value.denominator
+        if numerator < 0:
+            hundredths = (-200 * numerator + denominator) // (2 * denominator)
+            head = minus if hundredths else ""
+        else:
+            hundredths = (200 * numerator + denominator) // (2 * denominator)
+            head = plus if hundredths else ""
+        whole, cents = divmod(hundredths, 100)
+        if not cents:
+            return f"{head}{whole}"
+        if cents % 10:
+            return f"{head}{whole}{separator}{cents:02d}"
+        return f"{head}{whole}{separator}{cents // 10}"
+
+    return text
 
 
 def localise_number_text(text: str, language: str | None = "fr") -> str:

@@ -138,3 +138,22 @@ def test_an_unpublished_tournament_is_never_answered_to_strangers(
     assert anonymous.status_code == 302 and "/login/" in anonymous["Location"]
     client.force_login(make_user("passer-by"))
     assert client.get(poll, **tag, **EN).status_code == 403
+
+
+def test_the_poll_query_built_once_reads_each_tournament_as_it_is_now():
+    """`ranking_poll_tournament` narrows one queryset built once per process: each call reads
+    its own tournament, its latest snapshot and state as they are at the call."""
+    from scoring.rankings.selectors import ranking_poll_tournament
+
+    first, snapshot = published()
+    second = build_tournament(players=8, rounds=1, status="published", seed=12).tournament
+    polled = ranking_poll_tournament(first.pk)
+    assert polled is not None and polled.pk == first.pk
+    assert polled.latest_snapshot_id == snapshot.pk
+    assert polled.latest_snapshot_version == snapshot.results_version
+    other = ranking_poll_tournament(second.pk)
+    assert other is not None and other.pk == second.pk and other.latest_snapshot_id is None
+    Tournament.objects.filter(pk=first.pk).update(results_version=snapshot.results_version + 1)
+    again = ranking_poll_tournament(first.pk)
+    assert again is not None and again.results_version == snapshot.results_version + 1
+    assert ranking_poll_tournament(max(first.pk, second.pk) + 1000) is None

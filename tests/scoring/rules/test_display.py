@@ -57,10 +57,11 @@ def test_ranks_suits_and_positions():
 def test_exact_text_writes_what_decimal_and_signed_text_write():
     """The integer-arithmetic path of the documents gives the Decimal path's text for ints
     and Fractions: ties at the third decimal away from zero, -0 as 0, trailing zeros dropped,
-    in French and English (random values, and the edge cases by name)."""
+    in French and English (random values, and the edge cases by name); `exact_formatter`
+    writes what `exact_text` writes."""
     import random
 
-    from scoring.rules.display import decimal_text, exact_text, signed_text
+    from scoring.rules.display import decimal_text, exact_formatter, exact_text, signed_text
 
     rnd = random.Random(16)
     values: list[int | Fraction] = [0, 1, -1, 1230, -1152, Fraction(-1, 1000), Fraction(1, 1000)]
@@ -74,7 +75,10 @@ def test_exact_text_writes_what_decimal_and_signed_text_write():
             )
         )
         values.append(rnd.randint(-3000, 3000))
-    for value in values:
-        for language in ("fr", "en"):
+    for language in ("fr", "en"):
+        plain, signed = exact_formatter(language), exact_formatter(language, sign=True)
+        for value in values:
             assert exact_text(value, language) == decimal_text(value, language), value
             assert exact_text(value, language, sign=True) == signed_text(value, language), value
+            assert plain(value) == exact_text(value, language), value
+            assert signed(value) == exact_text(value, language, sign=True), value
