@@ -6,6 +6,8 @@ Chromium the tests that need them are skipped with the reason.
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from django.conf import settings
 from django.utils import translation
@@ -14,14 +16,34 @@ from hypothesis import settings as hypothesis_settings
 
 from tests.fixtures import flush
 
-pytest_plugins = ["tests.fixtures.services", "tests.fixtures.people", "tests.fixtures.tournaments"]
+pytest_plugins = [
+    "tests.fixtures.cpu",
+    "tests.fixtures.services",
+    "tests.fixtures.people",
+    "tests.fixtures.shared",
+    "tests.fixtures.tournaments",
+]
 
 # Property tests check what holds, not how fast: on a shared machine a slow example is load,
 # not a failure, so no deadline and no "too slow" health check (the examples are the same).
 hypothesis_settings.register_profile(
     "shared_machine", deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
-hypothesis_settings.load_profile("shared_machine")
+# CI (CI=true, `.ci/run`) checks each property on 30 examples instead of 100, the same ones
+# at every run (derandomized: a failure is reproduced by running again); properties whose
+# test sets its own `max_examples` keep it. The other runs (`make test` on a laptop) keep
+# Hypothesis's 100 random examples. HYPOTHESIS_PROFILE chooses either by name.
+hypothesis_settings.register_profile(
+    "ci",
+    parent=hypothesis_settings.get_profile("shared_machine"),
+    max_examples=30,
+    derandomize=True,
+    database=None,
+)
+hypothesis_settings.load_profile(
+    os.environ.get("HYPOTHESIS_PROFILE")
+    or ("ci" if os.environ.get("CI", "").lower() == "true" else "shared_machine")
+)
 
 
 @pytest.fixture(autouse=True)

@@ -16,10 +16,12 @@ import pytest
 from babel.messages.pofile import read_po
 from django.conf import settings
 from django.urls import reverse
+from django.utils import translation
 
 from scoring.documents.models import Document
 from scoring.rankings.services import ranking_recompute
-from tests.fixtures.tournaments import stage_tournament
+from tests.fixtures.shared import copy_for_the_test
+from tests.fixtures.tournaments import make_personas, stage_tournament
 from tests.scoring.documents.pdf import pdf_text
 from tests.scoring.documents.play import play_results
 from tests.scoring.documents.test_renderers import render
@@ -48,10 +50,9 @@ def result_holder(result: Result, position: str) -> int:
     return int(result.holders[position])
 
 
-@pytest.fixture
-def played(personas):
+def play(personas):
     """A running tournament of 8 players, 2 rounds, every result entered, one penalty, its
-    ranking computed."""
+    ranking computed; with the player penalised and the result he lost."""
     tournament = stage_tournament(players=8, rounds=2, personas=personas)
     play_results(tournament, personas.arbiter)
     loser, position = next(
@@ -75,6 +76,32 @@ def played(personas):
     ranking_recompute(tournament_id=tournament.pk)
     tournament.refresh_from_db()
     return tournament, player, loser
+
+
+@pytest.fixture(scope="module")
+def played_of_the_module(module_transaction, django_db_blocker):
+    """The personas and `play`'s tournament, made once: the tests only read them (or write in
+    their own savepoint), tests/fixtures/shared.py."""
+    with django_db_blocker.unblock(), translation.override(settings.LANGUAGE_CODE):
+        personas = make_personas()
+        return personas, play(personas)
+
+
+@pytest.fixture
+def played_for_the_test(played_of_the_module, db):
+    return copy_for_the_test(played_of_the_module)
+
+
+@pytest.fixture
+def personas(played_for_the_test):
+    return played_for_the_test[0]
+
+
+@pytest.fixture
+def played(played_for_the_test):
+    """A running tournament of 8 players, 2 rounds, every result entered, one penalty, its
+    ranking computed (`play`)."""
+    return played_for_the_test[1]
 
 
 def pages(tournament, player, loser) -> list[str]:

@@ -19,9 +19,11 @@ from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.core.files.base import ContentFile
 from django.db import transaction
+from django.test import override_settings
 
 from scoring.documents.models import Document
-from tests.fixtures.tournaments import Personas, open_round_for, stage_tournament
+from tests.fixtures.shared import copy_for_the_test, rolled_back
+from tests.fixtures.tournaments import Personas, make_personas, open_round_for, stage_tournament
 from tests.tournaments.api.conftest import client_for
 from tournaments.models import (
     ArbiterCall,
@@ -567,12 +569,50 @@ def state(tournament_id: int) -> tuple[Any, ...]:
     )
 
 
-@pytest.mark.parametrize("endpoint", ENDPOINTS, ids=[e.name for e in ENDPOINTS])
-def test_permission_matrix(endpoint: Endpoint, personas, settings, tmp_path) -> None:
-    """One staged tournament per row; each persona's request runs in a savepoint rolled back
-    afterwards, so every persona meets the same state."""
-    settings.MEDIA_ROOT = str(tmp_path)
-    context = setup(personas, endpoint.status)
+@pytest.fixture(scope="module")
+def personas_of_the_module(module_transaction, django_db_blocker, tmp_path_factory):
+    """The personas, made once for the module's matrix (tests/fixtures/shared.py), with the
+    documents' files under a folder of the module's."""
+    with override_settings(MEDIA_ROOT=str(tmp_path_factory.mktemp("media"))):
+        with django_db_blocker.unblock():
+            personas = make_personas()
+        yield personas
+
+
+@pytest.fixture(scope="module")
+def staged(request, personas_of_the_module, django_db_blocker):
+    """`setup` for the tournament status `request.param`, made once for the rows of that
+    status (pytest runs them one after the other), rolled back before the next status's."""
+    with rolled_back(django_db_blocker):
+        with django_db_blocker.unblock():
+            users = get_user_model().objects
+            personas = Personas(  # read again: no cached reverse relation of another status
+                **{
+                    role: users.get(pk=getattr(personas_of_the_module, role).pk)
+                    for role in ("organiser", "arbiter", "other_arbiter", "player_user", "stranger")
+                }
+            )
+            context = setup(personas, request.param)
+        yield personas, context
+
+
+# The rows of one status side by side (a stable sort), so that `staged` is made once per
+# status: pytest keeps a module fixture while its parameter stays the same.
+BY_STATUS = sorted(ENDPOINTS, key=lambda e: e.status)
+
+
+@pytest.mark.parametrize(
+    ("staged", "endpoint"),
+    [(e.status, e) for e in BY_STATUS],
+    ids=[e.name for e in BY_STATUS],
+    indirect=["staged"],
+    scope="module",
+)
+def test_permission_matrix(staged, endpoint: Endpoint, db) -> None:
+    """One staged tournament per status (`staged`, the same rows as if made for this row);
+    each persona's request runs in a savepoint rolled back afterwards, so every persona meets
+    the same state."""
+    personas, context = copy_for_the_test(staged)
     body = endpoint.body(context) if callable(endpoint.body) else endpoint.body
     path = endpoint.path.format(**context)
     got: dict[str, int] = {}
