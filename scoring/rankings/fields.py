@@ -57,11 +57,11 @@ class JSONTextField(models.JSONField):
     """A JSONField held as PostgreSQL's ``json`` type (the text, checked as JSON when
     written) rather than ``jsonb`` (parsed into a binary tree); other databases: JSONField.
 
-    Why: a stored overall ranking writes 12,000 score cards of 24 nested lines each; parsing
-    them into jsonb cost PostgreSQL about four times the COPY of the same text (2.6-2.9 s
-    against 0.6-0.7 s, bench/bench_simultaneous.py's field, loaded machine), and nothing
-    queries inside a card. The value read back is the same list (psycopg decodes the json
-    type itself; older jsonb text is decoded as JSONField does).
+    Why: a simultaneous event's overall ranking keeps each club's results as ranked (a few
+    hundred nested lists each) and each group's values; parsing them into jsonb costs
+    PostgreSQL several times the COPY of the same text, and nothing queries inside them. The
+    value read back is the same list (psycopg decodes the json type itself; older jsonb text
+    is decoded as JSONField does).
     """
 
     def db_type(self, connection: Any) -> str | None:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from fractions import Fraction
 from functools import cached_property
+from itertools import chain
 from math import gcd, lcm
 from typing import Any, NamedTuple
 
@@ -35,15 +36,21 @@ from scoring.rules.errors import (
 __all__ = [
     "DonneLine",
     "DonneStatus",
+    "GroupRanking",
     "Method",
     "Penalty",
     "Play",
+    "PlayGroups",
     "Ranking",
     "RankingRow",
     "RankingTable",
+    "annulled_line",
+    "compute_group_ranking",
     "compute_ranking",
     "compute_ranking_table",
     "exact_value",
+    "group_line",
+    "sat_out_line",
 ]
 
 _ZERO = Fraction(0)
@@ -757,3 +764,198 @@ def _table_rows(
             )
         )
     return rows
+
+
+# --- the same ranking from plays already grouped by (donne, position) ---------------------------
+
+# Per (donne, position): the players, their tables and their scores, three lists in step.
+PlayGroups = dict[tuple[Hashable, str], tuple[list[Hashable], list[Hashable], list[Any]]]
+
+
+class GroupRanking(NamedTuple):
+    """`compute_group_ranking`'s result: the rows of `RankingTable.rows` and, instead of every
+    player's card, what a card line's values come from.
+
+    ``values``: per (donne, position) with a compared or lone play, (group size, {score as
+    stored: (differential as stored, percentage as stored or None)}). A card line is then the
+    play's (donne, position, table, score) with ``values[donne, position]``'s size and its
+    score's entry; an annulled play's line is (score None, differential 0, no percentage,
+    size 0), a sit-out's the same without position or table (`DonneLine`'s conventions).
+    """
+
+    method: Method
+    matchpoint_penalty_rate: Fraction
+    rows: list[tuple[Hashable, list[Any]]]
+    values: dict[tuple[Hashable, str], tuple[int, dict[Any, tuple[Any, Any]]]]
+
+
+def compute_group_ranking(
+    groups: PlayGroups,
+    *,
+    method: Method | str = Method.AVERAGE,
+    annulled: Iterable[tuple[Hashable, Hashable]] = (),
+    sit_outs: Iterable[tuple[Hashable, Hashable]] = (),
+    penalties: Iterable[Penalty] = (),
+    matchpoint_penalty_rate: Fraction | int | str = Fraction(1, 10),
+) -> GroupRanking:
+    """`compute_ranking_table`'s rows (same exact values, same errors) for plays given already
+    grouped by (donne, position), without building anyone's card.
+
+    Why a third function: a national field pools hundreds of thousands of plays; a caller that
+    reads them grouped (a simultaneous event's results are one row per table) saves grouping
+    them again, and a card is a line per play that only one player's page reads. Each group's
+    values are kept once (``GroupRanking.values``), so a card is built when it is read. When a
+    check fails, `compute_ranking` itself raises the error it would have raised.
+    """
+    annulled = list(annulled)
+    sit_outs = list(sit_outs)
+    penalties = list(penalties)
+    try:
+        return _group_ranking(
+            groups,
+            parse_method(method),
+            set(annulled),
+            set(sit_outs),
+            penalties,
+            matchpoint_penalty_rate,
+        )
+    except _Contradiction:
+        pass
+    compute_ranking(
+        [
+            Play(player, donne, position, table, score)
+            for (donne, position), (players, tables, scores) in groups.items()
+            for player, table, score in zip(players, tables, scores, strict=True)
+        ],
+        method=method,
+        annulled=annulled,
+        sit_outs=sit_outs,
+        penalties=penalties,
+        matchpoint_penalty_rate=matchpoint_penalty_rate,
+    )
+    raise AssertionError("compute_ranking accepted plays that compute_group_ranking rejected")
+
+
+def _group_ranking(
+    groups: PlayGroups,
+    m: Method,
+    annulled_set: set[tuple[Hashable, Hashable]],
+    sat_out: set[tuple[Hashable, Hashable]],
+    penalties: list[Penalty],
+    matchpoint_penalty_rate: Any,
+) -> GroupRanking:
+    """`compute_group_ranking`'s work; raises _Contradiction where `compute_ranking` would."""
+    rate = _rate(matchpoint_penalty_rate)
+    compared_groups, everyone = _checked_groups(groups, annulled_set, sat_out)
+    is_mp = m is Method.MATCHPOINTS
+    offset = 1 if m is Method.PAIRWISE else 0
+    by_denominator: dict[int, dict[Hashable, Any]] = {}
+    values: dict[tuple[Hashable, str], tuple[int, dict[Any, tuple[Any, Any]]]] = {}
+    played: Counter[Hashable] = Counter()
+    alone: Counter[Hashable] = Counter()
+    for key, (players, scores) in compared_groups.items():
+        played.update(players)
+        n = len(scores)
+        whole = set(map(type, scores)) == {int}
+        stored = scores
+        if not whole:
+            try:
+                scores = [to_exact(score) for score in scores]
+            except ScoringError:
+                raise _Contradiction from None
+            stored = [exact_value(score) for score in scores]
+        if n == 1:
+            alone[players[0]] += 1
+            values[key] = (1, {stored[0]: (0, None)})
+            continue
+        denominator, group_values = _group_values(scores, n, is_mp, offset, whole)
+        bucket = by_denominator.get(denominator)
+        if bucket is None:
+            bucket = by_denominator[denominator] = {}
+        bucket_get = bucket.get
+        numerator = {score: value[2] for score, value in group_values.items()}
+        for player, summand in zip(players, map(numerator.__getitem__, scores), strict=True):
+            bucket[player] = bucket_get(player, 0) + summand
+        # Once per distinct score: a score as stored (exact_value) for each exact one.
+        shown = dict(zip(scores, stored, strict=True)) if stored is not scores else None
+        values[key] = (
+            n,
+            {
+                score if shown is None else shown[score]: value[:2]
+                for score, value in group_values.items()
+            },
+        )
+    penalty_points = _table_penalties(penalties, everyone)
+    common = 1
+    for denominator in by_denominator:
+        common = common * denominator // gcd(common, denominator)
+    sums = _common_sums(by_denominator, common)
+    played_all = {player: played[player] for player in everyone}
+    compared = {player: count - alone[player] for player, count in played_all.items()}
+    rows = _table_rows(everyone, sums, common, penalty_points, played_all, compared, is_mp, rate)
+    return GroupRanking(method=m, matchpoint_penalty_rate=rate, rows=rows, values=values)
+
+
+def _checked_groups(
+    groups: PlayGroups,
+    annulled_set: set[tuple[Hashable, Hashable]],
+    sat_out: set[tuple[Hashable, Hashable]],
+) -> tuple[dict[tuple[Hashable, str], tuple[list[Hashable], list[Any]]], dict[Hashable, Any]]:
+    """The groups' compared plays as (players, scores) (annulled tables left out) and every
+    player with a line (a play, annulled or not, or a sit-out) as the keys of a dict. Raises
+    ValueError on lists out of step; _Contradiction on two plays in one seat, a player twice
+    on one donne or a play on a donne sat out."""
+    compared: dict[tuple[Hashable, str], tuple[list[Hashable], list[Any]]] = {}
+    on_donne: dict[Hashable, set[Hashable]] = {}
+    for key, (players, tables, scores) in groups.items():
+        n = len(players)
+        if len(tables) != n or len(scores) != n:
+            raise ValueError(f"group {key!r}: players, tables and scores out of step")
+        if len(set(tables)) != n:
+            raise _Contradiction  # two plays in one seat
+        donne = key[0]
+        seen = on_donne.get(donne)
+        if seen is None:
+            seen = on_donne[donne] = set()
+        before = len(seen)
+        seen.update(players)
+        if len(seen) - before != n:
+            raise _Contradiction  # a player twice on one donne
+        if annulled_set and any((donne, table) in annulled_set for table in tables):
+            kept = [i for i, table in enumerate(tables) if (donne, table) not in annulled_set]
+            players, scores = [players[i] for i in kept], [scores[i] for i in kept]
+        if players:
+            compared[key] = (players, scores)
+    for player, donne in sat_out:
+        if player in on_donne.get(donne, ()):
+            raise _Contradiction  # a play on a donne sat out
+    everyone = dict.fromkeys(chain.from_iterable(on_donne.values()))
+    everyone.update(dict.fromkeys(player for player, _donne in sat_out))
+    return compared, everyone
+
+
+def group_line(
+    values: dict[tuple[Hashable, str], tuple[int, dict[Any, tuple[Any, Any]]]],
+    donne: Hashable,
+    position: str,
+    table: Hashable,
+    score: Any,
+) -> list[Any]:
+    """A compared (or lone) play's score-card line as `RankingTable.lines` writes it, from
+    `GroupRanking.values` (``score`` as stored: `exact_value` of the exact score)."""
+    size, by_score = values[(donne, position)]
+    differential, percentage = by_score[score]
+    return [donne, position, table, score, differential, percentage, _PLAYED_TEXT, size]
+
+
+def annulled_line(donne: Hashable, position: str, table: Hashable) -> list[Any]:
+    """An annulled play's score-card line as `RankingTable.lines` writes it."""
+    return [donne, position, table, None, 0, None, DonneStatus.ANNULLED.value, 0]
+
+
+def sat_out_line(donne: Hashable) -> list[Any]:
+    """A sit-out's score-card line as `RankingTable.lines` writes it."""
+    return [donne, None, None, None, 0, None, DonneStatus.SAT_OUT.value, 0]
+
+
+_PLAYED_TEXT = DonneStatus.PLAYED.value

@@ -28,7 +28,7 @@ from scoring.rules import display
 from tournaments.models import Contract
 from tournaments.search import player_sort_name
 
-from . import reads
+from . import reads, sql
 from .access import readable_event
 from .models import FieldResult, OverallRankingRow, SimultaneousEvent
 
@@ -100,32 +100,26 @@ def _status_text(status: str, contract: str) -> str:
     return _("Played")
 
 
-def _rows_by_name(event: SimultaneousEvent, chunk: int = 500) -> Iterator[tuple[Any, ...]]:
-    """The stored ranking rows (last name, first name, licence, club, invitation, card) in the
-    site's one order of names (`tournaments.search.name_order`), then by licence: the names
-    are sorted first, the cards read ``chunk`` rows at a time."""
-    names = OverallRankingRow.objects.filter(event=event).values_list(
-        "pk", "last_name", "first_name", "licence"
-    )
-    order = [
-        pk
-        for pk, last, first, licence in sorted(
-            names, key=lambda r: (player_sort_name(first_name=r[2], last_name=r[1]), r[3])
+def _rows_by_name(event: SimultaneousEvent) -> Iterator[tuple[Any, ...]]:
+    """The stored ranking's players (last name, first name, licence, club, invitation,
+    card) in the site's one order of names (`tournaments.search.name_order`), then by
+    licence (four queries)."""
+    with sql.consistent_read():  # names and cards of one stored ranking
+        names = list(
+            OverallRankingRow.objects.filter(event=event).values_list(
+                "last_name", "first_name", "licence", "club_name", "invitation_id"
+            )
         )
-    ]
-    fields = ("last_name", "first_name", "licence", "club_name", "invitation_id", "card")
-    for start in range(0, len(order), chunk):
-        pks = order[start : start + chunk]
-        found = {
-            pk: rest
-            for pk, *rest in OverallRankingRow.objects.filter(pk__in=pks).values_list("pk", *fields)
-        }
-        yield from (tuple(found[pk]) for pk in pks if pk in found)
+        cards = reads.field_cards(event)
+    for last, first, licence, club, invitation in sorted(
+        names, key=lambda r: (player_sort_name(first_name=r[1], last_name=r[0]), r[2])
+    ):
+        yield last, first, licence, club, invitation, cards.get(licence, [])
 
 
 def results_rows(event: SimultaneousEvent, lang: str) -> Iterator[list[str]]:
-    """The heading, then one row per player and donne of his stored card, with the table's
-    contract and taker (three queries, and one more per 500 players)."""
+    """The heading, then one row per player and donne of his card, with the table's
+    contract and taker (five queries)."""
     matchpoints = event.method == "matchpoints"
     yield [
         _("Last name"),

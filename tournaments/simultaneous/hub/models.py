@@ -147,6 +147,10 @@ class Invitation(models.Model):
     # generated_at): every invitation final ends the embargo.
     final_received_at = models.DateTimeField(null=True, blank=True)
     session_ended_at = models.DateTimeField(null=True, blank=True)
+    # Counts the changes of the club's results (an applied upload that changed one, a
+    # revocation): the overall ranking keeps a club's results as it ranked them
+    # (`OverallRankingClub`) and writes them again only when this moved.
+    results_serial = models.PositiveBigIntegerField(default=0, editable=False)
 
     class Meta:
         ordering = ["event", "club_name"]
@@ -326,13 +330,22 @@ class OverallRankingRow(models.Model):
 
     `place` orders the rows (1…n, no ties: for paging); `rank` is the ranking's (ties share
     it). Totals are exact fractions as text ("45/2") with a float copy for display and sorting
-    elsewhere. `card`: the player's per-donne lines [donne, position, club invitation id,
-    table, score, differential, percentage, status, group size], numbers exact as in
-    `scoring.rankings` snapshots. `search_name`: folded names and licence for "find me".
+    elsewhere. `search_name`: folded names and licence for "find me". A player's card is
+    built when it is read, from his club's results as ranked (`OverallRankingClub`) and the
+    values of each group (`OverallRankingGroup`), stored with the rows.
     """
 
+    # Indexes: (event, place) and (event, licence), unique, and (invitation, place) serve
+    # every read and the deletions' cascades; each index more is written 12,000 times a
+    # computation. No foreign key constraint in the database: its deferred check ran twice
+    # per row at each computation's commit (docs/BENCHMARKS.md); the rows are derived from
+    # the event and invitations read in the same snapshot, and Django's deletions cascade.
     event = models.ForeignKey(
-        SimultaneousEvent, on_delete=models.CASCADE, related_name="ranking_rows"
+        SimultaneousEvent,
+        on_delete=models.CASCADE,
+        related_name="ranking_rows",
+        db_index=False,
+        db_constraint=False,
     )
     results_version = models.PositiveBigIntegerField()
     place = models.PositiveIntegerField()
@@ -341,7 +354,12 @@ class OverallRankingRow(models.Model):
     first_name = models.CharField(max_length=80)
     last_name = models.CharField(max_length=80)
     invitation = models.ForeignKey(
-        Invitation, on_delete=models.CASCADE, related_name="ranking_rows", null=True
+        Invitation,
+        on_delete=models.CASCADE,
+        related_name="ranking_rows",
+        null=True,
+        db_index=False,
+        db_constraint=False,
     )
     club_name = models.CharField(max_length=120)
     total = models.CharField(max_length=40)
@@ -351,7 +369,6 @@ class OverallRankingRow(models.Model):
     donnes_played = models.PositiveIntegerField(default=0)
     donnes_compared = models.PositiveIntegerField(default=0)
     search_name = models.CharField(max_length=200, blank=True)
-    card = JSONTextField(default=list)  # PostgreSQL json: written without parsing to jsonb
 
     class Meta:
         ordering = ["event", "place"]
@@ -363,12 +380,64 @@ class OverallRankingRow(models.Model):
                 fields=["event", "licence"], name="simultaneous_ranking_one_row_per_licence"
             ),
         ]
-        indexes = [models.Index(fields=["event", "invitation", "place"])]
+        indexes = [models.Index(fields=["invitation", "place"], name="simultaneous_ranking_club")]
         verbose_name = _("overall ranking row")
         verbose_name_plural = _("overall ranking rows")
 
     def __str__(self) -> str:
         return f"{self.event_id} #{self.place} {self.licence}"
+
+
+class OverallRankingGroup(models.Model):
+    """What the stored overall ranking made of one (donne, position) of the field: its size
+    (the plays compared, 1 for a play alone) and, per score, the differential and percentage
+    as `scoring.rules.ranking.GroupRanking.values` writes them: ``values`` is a list of
+    [score, differential, percentage or None]. Replaced with the ranking's rows."""
+
+    event = models.ForeignKey(
+        SimultaneousEvent, on_delete=models.CASCADE, related_name="ranking_groups"
+    )
+    donne = models.PositiveSmallIntegerField()
+    position = models.CharField(max_length=1)
+    size = models.PositiveIntegerField()
+    values = JSONTextField(default=list)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["event", "donne", "position"], name="simultaneous_ranking_one_group"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.event_id} D{self.donne}{self.position} ({self.size})"
+
+
+class OverallRankingClub(models.Model):
+    """One club's results as the stored overall ranking ranked them: ``results`` is a list
+    of [table, donne, status, holders, scores, sitter] as `FieldResult` holds them, read in
+    the computation's snapshot. Written again only when the club's `results_serial` moved
+    (``serial``: the one ranked), in the transaction that stores the ranking's rows, so a
+    card read from it always matches the stored totals."""
+
+    event = models.ForeignKey(
+        SimultaneousEvent, on_delete=models.CASCADE, related_name="ranking_clubs"
+    )
+    invitation = models.ForeignKey(
+        Invitation, on_delete=models.CASCADE, related_name="ranking_clubs"
+    )
+    serial = models.PositiveBigIntegerField()
+    results = JSONTextField(default=list)  # PostgreSQL json: written without parsing
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["event", "invitation"], name="simultaneous_ranking_one_club"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.event_id} club {self.invitation_id} s{self.serial}"
 
 
 class OverallRankingState(DerivedState):

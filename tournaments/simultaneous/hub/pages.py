@@ -211,9 +211,10 @@ def player_card(request: HttpRequest, public_id: str, licence: str) -> HttpRespo
     fresh = reads.freshness(event)
 
     def build() -> tuple[str, dict[str, Any]]:
-        row = reads.player_row(event, licence)
-        if row is None:
+        found = reads.player_card(event, licence)
+        if found is None:
             raise Http404(_("This player is not in the overall ranking."))
+        row, card = found
         context = _common(request, event, fresh)
         tables = {
             (r.table, r.donne): r
@@ -222,7 +223,7 @@ def player_card(request: HttpRequest, public_id: str, licence: str) -> HttpRespo
         context.update(
             line=reads.line_of(event, row),
             club=row.invitation,
-            cards=[_card_line(entry, tables) for entry in row.card],
+            cards=[_card_line(entry, tables) for entry in card],
         )
         return "simultaneous/hub/pages/player.html", context
 
@@ -230,8 +231,8 @@ def player_card(request: HttpRequest, public_id: str, licence: str) -> HttpRespo
 
 
 def _card_line(entry: list[Any], tables: dict[tuple[int, int], FieldResult]) -> dict[str, Any]:
-    """One donne of a stored card ([donne, position, club, table, score, differential,
-    percentage, status, group size]) with the table's result."""
+    """One donne of a card ([donne, position, club, table, score, differential, percentage,
+    status, group size], `ranking.club_cards`) with the table's result."""
     donne, position, _club, table, score, diff, pct, status, group = entry
     result = tables.get((table, donne))
     return {

@@ -2,15 +2,18 @@
 club pooled, each compared with every result of the field on the same donne at the same
 position, ranked by the pure `scoring.rules.ranking` with the event's method and penalties.
 
-Pooling: a play is (licence, donne number, position, room table, score), the room table
-numbering the club's table apart from every other club's (`TABLE_SPAN`); an annulled table
-is (donne, room table); a sit-out (sitter's licence, donne); penalties in force come off
-the penalised licence. `compute_ranking_table` is `compute_ranking` as plain values (same exact
-numbers, same errors), which is what is stored.
+Pooling: the plays are grouped by (donne, position) as they are read, each a licence, a room
+table numbering the club's table apart from every other club's (`TABLE_SPAN`) and a score;
+an annulled table is (donne, room table); a sit-out (sitter's licence, donne); penalties in
+force come off the penalised licence. `compute_group_ranking` is `compute_ranking` as plain
+values (same exact numbers, same errors) without anyone's card, which is what is stored.
 
-The stored ranking is one `OverallRankingRow` per player, all replaced in one transaction and
-tagged with the `results_version` they reflect; `OverallRankingState.results_version` says
-which version is stored. Reading is a fixed number of queries whatever the size, as columns
+The stored ranking is one `OverallRankingRow` per player, each group's values
+(`OverallRankingGroup`) and each club's results as ranked (`OverallRankingClub`, written
+again only for the clubs whose results changed), all replaced in one transaction and tagged
+with the `results_version` they reflect; `OverallRankingState.results_version` says which
+version is stored. A player's card is built when read (`club_cards`), line for line the one
+`compute_ranking` gives. Reading is a fixed number of queries whatever the size, as columns
 (no model instances), JSON columns decoded with msgspec.
 
 The overall ranking is a subject of the derived-ranking mechanism (`OVERALL_RANKING`,
@@ -30,6 +33,7 @@ from datetime import timedelta
 from decimal import Decimal
 from fractions import Fraction
 from functools import lru_cache
+from itertools import chain
 from typing import Any
 
 import msgspec
@@ -42,7 +46,15 @@ from django.utils import timezone
 from scoring.rankings import state as states
 from scoring.rankings.derived import IN_PROCESS, Subject, schedule, sweep_subject
 from scoring.rankings.state import TaskClock
-from scoring.rules.ranking import Penalty, RankingTable, compute_ranking_table
+from scoring.rules.ranking import (
+    GroupRanking,
+    Penalty,
+    PlayGroups,
+    annulled_line,
+    compute_group_ranking,
+    group_line,
+    sat_out_line,
+)
 from tarot_club.kit.runtime import collector_paused
 from tournaments.search import player_search_name
 
@@ -52,6 +64,8 @@ from .models import (
     FieldPlayer,
     FieldResult,
     Invitation,
+    OverallRankingClub,
+    OverallRankingGroup,
     OverallRankingRow,
     OverallRankingState,
     SimultaneousEvent,
@@ -73,12 +87,20 @@ class OverallInputs:
     results_version: int
     method: str
     rate: Decimal
-    plays: list[tuple[str, int, str, int, int]] = field(default_factory=list)
+    groups: PlayGroups = field(default_factory=dict)
     annulled: list[tuple[int, int]] = field(default_factory=list)
     sit_outs: list[tuple[str, int]] = field(default_factory=list)
     penalties: list[Penalty] = field(default_factory=list)
     players: dict[str, tuple[str, str, int]] = field(default_factory=dict)  # first, last, inv
     clubs: dict[int, tuple[str, str]] = field(default_factory=dict)  # inv: public id, name
+    # The result rows as read (`RESULT_FIELDS`) and each club's `results_serial`: what
+    # `OverallRankingClub` keeps of a club whose results changed.
+    results: list[tuple[Any, ...]] = field(default_factory=list)
+    serials: dict[int, int] = field(default_factory=dict)
+
+
+# A field result as read: (invitation, table, donne, status, holders JSON, scores JSON, sitter).
+RESULT_FIELDS = ("invitation_id", "table", "donne", "status", "h", "s", "sitter")
 
 
 def overall_inputs(*, event_id: int) -> OverallInputs | None:
@@ -96,7 +118,7 @@ def overall_inputs(*, event_id: int) -> OverallInputs | None:
             FieldResult.objects.filter(event_id=event_id)
             .order_by()
             .annotate(h=Cast("holders", TextField()), s=Cast("scores", TextField()))
-            .values_list("invitation_id", "table", "donne", "status", "h", "s", "sitter")
+            .values_list(*RESULT_FIELDS)
         )
         penalties = sql.fetch_all(
             FieldPenalty.objects.filter(event_id=event_id, withdrawn=False)
@@ -111,13 +133,16 @@ def overall_inputs(*, event_id: int) -> OverallInputs | None:
         clubs = sql.fetch_all(
             Invitation.objects.filter(event_id=event_id)
             .order_by()
-            .values_list("pk", "public_id", "club_name")
+            .values_list("pk", "public_id", "club_name", "results_serial")
         )
     _pool(inputs, results)
+    inputs.results = results
     inputs.penalties = [Penalty(licence, points, donne) for licence, points, donne in penalties]
     inputs.players = {licence: (first, last, inv) for licence, first, last, inv in players}
-    inputs.clubs = {pk: (public_id, name) for pk, public_id, name in clubs}
-    ranked = {p[0] for p in inputs.plays} | {p for p, _d in inputs.sit_outs}
+    inputs.clubs = {pk: (public_id, name) for pk, public_id, name, _serial in clubs}
+    inputs.serials = {pk: serial for pk, _public_id, _name, serial in clubs}
+    ranked = set(chain.from_iterable(players for players, _t, _s in inputs.groups.values()))
+    ranked |= {p for p, _d in inputs.sit_outs}
     ranked |= {p.player for p in inputs.penalties}
     # Players listed without a result yet still appear, with 0 (as seated players do).
     inputs.penalties.extend(Penalty(licence, 0) for licence in sorted(set(inputs.players) - ranked))
@@ -125,9 +150,10 @@ def overall_inputs(*, event_id: int) -> OverallInputs | None:
 
 
 def _pool(inputs: OverallInputs, results: list[tuple[Any, ...]]) -> None:
-    """Results rows as plays, annulled tables and sit-outs."""
+    """Results rows as plays grouped by (donne, position), annulled tables and sit-outs.
+    The groups are found by donne, then position (no pair built per play)."""
     decode = msgspec.json.decode
-    add = inputs.plays.append
+    by_donne: dict[int, dict[str, tuple[list[str], list[int], list[int]]]] = {}
     for invitation, table, donne, status, holders_json, scores_json, sitter in results:
         key = invitation * TABLE_SPAN + table  # an int: cheaper to hash than a pair
         if sitter:
@@ -135,19 +161,31 @@ def _pool(inputs: OverallInputs, results: list[tuple[Any, ...]]) -> None:
         holders = decode(holders_json)
         if status == _PLAYED:
             scores = decode(scores_json)
-            for position, licence in holders.items():
-                add((licence, donne, position, key, scores[position]))
         else:  # all passed: a real 0, compared; annulled: out of the group
+            scores = dict.fromkeys(holders, 0)
             if status == _ANNULLED:
                 inputs.annulled.append((donne, key))
-            for position, licence in holders.items():
-                add((licence, donne, position, key, 0))
+        positions = by_donne.get(donne)
+        if positions is None:
+            positions = by_donne[donne] = {}
+        for position, licence in holders.items():
+            group = positions.get(position)
+            if group is None:
+                group = positions[position] = ([], [], [])
+            group[0].append(licence)
+            group[1].append(key)
+            group[2].append(scores[position])
+    inputs.groups.update(
+        ((donne, position), group)
+        for donne, positions in by_donne.items()
+        for position, group in positions.items()
+    )
 
 
-def overall_compute(inputs: OverallInputs) -> RankingTable:
+def overall_compute(inputs: OverallInputs) -> GroupRanking:
     """The pure ranking of the pooled field."""
-    return compute_ranking_table(
-        inputs.plays,
+    return compute_group_ranking(
+        inputs.groups,
         method=inputs.method,
         annulled=inputs.annulled,
         sit_outs=inputs.sit_outs,
@@ -181,7 +219,6 @@ ROW_FIELDS = (
     "donnes_played",
     "donnes_compared",
     "search_name",
-    "card",
 )
 
 
@@ -193,26 +230,15 @@ def _search_name(first: str, last: str, licence: str) -> str:
     return f"{player_search_name(first_name=first, last_name=last)} {licence}"
 
 
-def overall_rows(inputs: OverallInputs, table: RankingTable) -> list[tuple[Any, ...]]:
+def overall_rows(inputs: OverallInputs, table: GroupRanking) -> list[tuple[Any, ...]]:
     """The stored rows of a computed ranking, as tuples of `ROW_FIELDS` (no model instances:
-    12,000 of them cost more than the ranking). The table's score-card lines become the
-    stored cards in place: each line's room table is spliced into (club public id, club
-    table), or (None, None) for a sit-out; a new list per line cost five times as much."""
+    12,000 of them cost more than the ranking)."""
     rows = []
     clubs = inputs.clubs
-    where: dict[int | None, tuple[str | None, int | None]] = {None: (None, None)}
-    lines_of = table.lines
+    players = inputs.players
     for place, (licence, values) in enumerate(table.rows, start=1):
         rank, total, differential, penalty_points, played, compared = values
-        first, last, invitation = inputs.players.get(licence, ("", "", None))
-        card = lines_of.get(licence, [])
-        for line in card:
-            key = line[2]
-            at = where.get(key)
-            if at is None:
-                at = where[key] = (clubs[key // TABLE_SPAN][0], key % TABLE_SPAN)
-            line[2:3] = at
-        search = _search_name(first, last, licence)
+        first, last, invitation = players.get(licence, ("", "", None))
         rows.append(
             (
                 inputs.event_id,
@@ -230,11 +256,59 @@ def overall_rows(inputs: OverallInputs, table: RankingTable) -> list[tuple[Any, 
                 penalty_points,
                 played,
                 compared,
-                search,
-                card,
+                _search_name(first, last, licence),
             )
         )
     return rows
+
+
+# The stored group's columns, in the order `group_rows` gives them.
+GROUP_FIELDS = ("event_id", "donne", "position", "size", "values")
+
+
+def group_rows(inputs: OverallInputs, table: GroupRanking) -> list[tuple[Any, ...]]:
+    """The stored values of each group (`OverallRankingGroup`), as tuples of `GROUP_FIELDS`."""
+    return [
+        (
+            inputs.event_id,
+            donne,
+            position,
+            size,
+            [[score, *shown] for score, shown in by_score.items()],
+        )
+        for (donne, position), (size, by_score) in table.values.items()
+    ]
+
+
+def club_cards(
+    results: list[list[Any]],
+    values: dict[tuple[int, str], tuple[int, dict[Any, tuple[Any, Any]]]],
+    club: str,
+) -> dict[str, list[list[Any]]]:
+    """Every card of one club, by licence, from its results as ranked (`OverallRankingClub.
+    results`) and the groups' values (`GroupRanking.values`; a group not stored leaves its
+    lines without a value): lines [donne, position, club, table, score, differential,
+    percentage, status, group size] in the order of the donnes, the numbers exact as the
+    ranking wrote them. A sit-out's line has no position, club or table."""
+    cards: dict[str, list[list[Any]]] = {}
+    for table, donne, status, holders, scores, sitter in results:
+        if sitter:
+            cards.setdefault(sitter, []).append(sat_out_line(donne))
+        for position, licence in holders.items():
+            if status == _ANNULLED:
+                line = annulled_line(donne, position, table)
+            else:
+                score = scores[position] if status == _PLAYED else 0
+                if (donne, position) in values:
+                    line = group_line(values, donne, position, table, score)
+                else:  # not stored with this ranking: the play, without its worth
+                    line = [donne, position, table, score, None, None, _PLAYED, None]
+            cards.setdefault(licence, []).append(line)
+    for card in cards.values():
+        card.sort(key=lambda line: line[0])
+        for line in card:
+            line[2:3] = (None, None) if line[2] is None else (club, line[2])
+    return cards
 
 
 def overall_recompute(
@@ -260,12 +334,16 @@ def overall_recompute(
             return stored
         table = overall_compute(inputs)
         rows = overall_rows(inputs, table)
+        groups = group_rows(inputs, table)
         with transaction.atomic():
             state = OverallRankingState.objects.select_for_update().filter(pk=event_id).first()
             if state is not None and (state.results_version or -1) >= inputs.results_version:
                 return state.results_version  # a racing computation stored this or newer
             OverallRankingRow.objects.filter(event_id=event_id).delete()
             _store_rows(rows)
+            OverallRankingGroup.objects.filter(event_id=event_id).delete()
+            sql.copy_rows(OverallRankingGroup, GROUP_FIELDS, groups, json_field="values")
+            _store_clubs(inputs)
             duration = int((time.perf_counter() - started) * 1000)
             _state_after(
                 inputs, computed=True, where=where, duration_ms=duration, players=len(rows)
@@ -282,9 +360,44 @@ def overall_recompute(
 
 
 def _store_rows(rows: list[tuple[Any, ...]]) -> None:
-    """INSERT the rows through the hub's SQL seam (COPY on PostgreSQL: Django's bulk INSERT
-    quotes every value of the players' score cards on the client)."""
-    sql.copy_rows(OverallRankingRow, ROW_FIELDS, rows, json_field="card")
+    """INSERT the rows through the hub's SQL seam (COPY on PostgreSQL)."""
+    sql.copy_rows(OverallRankingRow, ROW_FIELDS, rows)
+
+
+def _store_clubs(inputs: OverallInputs) -> None:
+    """Keep each club's results as ranked: written again for the clubs whose results changed
+    since they were kept (their `results_serial` moved), removed for those without results
+    any more; the others' are already the ones ranked."""
+    event_id = inputs.event_id
+    kept = dict(
+        OverallRankingClub.objects.filter(event_id=event_id).values_list("invitation_id", "serial")
+    )
+    by_club: dict[int, list[Any]] = {}
+    with_results = {row[0] for row in inputs.results}
+    changed = {
+        invitation
+        for invitation in with_results
+        if kept.get(invitation) != inputs.serials.get(invitation, 0)
+    }
+    if changed:
+        raw = msgspec.Raw
+        for invitation, table, donne, status, holders, scores, sitter in inputs.results:
+            if invitation in changed:
+                by_club.setdefault(invitation, []).append(
+                    [table, donne, status, raw(holders), raw(scores or "{}"), sitter]
+                )
+    stale = changed | (set(kept) - with_results)
+    if stale:
+        OverallRankingClub.objects.filter(event_id=event_id, invitation_id__in=stale).delete()
+    sql.copy_rows(
+        OverallRankingClub,
+        ("event_id", "invitation_id", "serial", "results"),
+        [
+            (event_id, invitation, inputs.serials.get(invitation, 0), results)
+            for invitation, results in by_club.items()
+        ],
+        json_field="results",
+    )
 
 
 def _state_after(

@@ -21,15 +21,19 @@ from scoring.rules.cards import Donne, format_hand
 from tournaments.models import Method
 from tournaments.search import fold
 
+from . import sql
 from .frequencies import FieldResult as FieldOutcome
 from .models import (
     FieldPlayer,
     FieldResult,
     Invitation,
     LateCorrection,
+    OverallRankingClub,
+    OverallRankingGroup,
     OverallRankingRow,
     SimultaneousEvent,
 )
+from .ranking import club_cards
 
 PAGE_SIZE = 100
 """Rows on a page of the overall ranking: 12,000 players make 120 pages of a few KB each."""
@@ -268,12 +272,62 @@ def club_lines(event: SimultaneousEvent, invitation: Invitation) -> list[Line]:
 
 
 def player_row(event: SimultaneousEvent, licence: str) -> OverallRankingRow | None:
-    """The stored row of a player, with his card and his club's invitation (one query)."""
+    """The stored row of a player, with his club's invitation (one query)."""
     return (
         OverallRankingRow.objects.filter(event=event, licence=licence)
         .select_related("invitation")
         .first()
     )
+
+
+def player_card(
+    event: SimultaneousEvent, licence: str
+) -> tuple[OverallRankingRow, list[list[Any]]] | None:
+    """The stored row of a player and his card (`ranking.club_cards`'s lines), read in one
+    snapshot so that both come from the same stored ranking; None when he is not in it
+    (three queries)."""
+    with sql.consistent_read():
+        row = player_row(event, licence)
+        if row is None:
+            return None
+        if row.invitation is None:
+            return row, []
+        results = (
+            OverallRankingClub.objects.filter(event=event, invitation_id=row.invitation_id)
+            .values_list("results", flat=True)
+            .first()
+        ) or []
+        donnes = {result[1] for result in results}
+        values = _group_values(OverallRankingGroup.objects.filter(event=event, donne__in=donnes))
+    return row, club_cards(results, values, row.invitation.public_id).get(licence, [])
+
+
+def field_cards(event: SimultaneousEvent) -> dict[str, list[list[Any]]]:
+    """Every player's card by licence (`ranking.club_cards`), in one snapshot (three
+    queries)."""
+    with sql.consistent_read():
+        clubs = dict(Invitation.objects.filter(event=event).values_list("pk", "public_id"))
+        kept = list(
+            OverallRankingClub.objects.filter(event=event).values_list("invitation_id", "results")
+        )
+        values = _group_values(OverallRankingGroup.objects.filter(event=event))
+    cards: dict[str, list[list[Any]]] = {}
+    for invitation, results in kept:
+        cards.update(club_cards(results, values, clubs[invitation]))
+    return cards
+
+
+def _group_values(groups: Any) -> dict[tuple[int, str], tuple[int, dict[Any, tuple[Any, Any]]]]:
+    """Stored groups as `GroupRanking.values`."""
+    return {
+        (donne, position): (
+            size,
+            {score: (differential, pct) for score, differential, pct in values},
+        )
+        for donne, position, size, values in groups.values_list(
+            "donne", "position", "size", "values"
+        )
+    }
 
 
 def line_of(event: SimultaneousEvent, row: OverallRankingRow) -> Line:

@@ -293,6 +293,8 @@ def invitation_revoke(*, invitation: Invitation) -> Invitation:
             locked.revoked_at = timezone.now()
             locked.save(update_fields=["revoked_at"])
         removed = FieldResult.objects.filter(invitation=locked).delete()[0]
+        if removed:
+            Invitation.objects.filter(pk=locked.pk).update(results_serial=F("results_serial") + 1)
         removed += FieldPenalty.objects.filter(invitation=locked).delete()[0]
         FieldPlayer.objects.filter(invitation=locked).delete()
         if removed:
@@ -723,6 +725,8 @@ def _apply(
     )
     now = timezone.now()
     updates: dict[str, Any] = {"last_sequence": upload.sequence, "last_upload_at": now}
+    if results["new"] or results["replaced"] or results["removed"]:
+        updates["results_serial"] = F("results_serial") + 1  # its ranked copy is out of date
     if upload.final:
         updates["final_received_at"] = now
         updates["session_ended_at"] = upload.generated_at

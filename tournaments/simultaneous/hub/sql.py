@@ -4,7 +4,7 @@
   so a version and the rows read after it agree; inside a caller's transaction, that one.
 - `fetch_all(queryset)`: the rows of a ``values_list`` queryset as plain tuples, through the
   driver in one go (no per-row iterator machinery).
-- `copy_rows(model, fields, rows, json_field)`: on PostgreSQL, COPY the rows into the model's
+- `copy_rows(model, fields, rows, json_field=None)`: on PostgreSQL, COPY the rows into the model's
   table in a transaction that does not wait for its WAL (the stored overall ranking is derived
   data: a crash loses it with its version, and it is computed again); elsewhere, or for a model
   whose ``save()`` is overridden or that has save signals, ``bulk_create``. Both store the same
@@ -53,23 +53,40 @@ def bulk_rows(model: type[Model], fields: Sequence[str], rows: list[tuple[Any, .
 
 
 def copy_rows(
-    model: type[Model], fields: Sequence[str], rows: list[tuple[Any, ...]], json_field: str
+    model: type[Model],
+    fields: Sequence[str],
+    rows: list[tuple[Any, ...]],
+    json_field: str | None = None,
 ) -> None:
-    """INSERT `rows` (values in the order of `fields`; `json_field` holds plain data encoded
-    as JSON here) into `model`'s table: COPY on PostgreSQL, `bulk_rows` otherwise."""
+    """INSERT `rows` (values in the order of `fields`; `json_field`, if any, holds plain data,
+    `msgspec.Raw` JSON text included, encoded as JSON here) into `model`'s table: COPY on
+    PostgreSQL, `bulk_rows` otherwise."""
+    if not rows:
+        return
+    index = None if json_field is None else list(fields).index(json_field)
     if connection.vendor != "postgresql" or not insertable(model):
+        if index is not None:
+            rows = [_plain(row, index) for row in rows]
         bulk_rows(model, fields, rows)
         return
     meta = model._meta
     quote = connection.ops.quote_name
     columns = ", ".join(quote(meta.get_field(name.removesuffix("_id")).column) for name in fields)
     encode = msgspec.json.encode
-    index = list(fields).index(json_field)
     sql = f"COPY {quote(meta.db_table)} ({columns}) FROM STDIN"
     with connection.cursor() as cursor:
         cursor.execute("SET LOCAL synchronous_commit = off")
         with cursor.cursor.copy(sql) as copy:
             for row in rows:
-                values = list(row)
-                values[index] = encode(values[index]).decode()  # JSON text, parsed by the server
-                copy.write_row(values)
+                if index is not None:
+                    values = list(row)
+                    values[index] = encode(values[index]).decode()  # JSON text for the server
+                    row = values
+                copy.write_row(row)
+
+
+def _plain(row: tuple[Any, ...], index: int) -> tuple[Any, ...]:
+    """The row with its JSON value as plain Python data (`msgspec.Raw` decoded)."""
+    values = list(row)
+    values[index] = msgspec.json.decode(msgspec.json.encode(values[index]))
+    return tuple(values)

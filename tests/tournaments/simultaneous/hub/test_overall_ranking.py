@@ -10,8 +10,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from scoring.rules.ranking import Penalty, Play, compute_ranking, exact_value
-from tournaments.simultaneous.hub import services
-from tournaments.simultaneous.hub.models import OverallRankingRow, OverallRankingState
+from tournaments.simultaneous.hub import reads, services
+from tournaments.simultaneous.hub.models import (
+    OverallRankingClub,
+    OverallRankingRow,
+    OverallRankingState,
+)
 from tournaments.simultaneous.hub.ranking import overall_recompute
 
 from .builders import annulled, played
@@ -96,6 +100,13 @@ def one_room(clubs: dict[int, dict], method: str, rate: Fraction):
     )
 
 
+def card_of(event, licence):
+    """The player's card as his page reads it."""
+    found = reads.player_card(event, licence)
+    assert found is not None
+    return found[1]
+
+
 @pytest.mark.parametrize("method", ["average", "pairwise", "matchpoints"])
 def test_pooled_ranking_equals_one_room(hub, method):
     hub.event.method = method
@@ -123,7 +134,7 @@ def test_pooled_ranking_equals_one_room(hub, method):
             want.donnes_compared,
         )
         assert row.total_value == pytest.approx(float(want.total))
-        card = {line[0]: line for line in row.card}
+        card = {line[0]: line for line in card_of(hub.event, row.licence)}
         assert set(card) == set(want.per_donne)
         for donne, line in want.per_donne.items():
             got = card[donne]
@@ -133,9 +144,9 @@ def test_pooled_ranking_equals_one_room(hub, method):
     assert club_of[lic(2, 1)] == "Club B" and club_of[lic(3, 2)] == "Club C"
     # the sitter of a table of five has a sat-out line, the annulled table annulled ones
     b1 = next(r for r in stored if r.licence == lic(2, 1))
-    assert {line[7] for line in b1.card} == {"played", "sat_out"}
+    assert {line[7] for line in card_of(hub.event, b1.licence)} == {"played", "sat_out"}
     c1 = next(r for r in stored if r.licence == lic(3, 1))
-    assert [line[7] for line in sorted(c1.card)][2] == "annulled"
+    assert [line[7] for line in card_of(hub.event, c1.licence)][2] == "annulled"
 
 
 def test_a_correction_moves_the_ranking_and_a_stored_version_is_not_computed_again(hub):
@@ -152,6 +163,36 @@ def test_a_correction_moves_the_ranking_and_a_stored_version_is_not_computed_aga
     hub.send(2, hub.upload(2, corrected, clubs[2]["licences"], sequence=2))
     after = {r.licence: r.total for r in OverallRankingRow.objects.all()}
     assert after != before and OverallRankingState.objects.get().results_version == 4
+
+
+@override_settings(SIMULTANEOUS_RANKING_INLINE=False)
+def test_a_card_matches_its_stored_ranking_and_only_changed_clubs_are_kept_again(hub):
+    """A club's results are kept as ranked: after a correction not yet ranked, the card still
+    shows the ranked score (it matches the stored totals); once ranked, the corrected one.
+    Only the corrected club's copy is written again; a revoked club's is removed."""
+    clubs = field()
+    for i, club in clubs.items():
+        hub.send(i, hub.upload(i, club["results"], club["licences"], penalties=club["penalties"]))
+    overall_recompute(event_id=hub.event.pk)
+    kept = {c.invitation_id: c.pk for c in OverallRankingClub.objects.filter(event=hub.event)}
+    assert len(kept) == 3
+    taker = clubs[2]["licences"][0]
+    ranked = card_of(hub.event, taker)[0]
+    corrected = [dict(r) for r in clubs[2]["results"]]
+    corrected[0] = played(1, 1, clubs[2]["licences"], contract="garde_contre", version=2)
+    hub.send(2, hub.upload(2, corrected, clubs[2]["licences"], sequence=2))
+    assert card_of(hub.event, taker)[0] == ranked  # not ranked yet: the card as ranked
+    overall_recompute(event_id=hub.event.pk)
+    line = card_of(hub.event, taker)[0]
+    assert line[4] != ranked[4] and line[4] == corrected[0]["scores"][line[1]]
+    again = {c.invitation_id: c.pk for c in OverallRankingClub.objects.filter(event=hub.event)}
+    changed = {inv for inv in kept if again.get(inv) != kept[inv]}
+    assert changed == {hub.clubs[2][0].pk}  # the two others were not written again
+    services.invitation_revoke(invitation=hub.clubs[1][0])
+    overall_recompute(event_id=hub.event.pk)
+    assert set(
+        OverallRankingClub.objects.filter(event=hub.event).values_list("invitation_id", flat=True)
+    ) == {hub.clubs[0][0].pk, hub.clubs[2][0].pk}
 
 
 @override_settings(SIMULTANEOUS_RANKING_INLINE=False)
@@ -183,7 +224,7 @@ def test_players_without_results_are_listed_with_nothing(hub):
     licences = [lic(1, n) for n in range(1, 6)]
     hub.send(0, hub.upload(0, [played(1, 1, licences[:4])], licences))
     row = OverallRankingRow.objects.get(licence=licences[4])
-    assert (row.donnes_played, row.total, row.card) == (0, "0", [])
+    assert (row.donnes_played, row.total, card_of(hub.event, row.licence)) == (0, "0", [])
     assert services.can_see_field(hub.organiser, hub.event)
 
 
@@ -228,3 +269,16 @@ def test_pooling_is_one_room_with_tables_told_apart_by_club(rows, method):
     assert [(p, v[0], v[1]) for p, v in table.rows] == [
         (r.player, r.rank, exact_value(r.total)) for r in expected.rows
     ]
+
+
+def test_deleting_an_event_or_an_invitation_deletes_its_stored_ranking(hub):
+    """The rows have no foreign key constraint in the database: Django's deletions cascade."""
+    for i, club in field().items():
+        hub.send(i, hub.upload(i, club["results"], club["licences"]))
+    invitation = hub.clubs[0][0]
+    assert OverallRankingRow.objects.filter(invitation=invitation).count() == 8
+    invitation.delete()
+    assert not OverallRankingRow.objects.filter(invitation_id=invitation.pk).exists()
+    assert not OverallRankingClub.objects.filter(invitation_id=invitation.pk).exists()
+    hub.event.delete()
+    assert not OverallRankingRow.objects.exists() and not OverallRankingClub.objects.exists()

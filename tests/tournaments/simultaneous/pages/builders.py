@@ -22,6 +22,8 @@ from tournaments.search import player_search_name
 from tournaments.simultaneous.hub import services
 from tournaments.simultaneous.hub.models import (
     Invitation,
+    OverallRankingClub,
+    OverallRankingGroup,
     OverallRankingRow,
     OverallRankingState,
     SimultaneousEvent,
@@ -140,7 +142,8 @@ def lift_embargo(f: Field) -> None:
 
 def bulk_ranking_rows(event: SimultaneousEvent, players: int, *, clubs: int = 300) -> None:
     """`players` stored ranking rows shaped as the hub's ranking stores them (names of 20–30
-    characters, clubs of 25–40, a card of 24 donnes), for the size of the pages."""
+    characters, clubs of 25–40, a card of 24 donnes: each player North at his own table,
+    scoring 204, worth 153/2 in groups of 40), for the size of the pages."""
     invitations = [
         services.invitation_create(
             event=event,
@@ -149,8 +152,8 @@ def bulk_ranking_rows(event: SimultaneousEvent, players: int, *, clubs: int = 30
         )[0]
         for k in range(clubs)
     ]
-    card = [[d, "N", "x", 1, 204, "153/2", None, "played", 40] for d in range(1, 25)]
     rows = []
+    results: dict[int, list[list[Any]]] = {}
     for place in range(1, players + 1):
         invitation = invitations[place % clubs]
         first, last = f"Marie-Claude{place}", f"Dupont-Lefèvre{place}"
@@ -173,10 +176,22 @@ def bulk_ranking_rows(event: SimultaneousEvent, players: int, *, clubs: int = 30
                 donnes_played=24,
                 donnes_compared=24,
                 search_name=f"{player_search_name(first_name=first, last_name=last)} {licence}",
-                card=card,
             )
         )
+        results.setdefault(invitation.pk, []).extend(
+            [place, d, "played", {"N": licence}, {"N": 204}, ""] for d in range(1, 25)
+        )
     OverallRankingRow.objects.bulk_create(rows, batch_size=2000)
+    OverallRankingClub.objects.bulk_create(
+        OverallRankingClub(event=event, invitation_id=pk, serial=0, results=kept)
+        for pk, kept in results.items()
+    )
+    OverallRankingGroup.objects.bulk_create(
+        OverallRankingGroup(
+            event=event, donne=d, position="N", size=40, values=[[204, "153/2", None]]
+        )
+        for d in range(1, 25)
+    )
     SimultaneousEvent.objects.filter(pk=event.pk).update(results_version=1)
     OverallRankingState.objects.update_or_create(
         event=event,

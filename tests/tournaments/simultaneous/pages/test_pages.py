@@ -19,6 +19,7 @@ from tests.tournaments.simultaneous.pages.builders import (
     make_field,
     small_field,
 )
+from tournaments.simultaneous.hub import reads
 from tournaments.simultaneous.hub.models import FieldResult, OverallRankingRow
 
 pytestmark = pytest.mark.django_db
@@ -146,8 +147,9 @@ def test_a_page_of_twelve_thousand_players_stays_under_80_kb_on_the_wire(
 
 
 # Queries of each page for an anonymous reader after the embargo; a signed-in reader adds his
-# session and his user.
-PAGE_QUERIES = [4, 6, 5, 3, 6]
+# session and his user. The player's page reads his row, his club's results as ranked and
+# their groups' values in one snapshot (`reads.player_card`).
+PAGE_QUERIES = [4, 6, 6, 3, 6]
 
 
 def test_query_counts_do_not_grow_with_the_field(
@@ -184,11 +186,18 @@ def test_a_players_card_shows_each_donne_across_the_field(client, field):
     html = get(
         client, reverse("simultaneous_player", args=[field.event.public_id, licence])
     ).content.decode()
-    row = OverallRankingRow.objects.get(event=field.event, licence=licence)
+    row, card = reads.player_card(field.event, licence)
     donnes = re.findall(r'<tr data-donne="(\d+)" data-status="played">', html)
     assert [int(d) for d in donnes] == list(range(1, field.event.donne_count + 1))
-    for donne, position, _club, table, score, diff, _pct, status, group in row.card:
-        assert (group, position, table, status) == (3, "N", 1, "played")
+    assert row.licence == licence and [line[0] for line in card] == [int(d) for d in donnes]
+    for donne, position, club, table, score, diff, _pct, status, group in card:
+        assert (group, position, club, table, status) == (
+            3,
+            "N",
+            row.invitation.public_id,
+            1,
+            "played",
+        )
         result = FieldResult.objects.get(invitation=field.clubs[1], table=1, donne=donne)
         assert result.scores["N"] == score
         line = re.search(rf'<tr data-donne="{donne}" .*?</tr>', html, re.S).group(0)
