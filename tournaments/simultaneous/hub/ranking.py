@@ -2,10 +2,12 @@
 club pooled, each compared with every result of the field on the same donne at the same
 position, ranked by the pure `scoring.rules.ranking` with the event's method and penalties.
 
-Pooling: the plays are grouped by (donne, position) as they are read, each a licence, a room
-table numbering the club's table apart from every other club's (`TABLE_SPAN`) and a score;
-an annulled table is (donne, room table); a sit-out (sitter's licence, donne); penalties in
-force come off the penalised licence. `compute_group_ranking` is `compute_ranking` as plain
+Pooling (`pools`): the plays are grouped by (donne, position) as they are read, club by
+club, each a licence, a room table numbering the club's table apart from every other club's
+(`TABLE_SPAN`) and a score; an annulled table is (donne, room table); a sit-out (sitter's
+licence, donne); penalties in force come off the penalised licence. A process keeps each
+club's pool for the event's next computation and reads again only the clubs whose results
+changed since (their `results_serial` moved). `compute_group_ranking` is `compute_ranking` as plain
 values (same exact numbers, same errors) without anyone's card, which is what is stored.
 
 The stored ranking is one `OverallRankingRow` per player, each group's values
@@ -56,6 +58,7 @@ from scoring.rules.ranking import (
     sat_out_line,
 )
 from tarot_club.kit.runtime import collector_paused
+from tarot_club.kit.sql import in_atomic_block
 from tournaments.search import player_search_name
 
 from . import sql
@@ -70,12 +73,10 @@ from .models import (
     OverallRankingState,
     SimultaneousEvent,
 )
+from .pools import KEPT, RESULT_FIELDS, ClubPool, KeptPools, merged, pool_clubs
 
 logger = logging.getLogger(__name__)
 
-# A room-wide table number: invitation id × TABLE_SPAN + the club's table number (at most
-# wire.MAX_TABLE), so one club's table 3 is not another's.
-TABLE_SPAN = 100_000
 _PLAYED, _ANNULLED = FieldResult.Status.PLAYED.value, FieldResult.Status.ANNULLED.value
 
 
@@ -93,33 +94,39 @@ class OverallInputs:
     penalties: list[Penalty] = field(default_factory=list)
     players: dict[str, tuple[str, str, int]] = field(default_factory=dict)  # first, last, inv
     clubs: dict[int, tuple[str, str]] = field(default_factory=dict)  # inv: public id, name
-    # The result rows as read (`RESULT_FIELDS`) and each club's `results_serial`: what
-    # `OverallRankingClub` keeps of a club whose results changed.
-    results: list[tuple[Any, ...]] = field(default_factory=list)
+    # Each club's `results_serial` and pool (`pools.ClubPool`: its rows as read, what
+    # `OverallRankingClub` keeps of a club whose results changed).
     serials: dict[int, int] = field(default_factory=dict)
+    pools: dict[int, ClubPool] = field(default_factory=dict)
 
 
-# A field result as read: (invitation, table, donne, status, holders JSON, scores JSON, sitter).
-RESULT_FIELDS = ("invitation_id", "table", "donne", "status", "h", "s", "sitter")
-
-
-def overall_inputs(*, event_id: int) -> OverallInputs | None:
-    """The pooled field of an event as ranking input (None if the event is gone)."""
+def overall_inputs(*, event_id: int, kept: KeptPools | None = KEPT) -> OverallInputs | None:
+    """The pooled field of an event as ranking input (None if the event is gone), read in one
+    snapshot. ``kept``: the pools this process kept of the event's last computation; only the
+    clubs whose results serial moved since are read again (None: read every club). Inside a
+    caller's transaction nothing is kept or reused: what it reads may never be committed."""
+    if in_atomic_block():
+        kept = None
     with sql.consistent_read():
         head = (
             SimultaneousEvent.objects.filter(pk=event_id)
-            .values_list("results_version", "method", "matchpoint_penalty_rate")
+            .values_list("results_version", "method", "matchpoint_penalty_rate", "public_id")
             .first()
         )
         if head is None:
             return None
-        inputs = OverallInputs(event_id, *head)
-        results = sql.fetch_all(
-            FieldResult.objects.filter(event_id=event_id)
+        version, method, rate, public_id = head
+        inputs = OverallInputs(event_id, version, method, rate)
+        clubs = sql.fetch_all(
+            Invitation.objects.filter(event_id=event_id)
             .order_by()
-            .annotate(h=Cast("holders", TextField()), s=Cast("scores", TextField()))
-            .values_list(*RESULT_FIELDS)
+            .values_list("pk", "public_id", "club_name", "results_serial")
         )
+        inputs.clubs = {pk: (public_id, name) for pk, public_id, name, _serial in clubs}
+        inputs.serials = {pk: serial for pk, _public_id, _name, serial in clubs}
+        pools = kept.get((event_id, public_id)) if kept is not None else {}
+        changed = {pk for pk, serial in inputs.serials.items() if _serial_of(pools, pk) != serial}
+        read = _read_results(event_id, changed, every_club=len(changed) == len(clubs))
         penalties = sql.fetch_all(
             FieldPenalty.objects.filter(event_id=event_id, withdrawn=False)
             .order_by()
@@ -130,17 +137,16 @@ def overall_inputs(*, event_id: int) -> OverallInputs | None:
             .order_by()
             .values_list("licence", "first_name", "last_name", "invitation_id")
         )
-        clubs = sql.fetch_all(
-            Invitation.objects.filter(event_id=event_id)
-            .order_by()
-            .values_list("pk", "public_id", "club_name", "results_serial")
-        )
-    _pool(inputs, results)
-    inputs.results = results
+    fresh = pool_clubs(read, inputs.serials)
+    inputs.pools = {
+        pk: (fresh.get(pk) or ClubPool(serial, [])) if pk in changed else pools[pk]
+        for pk, serial in inputs.serials.items()
+    }
+    if kept is not None:
+        kept.put((event_id, public_id), inputs.pools)
+    inputs.groups, inputs.annulled, inputs.sit_outs = merged(inputs.pools.values())
     inputs.penalties = [Penalty(licence, points, donne) for licence, points, donne in penalties]
     inputs.players = {licence: (first, last, inv) for licence, first, last, inv in players}
-    inputs.clubs = {pk: (public_id, name) for pk, public_id, name, _serial in clubs}
-    inputs.serials = {pk: serial for pk, _public_id, _name, serial in clubs}
     ranked = set(chain.from_iterable(players for players, _t, _s in inputs.groups.values()))
     ranked |= {p for p, _d in inputs.sit_outs}
     ranked |= {p.player for p in inputs.penalties}
@@ -149,37 +155,30 @@ def overall_inputs(*, event_id: int) -> OverallInputs | None:
     return inputs
 
 
-def _pool(inputs: OverallInputs, results: list[tuple[Any, ...]]) -> None:
-    """Results rows as plays grouped by (donne, position), annulled tables and sit-outs.
-    The groups are found by donne, then position (no pair built per play)."""
-    decode = msgspec.json.decode
-    by_donne: dict[int, dict[str, tuple[list[str], list[int], list[int]]]] = {}
-    for invitation, table, donne, status, holders_json, scores_json, sitter in results:
-        key = invitation * TABLE_SPAN + table  # an int: cheaper to hash than a pair
-        if sitter:
-            inputs.sit_outs.append((sitter, donne))
-        holders = decode(holders_json)
-        if status == _PLAYED:
-            scores = decode(scores_json)
-        else:  # all passed: a real 0, compared; annulled: out of the group
-            scores = dict.fromkeys(holders, 0)
-            if status == _ANNULLED:
-                inputs.annulled.append((donne, key))
-        positions = by_donne.get(donne)
-        if positions is None:
-            positions = by_donne[donne] = {}
-        for position, licence in holders.items():
-            group = positions.get(position)
-            if group is None:
-                group = positions[position] = ([], [], [])
-            group[0].append(licence)
-            group[1].append(key)
-            group[2].append(scores[position])
-    inputs.groups.update(
-        ((donne, position), group)
-        for donne, positions in by_donne.items()
-        for position, group in positions.items()
+def _serial_of(pools: dict[int, ClubPool], club: int) -> int | None:
+    pool = pools.get(club)
+    return None if pool is None else pool.serial
+
+
+def _read_results(event_id: int, clubs: set[int], *, every_club: bool) -> list[tuple[Any, ...]]:
+    """The result rows (`RESULT_FIELDS`) of ``clubs`` (of the whole event if ``every_club``)."""
+    if not clubs:
+        return []
+    results = FieldResult.objects.filter(event_id=event_id)
+    if not every_club:
+        results = results.filter(invitation_id__in=sorted(clubs))
+    return sql.fetch_all(
+        results.order_by()
+        .annotate(h=Cast("holders", TextField()), s=Cast("scores", TextField()))
+        .values_list(*RESULT_FIELDS)
     )
+
+
+def _pool(inputs: OverallInputs, results: list[tuple[Any, ...]]) -> None:
+    """Result rows (`RESULT_FIELDS`, of any clubs) pooled into ``inputs`` as `overall_inputs`
+    pools the rows it reads."""
+    inputs.pools = pool_clubs(results, inputs.serials)
+    inputs.groups, inputs.annulled, inputs.sit_outs = merged(inputs.pools.values())
 
 
 def overall_compute(inputs: OverallInputs) -> GroupRanking:
@@ -372,32 +371,29 @@ def _store_clubs(inputs: OverallInputs) -> None:
     kept = dict(
         OverallRankingClub.objects.filter(event_id=event_id).values_list("invitation_id", "serial")
     )
-    by_club: dict[int, list[Any]] = {}
-    with_results = {row[0] for row in inputs.results}
-    changed = {
-        invitation
-        for invitation in with_results
-        if kept.get(invitation) != inputs.serials.get(invitation, 0)
-    }
-    if changed:
-        raw = msgspec.Raw
-        for invitation, table, donne, status, holders, scores, sitter in inputs.results:
-            if invitation in changed:
-                by_club.setdefault(invitation, []).append(
-                    [table, donne, status, raw(holders), raw(scores or "{}"), sitter]
-                )
-    stale = changed | (set(kept) - with_results)
+    with_results = {club for club, pool in inputs.pools.items() if pool.results}
+    changed = [club for club in with_results if kept.get(club) != inputs.pools[club].serial]
+    stale = set(changed) | (set(kept) - with_results)
     if stale:
         OverallRankingClub.objects.filter(event_id=event_id, invitation_id__in=stale).delete()
     sql.copy_rows(
         OverallRankingClub,
         ("event_id", "invitation_id", "serial", "results"),
         [
-            (event_id, invitation, inputs.serials.get(invitation, 0), results)
-            for invitation, results in by_club.items()
+            (event_id, club, inputs.pools[club].serial, _kept(inputs.pools[club]))
+            for club in changed
         ],
         json_field="results",
     )
+
+
+def _kept(pool: ClubPool) -> list[list[Any]]:
+    """A club's rows as `OverallRankingClub.results` holds them (the JSON texts as read)."""
+    raw = msgspec.Raw
+    return [
+        [table, donne, status, raw(holders), raw(scores or "{}"), sitter]
+        for _club, table, donne, status, holders, scores, sitter in pool.results
+    ]
 
 
 def _state_after(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
+from django.db import transaction
 from django.test import override_settings
 from hypothesis import given
 from hypothesis import strategies as st
@@ -282,3 +283,41 @@ def test_deleting_an_event_or_an_invitation_deletes_its_stored_ranking(hub):
     assert not OverallRankingClub.objects.filter(invitation_id=invitation.pk).exists()
     hub.event.delete()
     assert not OverallRankingRow.objects.exists() and not OverallRankingClub.objects.exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_kept_pools_rank_as_a_full_read_and_only_changed_clubs_are_read(hub):
+    """A process keeps each club's pool: after a correction and a revocation, the next
+    computation reads those two clubs again and reuses the third's, and ranks exactly as a
+    computation that reads every club. Inside a transaction, nothing is kept."""
+    from tournaments.simultaneous.hub.pools import KeptPools
+    from tournaments.simultaneous.hub.ranking import group_rows, overall_compute, overall_inputs
+    from tournaments.simultaneous.hub.ranking import overall_rows as rows_of
+
+    clubs = field()
+    for i, club in clubs.items():
+        hub.send(i, hub.upload(i, club["results"], club["licences"], penalties=club["penalties"]))
+    kept = KeptPools(2)
+    first = overall_inputs(event_id=hub.event.pk, kept=kept)
+    corrected = [dict(r) for r in clubs[2]["results"]]
+    corrected[1] = played(1, 2, clubs[2]["licences"], contract="garde_sans", version=2)
+    hub.send(2, hub.upload(2, corrected, clubs[2]["licences"], sequence=2))
+    services.invitation_revoke(invitation=hub.clubs[1][0])
+    warm = overall_inputs(event_id=hub.event.pk, kept=kept)
+    cold = overall_inputs(event_id=hub.event.pk, kept=None)
+    a, b, c = (club[0].pk for club in hub.clubs)
+    assert warm.pools[a] is first.pools[a]  # unchanged: not read again
+    assert warm.pools[b] is not first.pools[b] and warm.pools[b].results == []
+    assert warm.pools[c] is not first.pools[c]
+    assert warm.pools[c].results == cold.pools[c].results
+    warm_table, cold_table = overall_compute(warm), overall_compute(cold)
+    assert rows_of(warm, warm_table) == rows_of(cold, cold_table)
+    assert sorted(group_rows(warm, warm_table)) == sorted(group_rows(cold, cold_table))
+    other = KeptPools(1)  # an event more than it keeps: the oldest is dropped
+    overall_inputs(event_id=hub.event.pk, kept=other)
+    other.put((0, "x"), {})
+    assert other.get((hub.event.pk, hub.event.public_id)) == {}
+    with transaction.atomic():
+        inside = KeptPools(2)
+        overall_inputs(event_id=hub.event.pk, kept=inside)
+        assert inside.get((hub.event.pk, hub.event.public_id)) == {}
