@@ -335,9 +335,8 @@ class OverallRankingRow(models.Model):
     values of each group (`OverallRankingGroup`), stored with the rows.
     """
 
-    # Indexes: (event, place) and (event, licence), unique, and (invitation, place) serve
-    # every read and the deletions' cascades; each index more is written 12,000 times a
-    # computation. No foreign key constraint in the database: its deferred check ran twice
+    # Indexes: (event, place), (event, licence) and (invitation, place) serve every read and
+    # the deletions' cascades; each index more is written 12,000 times a computation. No foreign key constraint in the database: its deferred check ran twice
     # per row at each computation's commit (docs/BENCHMARKS.md); the rows are derived from
     # the event and invitations read in the same snapshot, and Django's deletions cascade.
     event = models.ForeignKey(
@@ -372,15 +371,15 @@ class OverallRankingRow(models.Model):
 
     class Meta:
         ordering = ["event", "place"]
-        constraints = [
-            models.UniqueConstraint(
-                fields=["event", "place"], name="simultaneous_ranking_one_place"
-            ),
-            models.UniqueConstraint(
-                fields=["event", "licence"], name="simultaneous_ranking_one_row_per_licence"
-            ),
+        # Plain indexes, not unique constraints: each row is inserted where a row with the
+        # same keys was deleted in the same transaction, and checking each key's uniqueness
+        # against those dead rows took a third of the rows' storing (docs/BENCHMARKS.md).
+        # `ranking.overall_rows` numbers the places and takes each licence once (tested).
+        indexes = [
+            models.Index(fields=["event", "place"], name="simultaneous_ranking_place"),
+            models.Index(fields=["event", "licence"], name="simultaneous_ranking_licence"),
+            models.Index(fields=["invitation", "place"], name="simultaneous_ranking_club"),
         ]
-        indexes = [models.Index(fields=["invitation", "place"], name="simultaneous_ranking_club")]
         verbose_name = _("overall ranking row")
         verbose_name_plural = _("overall ranking rows")
 

@@ -147,6 +147,9 @@ def test_stored_rows_equal_the_plain_ranking(field: dict[str, Any], method: str,
     inputs.penalties += [Penalty(x, 0) for x in sorted(set(inputs.players) - ranked)]
     table = overall_compute(inputs)
     rows = overall_rows(inputs, table)
+    # What the table's indexes no longer enforce: places 1…n, each licence once.
+    assert [row[2] for row in rows] == list(range(1, len(rows) + 1))
+    assert len({row[4] for row in rows}) == len(rows)
     cards: dict[str, list[list[Any]]] = {}
     for club in {row[0] for row in field["rows"]}:
         results = [

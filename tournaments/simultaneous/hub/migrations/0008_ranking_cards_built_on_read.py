@@ -2,7 +2,7 @@
 ranked and each group's values are stored instead. A stored ranking has neither yet, so it
 is marked as not stored and stale since long ago: the workers' sweep computes it again.
 The rows keep the indexes their reads use, (event, place), (event, licence) and (invitation,
-place), and no foreign key constraint (Django's deletions cascade)."""
+place), none of them unique, and no foreign key constraint (Django's deletions cascade)."""
 
 import datetime
 
@@ -132,6 +132,22 @@ class Migration(migrations.Migration):
             constraint=models.UniqueConstraint(
                 fields=("event", "donne", "position"), name="simultaneous_ranking_one_group"
             ),
+        ),
+        migrations.RemoveConstraint(
+            model_name="overallrankingrow",
+            name="simultaneous_ranking_one_place",
+        ),
+        migrations.RemoveConstraint(
+            model_name="overallrankingrow",
+            name="simultaneous_ranking_one_row_per_licence",
+        ),
+        migrations.AddIndex(
+            model_name="overallrankingrow",
+            index=models.Index(fields=["event", "place"], name="simultaneous_ranking_place"),
+        ),
+        migrations.AddIndex(
+            model_name="overallrankingrow",
+            index=models.Index(fields=["event", "licence"], name="simultaneous_ranking_licence"),
         ),
         migrations.RunPython(recompute_stored_rankings, migrations.RunPython.noop),
     ]
