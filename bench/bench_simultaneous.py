@@ -261,6 +261,41 @@ def measure_recompute(event_id: int, clubs: int, repeats: int) -> dict[str, Any]
     }
 
 
+def measure_storing(event_id: int, repeats: int) -> dict[str, float]:
+    """The hub's SQL seam against its plain version: the stored ranking's rows replaced by
+    COPY (`sql.copy_rows`) and by bulk_create (`sql.bulk_rows`), each in a transaction rolled
+    back (the DELETE of the rows included, the commit not)."""
+    from django.db import transaction
+
+    from tournaments.simultaneous.hub import sql
+    from tournaments.simultaneous.hub.models import OverallRankingRow
+    from tournaments.simultaneous.hub.ranking import (
+        ROW_FIELDS,
+        overall_compute,
+        overall_inputs,
+        overall_rows,
+    )
+
+    inputs = overall_inputs(event_id=event_id)
+    assert inputs is not None
+    rows = overall_rows(inputs, overall_compute(inputs))
+
+    def replaced(store: Any) -> Any:
+        def run() -> None:
+            with transaction.atomic():
+                OverallRankingRow.objects.filter(event_id=event_id).delete()
+                store(OverallRankingRow, ROW_FIELDS, rows)
+                transaction.set_rollback(True)
+
+        return run
+
+    return {
+        "rows": len(rows),
+        "copy": best_of(repeats, replaced(sql.copy_rows)),
+        "bulk": best_of(repeats, replaced(sql.bulk_rows)),
+    }
+
+
 def run(clubs: int, repeats: int) -> dict[str, Any]:
     from tournaments.simultaneous.hub import services
 
@@ -306,6 +341,7 @@ def run(clubs: int, repeats: int) -> dict[str, Any]:
         assert outcome.results["replaced"] == 1, outcome.results
     building = time.perf_counter() - started
     recomputes.append(measure_recompute(event.pk, clubs, repeats))
+    storing = measure_storing(event.pk, repeats)
     insert = min(bare_insert(PLAYERS * DONNES) for _ in range(repeats))
     return {
         "clubs": clubs,
@@ -317,6 +353,7 @@ def run(clubs: int, repeats: int) -> dict[str, Any]:
         "recomputes": recomputes,
         "building": building,
         "players": clubs * PLAYERS,
+        "storing": storing,
     }
 
 
@@ -378,7 +415,14 @@ def report(r: dict[str, Any], repeats: int, load: str) -> str:
             f"{ms(row['cold'])} ({row['cold'] / row['select']:.1f}×) | {row['load']:.1f} |"
         )
     growth = full["results"] / small["results"]
+    storing = r["storing"]
     lines += [
+        "",
+        f"The hub's SQL seam (`tournaments/simultaneous/hub/sql.py`): the {storing['rows']:,} "
+        f"rows replaced (DELETE, then the rows) by COPY in {ms(storing['copy'])} ms against "
+        f"{ms(storing['bulk'])} ms by Django's bulk_create, its plain version "
+        f"({storing['bulk'] / storing['copy']:.1f}×; tests/tournaments/simultaneous/hub/"
+        "test_sql_seam.py: both store the same rows).",
         "",
         "How: the results are pooled club by club into groups by (donne, position) "
         "(`tournaments/simultaneous/hub/pools.py`), and each worker keeps every club's pool "
