@@ -846,15 +846,16 @@ def _group_ranking(
 ) -> GroupRanking:
     """`compute_group_ranking`'s work; raises _Contradiction where `compute_ranking` would."""
     rate = _rate(matchpoint_penalty_rate)
-    compared_groups, everyone = _checked_groups(groups, annulled_set, sat_out)
+    compared_groups, others = _checked_groups(groups, annulled_set, sat_out)
+    played = Counter(chain.from_iterable(players for players, _scores in compared_groups.values()))
+    everyone = dict.fromkeys(played)
+    everyone.update(dict.fromkeys(others))
     is_mp = m is Method.MATCHPOINTS
     offset = 1 if m is Method.PAIRWISE else 0
     by_denominator: dict[int, dict[Hashable, Any]] = {}
     values: dict[tuple[Hashable, str], tuple[int, dict[Any, tuple[Any, Any]]]] = {}
-    played: Counter[Hashable] = Counter()
     alone: Counter[Hashable] = Counter()
     for key, (players, scores) in compared_groups.items():
-        played.update(players)
         n = len(scores)
         whole = set(map(type, scores)) == {int}
         stored = scores
@@ -900,13 +901,14 @@ def _checked_groups(
     groups: PlayGroups,
     annulled_set: set[tuple[Hashable, Hashable]],
     sat_out: set[tuple[Hashable, Hashable]],
-) -> tuple[dict[tuple[Hashable, str], tuple[list[Hashable], list[Any]]], dict[Hashable, Any]]:
-    """The groups' compared plays as (players, scores) (annulled tables left out) and every
-    player with a line (a play, annulled or not, or a sit-out) as the keys of a dict. Raises
+) -> tuple[dict[tuple[Hashable, str], tuple[list[Hashable], list[Any]]], list[Hashable]]:
+    """The groups' compared plays as (players, scores) (annulled tables left out) and the
+    players of the lines that are no play (annulled plays, sit-outs). Raises
     ValueError on lists out of step; _Contradiction on two plays in one seat, a player twice
     on one donne or a play on a donne sat out."""
     compared: dict[tuple[Hashable, str], tuple[list[Hashable], list[Any]]] = {}
     on_donne: dict[Hashable, set[Hashable]] = {}
+    others: list[Hashable] = []
     for key, (players, tables, scores) in groups.items():
         n = len(players)
         if len(tables) != n or len(scores) != n:
@@ -922,16 +924,17 @@ def _checked_groups(
         if len(seen) - before != n:
             raise _Contradiction  # a player twice on one donne
         if annulled_set and any((donne, table) in annulled_set for table in tables):
-            kept = [i for i, table in enumerate(tables) if (donne, table) not in annulled_set]
-            players, scores = [players[i] for i in kept], [scores[i] for i in kept]
+            gone = {i for i, table in enumerate(tables) if (donne, table) in annulled_set}
+            others.extend(players[i] for i in sorted(gone))
+            players = [player for i, player in enumerate(players) if i not in gone]
+            scores = [score for i, score in enumerate(scores) if i not in gone]
         if players:
             compared[key] = (players, scores)
     for player, donne in sat_out:
         if player in on_donne.get(donne, ()):
             raise _Contradiction  # a play on a donne sat out
-    everyone = dict.fromkeys(chain.from_iterable(on_donne.values()))
-    everyone.update(dict.fromkeys(player for player, _donne in sat_out))
-    return compared, everyone
+    others.extend(player for player, _donne in sat_out)
+    return compared, others
 
 
 def group_line(

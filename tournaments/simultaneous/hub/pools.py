@@ -18,6 +18,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any
 
 import msgspec
@@ -102,21 +103,27 @@ def merged(
     pools: Iterable[ClubPool],
 ) -> tuple[PlayGroups, list[tuple[int, int]], list[tuple[str, int]]]:
     """The field's groups, annulled tables and sit-outs from its clubs' pools (new lists:
-    the pools are left as they are)."""
-    groups: PlayGroups = {}
-    annulled: list[tuple[int, int]] = []
-    sit_outs: list[tuple[str, int]] = []
+    the pools are left as they are). Each group's lists are made in one go from every
+    club's part of it."""
+    pools = list(pools)
+    parts: dict[tuple[int, str], list[tuple[list[Any], list[Any], list[Any]]]] = {}
     for pool in pools:
-        for key, (players, tables, scores) in pool.groups.items():
-            group = groups.get(key)
-            if group is None:
-                groups[key] = (list(players), list(tables), list(scores))
+        for key, group in pool.groups.items():
+            found = parts.get(key)
+            if found is None:
+                parts[key] = [group]
             else:
-                group[0].extend(players)
-                group[1].extend(tables)
-                group[2].extend(scores)
-        annulled.extend(pool.annulled)
-        sit_outs.extend(pool.sit_outs)
+                found.append(group)
+    groups: PlayGroups = {
+        key: (
+            list(chain.from_iterable(part[0] for part in found)),
+            list(chain.from_iterable(part[1] for part in found)),
+            list(chain.from_iterable(part[2] for part in found)),
+        )
+        for key, found in parts.items()
+    }
+    annulled = list(chain.from_iterable(pool.annulled for pool in pools))
+    sit_outs = list(chain.from_iterable(pool.sit_outs for pool in pools))
     return groups, annulled, sit_outs
 
 
