@@ -203,6 +203,21 @@ def floor_select(event_id: int) -> int:
         return len(cursor.fetchall())
 
 
+def autovacuum() -> str:
+    """PostgreSQL's autovacuum setting ("on", "off")."""
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW autovacuum")
+        return cursor.fetchone()[0]
+
+
+def vacuum_rows() -> None:
+    """VACUUM the stored ranking's tables, as autovacuum does on a server that runs it: each
+    computation replaces every row, and the earlier sizes' computations left dead ones."""
+    with connection.cursor() as cursor:
+        for table in ("overallrankingrow", "overallrankinggroup", "overallrankingclub"):
+            cursor.execute(f"VACUUM ANALYZE simultaneous_hub_{table}")
+
+
 def measure_recompute(event_id: int, clubs: int, repeats: int) -> dict[str, Any]:
     """The recomputation as it runs after a club's upload (that club's results serial moved:
     its rows read and pooled again, its results kept again; the worker's pools of the other
@@ -235,6 +250,7 @@ def measure_recompute(event_id: int, clubs: int, repeats: int) -> dict[str, Any]
     def compute() -> None:
         overall_recompute(event_id=event_id)
 
+    vacuum_rows()
     select, select_cpu, select_server = best_of_cpu(repeats, lambda: floor_select(event_id))
     compute()  # the worker's pools of this field
     recompute, recompute_cpu, recompute_server = best_of_cpu(repeats, compute, one_club_uploaded)
@@ -354,6 +370,7 @@ def run(clubs: int, repeats: int) -> dict[str, Any]:
         "building": building,
         "players": clubs * PLAYERS,
         "storing": storing,
+        "autovacuum": autovacuum(),
     }
 
 
@@ -437,6 +454,11 @@ def report(r: dict[str, Any], repeats: int, load: str) -> str:
         "100–170 ms of a computation against 1–2 ms without (measured side by side on this "
         "field on 2026-12-07, load average 2). Before (2026-12-06, quiet): 1,883 ms against a "
         "192 ms SELECT, 9.8×, every card built, encoded and stored at each computation.",
+        "",
+        f"This machine's PostgreSQL runs with autovacuum {r['autovacuum']}: the benchmark "
+        "vacuums the stored ranking's tables before each size's measurements, as autovacuum "
+        "would between computations (dead rows slow the next one down: docs/deploy/"
+        "simultaneous-hub.md).",
         "",
         "The ratio of CPU adds, for the recomputation and for the SELECT each, this process's "
         "CPU time and that of its PostgreSQL backend (read from /proc: the server runs on "
