@@ -735,10 +735,12 @@ def _table_rows(
             count = compared[player]
             base = summed * (scale // (common * count)) if count else 0
             key = base - pen * penalty_unit
-            ranked.append((key, player, _ratio(key, scale), _ratio(base, scale)))
+            text = _ratio(key, scale)
+            ranked.append((key, player, text, text if key == base else _ratio(base, scale)))
         else:
             key = summed - pen * common
-            ranked.append((key, player, _quotient(key, common), _quotient(summed, common)))
+            text = _quotient(key, common)
+            ranked.append((key, player, text, text if not pen else _quotient(summed, common)))
     try:
         ranked.sort(key=lambda item: (-item[0], item[1]))
     except TypeError:
