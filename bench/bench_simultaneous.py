@@ -378,7 +378,6 @@ def report(r: dict[str, Any], repeats: int, load: str) -> str:
     ms = lambda s: f"{s * 1000:.0f}"  # noqa: E731
     uploads = sorted(r["uploads"]) or [r["last_upload"]]
     full = r["recomputes"][-1]
-    small = r["recomputes"][0]
     lines = [
         SECTION,
         "",
@@ -409,6 +408,16 @@ def report(r: dict[str, Any], repeats: int, load: str) -> str:
         f"| a correction (one result replaced) | {ms(r['correction'])} | "
         f"{r['correction'] / r['insert']:.0f}× |",
         "",
+    ]
+    return "\n".join([*lines, *recompute_lines(r, load)]) + "\n"
+
+
+def recompute_lines(r: dict[str, Any], load: str) -> list[str]:
+    """The report's overall ranking part: the recomputations, the seam, how, linearity."""
+    ms = lambda s: f"{s * 1000:.0f}"  # noqa: E731
+    full = r["recomputes"][-1]
+    small = r["recomputes"][0]
+    lines = [
         "The overall ranking recomputed by one worker after a club's upload (`overall_recompute`: "
         "read that club's results again and reuse the worker's pools of the others, rank every "
         "play of the field with `compute_group_ranking`, replace every player's stored row and "
@@ -477,7 +486,7 @@ def report(r: dict[str, Any], repeats: int, load: str) -> str:
             "the smaller sizes' figures, and the linearity drawn from them, are indicative "
             "only; run it on a quiet machine to compare.",
         ]
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def main() -> None:
