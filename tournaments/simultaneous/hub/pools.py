@@ -7,7 +7,7 @@ annulled tables and sit-outs. A club's results change only with its `Invitation.
 results_serial` (an applied upload that changed one, a revocation: both in the transaction
 that writes them), so a pool read at a serial stays the club's results while the serial does:
 after one club's upload, a computation reads that club's rows again and reuses the others'
-pools (`KEPT`, per process, the last `KEPT_EVENTS` events). Pools are never changed once made;
+pools (`KEPT`, per process, the last SIMULTANEOUS_RANKING_KEPT_EVENTS events). Pools are never changed once made;
 `merged` copies them into the field's groups. tests/tournaments/simultaneous/hub/
 test_overall_ranking.py ties a computation from kept pools to one that reads everything.
 """
@@ -22,6 +22,7 @@ from itertools import chain
 from typing import Any
 
 import msgspec
+from django.conf import settings
 
 from scoring.rules.ranking import PlayGroups
 
@@ -36,7 +37,8 @@ TABLE_SPAN = 100_000
 _PLAYED, _ANNULLED = FieldResult.Status.PLAYED.value, FieldResult.Status.ANNULLED.value
 
 KEPT_EVENTS = 4
-"""Events whose pools a process keeps (the least recently computed is dropped first)."""
+"""Events whose pools a process keeps by default (SIMULTANEOUS_RANKING_KEPT_EVENTS; the least
+recently computed is dropped first; 0 keeps none: every computation reads every club)."""
 
 
 @dataclass(frozen=True)
@@ -129,9 +131,10 @@ def merged(
 
 class KeptPools:
     """Each event's club pools, kept by this process for its next computation; an event is
-    keyed by its id and public id, so an id used again by a new event finds nothing."""
+    keyed by its id and public id, so an id used again by a new event finds nothing.
+    ``events``: how many events are kept (None: SIMULTANEOUS_RANKING_KEPT_EVENTS)."""
 
-    def __init__(self, events: int) -> None:
+    def __init__(self, events: int | None = None) -> None:
         self._events = events
         self._kept: OrderedDict[tuple[int, str], dict[int, ClubPool]] = OrderedDict()
         self._lock = threading.Lock()
@@ -144,10 +147,13 @@ class KeptPools:
 
     def put(self, key: tuple[int, str], pools: dict[int, ClubPool]) -> None:
         """Keep ``pools`` as the event's, dropping the least recently kept event if needed."""
+        limit = self._events
+        if limit is None:
+            limit = int(getattr(settings, "SIMULTANEOUS_RANKING_KEPT_EVENTS", KEPT_EVENTS))
         with self._lock:
             self._kept[key] = pools
             self._kept.move_to_end(key)
-            while len(self._kept) > self._events:
+            while len(self._kept) > max(limit, 0):
                 self._kept.popitem(last=False)
 
     def clear(self) -> None:
@@ -156,4 +162,4 @@ class KeptPools:
             self._kept.clear()
 
 
-KEPT = KeptPools(KEPT_EVENTS)
+KEPT = KeptPools()

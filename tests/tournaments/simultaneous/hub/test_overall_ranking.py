@@ -321,3 +321,18 @@ def test_kept_pools_rank_as_a_full_read_and_only_changed_clubs_are_read(hub):
         inside = KeptPools(2)
         overall_inputs(event_id=hub.event.pk, kept=inside)
         assert inside.get((hub.event.pk, hub.event.public_id)) == {}
+
+
+def test_the_kept_events_come_from_the_settings(settings):
+    """SIMULTANEOUS_RANKING_KEPT_EVENTS: how many events a process keeps; 0 keeps none."""
+    from tournaments.simultaneous.hub.pools import ClubPool, KeptPools
+
+    kept = KeptPools()
+    pools = {1: ClubPool(3, [])}
+    settings.SIMULTANEOUS_RANKING_KEPT_EVENTS = 1
+    kept.put((1, "a"), pools)
+    kept.put((2, "b"), pools)
+    assert kept.get((1, "a")) == {} and kept.get((2, "b")) == pools
+    settings.SIMULTANEOUS_RANKING_KEPT_EVENTS = 0
+    kept.put((3, "c"), pools)
+    assert kept.get((3, "c")) == {} and kept.get((2, "b")) == {}
