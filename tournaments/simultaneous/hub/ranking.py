@@ -147,7 +147,7 @@ def overall_inputs(*, event_id: int, kept: KeptPools | None = KEPT) -> OverallIn
     inputs.groups, inputs.annulled, inputs.sit_outs = merged(inputs.pools.values())
     inputs.penalties = [Penalty(licence, points, donne) for licence, points, donne in penalties]
     inputs.players = {licence: (first, last, inv) for licence, first, last, inv in players}
-    ranked = set(chain.from_iterable(players for players, _t, _s in inputs.groups.values()))
+    ranked = set(chain.from_iterable(group[0] for group in inputs.groups.values()))
     ranked |= {p for p, _d in inputs.sit_outs}
     ranked |= {p.player for p in inputs.penalties}
     # Players listed without a result yet still appear, with 0 (as seated players do).
