@@ -44,13 +44,14 @@ recently computed is dropped first; 0 keeps none: every computation reads every 
 @dataclass(frozen=True)
 class ClubPool:
     """One club's results at ``serial``: rows as read, plays grouped, annulled tables
-    (donne, room table) and sit-outs (licence, donne)."""
+    (donne, room table), sit-outs (licence, donne) and the licences of them all."""
 
     serial: int
     results: list[tuple[Any, ...]]
     groups: PlayGroups = field(default_factory=dict)
     annulled: list[tuple[int, int]] = field(default_factory=list)
     sit_outs: list[tuple[str, int]] = field(default_factory=list)
+    licences: set[str] = field(default_factory=set)  # every licence with a line
 
 
 def pool_club(serial: int, results: list[tuple[Any, ...]]) -> ClubPool:
@@ -64,7 +65,9 @@ def pool_club(serial: int, results: list[tuple[Any, ...]]) -> ClubPool:
         key = invitation * TABLE_SPAN + table  # an int: cheaper to hash than a pair
         if sitter:
             pool.sit_outs.append((sitter, donne))
+            pool.licences.add(sitter)
         holders = decode(holders_json)
+        pool.licences.update(holders.values())
         if status == _PLAYED:
             scores = decode(scores_json)
         else:
@@ -105,25 +108,20 @@ def merged(
     pools: Iterable[ClubPool],
 ) -> tuple[PlayGroups, list[tuple[int, int]], list[tuple[str, int]]]:
     """The field's groups, annulled tables and sit-outs from its clubs' pools (new lists:
-    the pools are left as they are). Each group's lists are made in one go from every
-    club's part of it."""
+    the pools are left as they are)."""
     pools = list(pools)
-    parts: dict[tuple[int, str], list[tuple[list[Any], list[Any], list[Any]]]] = {}
+    groups: PlayGroups = {}
+    found = groups.get
     for pool in pools:
-        for key, group in pool.groups.items():
-            found = parts.get(key)
-            if found is None:
-                parts[key] = [group]
-            else:
-                found.append(group)
-    groups: PlayGroups = {
-        key: (
-            list(chain.from_iterable(part[0] for part in found)),
-            list(chain.from_iterable(part[1] for part in found)),
-            list(chain.from_iterable(part[2] for part in found)),
-        )
-        for key, found in parts.items()
-    }
+        for key, (players, tables, scores) in pool.groups.items():
+            group = found(key)
+            if group is None:
+                groups[key] = (list(players), list(tables), list(scores))
+            else:  # `+=` rather than extend(): no method looked up per part
+                all_players, all_tables, all_scores = group
+                all_players += players
+                all_tables += tables
+                all_scores += scores
     annulled = list(chain.from_iterable(pool.annulled for pool in pools))
     sit_outs = list(chain.from_iterable(pool.sit_outs for pool in pools))
     return groups, annulled, sit_outs

@@ -35,7 +35,6 @@ from datetime import timedelta
 from decimal import Decimal
 from fractions import Fraction
 from functools import lru_cache
-from itertools import chain
 from typing import Any
 
 import msgspec
@@ -147,8 +146,7 @@ def overall_inputs(*, event_id: int, kept: KeptPools | None = KEPT) -> OverallIn
     inputs.groups, inputs.annulled, inputs.sit_outs = merged(inputs.pools.values())
     inputs.penalties = [Penalty(licence, points, donne) for licence, points, donne in penalties]
     inputs.players = {licence: (first, last, inv) for licence, first, last, inv in players}
-    ranked = set(chain.from_iterable(group[0] for group in inputs.groups.values()))
-    ranked |= {p for p, _d in inputs.sit_outs}
+    ranked = set().union(*(pool.licences for pool in inputs.pools.values()))
     ranked |= {p.player for p in inputs.penalties}
     # Players listed without a result yet still appear, with 0 (as seated players do).
     inputs.penalties.extend(Penalty(licence, 0) for licence in sorted(set(inputs.players) - ranked))
