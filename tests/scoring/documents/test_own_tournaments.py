@@ -1,9 +1,11 @@
-"""Documents of tournaments a test stages for itself, with the personas: a match-points
-ranking, route cards before the seating, a score card over two pages, the new kinds at five
-tables. They live apart from the modules of the played tournament (test_renderers.py,
-test_new_kinds.py), which make it once for the module with the same personas
+"""Documents of tournaments a test stages for itself: a match-points ranking, route cards
+before the seating, a score card over two pages, the new kinds at five tables, the score
+sheets of a one-round tournament, the table pages of every sheet read at once. They live
+apart from the modules of the played tournament (test_renderers.py, test_new_kinds.py,
+test_preparation_documents.py), which make it once for the module with the personas
 (tests/scoring/documents/conftest.py): a tournament staged with those personas beside it
-would give the player user a second player."""
+would give the player user a second player, and one staged without them would meet the
+module's rows (the table pages are counted across the database)."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ import pytest
 
 from scoring.documents.models import Document
 from tests.fixtures.tournaments import stage_tournament
-from tournaments.models import Donne, Player, Seat, TableRound
+from tournaments.models import Donne, Player, Seat, TableAccess, TableRound, Tournament
 
 from . import test_new_kinds as new_kinds
 from .pdf import page_texts, pdf_text
@@ -79,3 +81,28 @@ def test_every_new_kind_builds_for_a_tournament_of_five_tables(personas):
     ):
         for language in ("fr", "en"):
             assert new_kinds.render(tournament, kind, language=language).startswith(b"%PDF")
+
+
+def test_a_tournament_of_one_round_sends_every_etui_set_back_to_the_arbiter(personas):
+    tournament = stage_tournament(players=8, rounds=1)
+    text = pdf_text(render(tournament, Document.Kind.SCORE_SHEETS))
+    assert text.count("to the arbiter.") == 2
+
+
+@pytest.mark.django_db
+def test_score_sheets_read_every_table_page_at_once():
+    """The QR codes' table pages are read in one query for the whole tournament, not two a
+    sheet: a second build of 16 tables × 2 rounds costs what one of 2 tables × 2 rounds does."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    def queries_of_a_second_build(tournament: Tournament) -> int:
+        render(tournament, "score_sheets")  # the first build creates the table pages
+        with CaptureQueriesContext(connection) as ctx:
+            render(tournament, "score_sheets")
+        return len(ctx.captured_queries)
+
+    small = queries_of_a_second_build(stage_tournament(players=8, rounds=2))
+    large = queries_of_a_second_build(stage_tournament(players=64, rounds=2, name="Grand"))
+    assert large == small
+    assert TableAccess.objects.filter(revoked_at=None).count() == (2 + 16) * 2
