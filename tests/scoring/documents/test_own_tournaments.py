@@ -1,29 +1,38 @@
 """Documents of tournaments a test stages for itself: a match-points ranking, route cards
 before the seating, a score card over two pages, the new kinds at five tables, the score
-sheets of a one-round tournament, the table pages of every sheet read at once. They live
-apart from the modules of the played tournament (test_renderers.py, test_new_kinds.py,
-test_preparation_documents.py), which make it once for the module with the personas
+sheets of a one-round tournament, the table pages of every sheet read at once, documents
+marked out of date by a new seating, refused before the donnes, asked twice at once. They
+live apart from the modules of the played tournament (test_renderers.py, test_new_kinds.py,
+test_preparation_documents.py, test_services.py), which make it once for the module with the personas
 (tests/scoring/documents/conftest.py): a tournament staged with those personas beside it
 would give the player user a second player, and one staged without them would meet the
 module's rows (the table pages are counted across the database)."""
 
 from __future__ import annotations
 
+import datetime
 import re
+import threading
 
 import pytest
+from django.db import close_old_connections, connection
 
+from scoring.documents.fingerprint import document_fingerprint
 from scoring.documents.models import Document
+from scoring.documents.services import DocumentError, document_is_out_of_date
 from tests.fixtures.tournaments import stage_tournament
-from tournaments.models import Donne, Player, Seat, TableAccess, TableRound, Tournament
+from tournaments.models import Club, Donne, Player, Seat, TableAccess, TableRound, Tournament
+from tournaments.services.preparation import tournament_generate
 
 from . import test_new_kinds as new_kinds
 from .pdf import page_texts, pdf_text
 from .test_renderers import render
+from .test_services import ask
 
 pytestmark = pytest.mark.django_db
 
 Kind = Document.Kind
+Status = Document.Status
 
 
 def test_ranking_under_match_points_names_the_method_and_the_rate(personas):
@@ -106,3 +115,61 @@ def test_score_sheets_read_every_table_page_at_once():
     large = queries_of_a_second_build(stage_tournament(players=64, rounds=2, name="Grand"))
     assert large == small
     assert TableAccess.objects.filter(revoked_at=None).count() == (2 + 16) * 2
+
+
+def test_a_new_seating_marks_every_document_out_of_date(
+    personas, django_capture_on_commit_callbacks
+):
+    tournament = stage_tournament(players=8, rounds=2, personas=personas)
+    with django_capture_on_commit_callbacks(execute=True):
+        route = ask(tournament, personas.arbiter, kind=Kind.ROUTE_CARDS)
+    route.refresh_from_db()
+    assert not document_is_out_of_date(
+        route, current=document_fingerprint(tournament, Kind.ROUTE_CARDS, "en")
+    )
+    tournament_generate(tournament=tournament)  # a late arrival: seated again
+    assert document_is_out_of_date(
+        route, current=document_fingerprint(tournament, Kind.ROUTE_CARDS, "en")
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        again = ask(tournament, personas.arbiter, kind=Kind.ROUTE_CARDS)
+    assert again.pk != route.pk
+
+
+def test_no_documents_before_the_donnes_are_generated(personas):
+    club = Club.objects.create(name="Club du lundi", federation_number="4242")
+    tournament = Tournament.objects.create(
+        club=club, name="Tournoi à venir", date=datetime.date(2026, 12, 12), status="registration"
+    )
+    tournament.arbiters.add(personas.arbiter)
+    with pytest.raises(DocumentError, match="generate them on the preparation page"):
+        ask(tournament, personas.arbiter, kind=Kind.HAND_RECORDS)
+    assert not Document.objects.exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_simultaneous_requests_make_one_document(personas):
+    tournament = stage_tournament(players=8, rounds=1, personas=personas)
+    barrier = threading.Barrier(2)
+    found: list[int] = []
+    errors: list[BaseException] = []
+
+    def request() -> None:
+        try:
+            barrier.wait(timeout=10)
+            found.append(ask(tournament, personas.arbiter, kind=Kind.ROUTE_CARDS).pk)
+        except BaseException as exc:  # reported below
+            errors.append(exc)
+        finally:
+            close_old_connections()
+            connection.close()
+
+    threads = [threading.Thread(target=request) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert not errors
+    assert len(found) == 2 and found[0] == found[1]
+    assert Document.objects.filter(tournament=tournament).count() == 1
+    assert Document.objects.get().status == Status.DONE
