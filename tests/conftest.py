@@ -14,7 +14,7 @@ from django.utils import translation
 from hypothesis import HealthCheck
 from hypothesis import settings as hypothesis_settings
 
-from tests.fixtures import flush
+from tests.fixtures import flush, statics
 
 pytest_plugins = [
     "tests.fixtures.cpu",
@@ -88,6 +88,7 @@ def is_slow_lane(item: pytest.Item) -> bool:
 
 def pytest_configure(config: pytest.Config) -> None:
     flush.install()  # transactional tests end with a faster flush on PostgreSQL
+    statics.install()  # the static files listed once per process, not once per client
     config.addinivalue_line(
         "markers", "slow_lane: set on collection for the slow lane of make test (tests/lanes.py)"
     )

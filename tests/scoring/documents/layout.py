@@ -10,6 +10,7 @@ on a PDF, in words a failing test can print. Any document kind goes through the 
 
 from __future__ import annotations
 
+import functools
 import re
 import shutil
 import subprocess
@@ -115,12 +116,15 @@ def overlaps(page: Page) -> list[tuple[Word, Word]]:
     """Pairs of words whose boxes overlap (beyond the touching of consecutive lines)."""
     found = []
     words = sorted(page.words, key=ink_top)
+    tops = [ink_top(w) for w in words]  # each word's ink, measured once
+    bottoms = [ink_bottom(w) for w in words]
     for i, a in enumerate(words):
-        for b in words[i + 1 :]:
-            if ink_top(b) >= a.y1:
+        for j in range(i + 1, len(words)):
+            if tops[j] >= a.y1:
                 break
+            b = words[j]
             wide = min(a.x1, b.x1) - max(a.x0, b.x0)
-            high = min(ink_bottom(a), ink_bottom(b)) - max(ink_top(a), ink_top(b))
+            high = min(bottoms[i], bottoms[j]) - max(tops[i], tops[j])
             smaller = min(a.y1 - a.y0, b.y1 - b.y0) or 1
             if wide > OVERLAP_X and high > OVERLAP_Y * smaller:
                 found.append((a, b))
@@ -207,17 +211,26 @@ def vocabulary(texts: list[str], language: str) -> set[str]:
     codes it was given) and of the interface's messages in `language` (the catalogues of the
     other languages give their English sources)."""
     from django.conf import settings
+
+    found: set[str] = set()
+    for lang in {code for code, _name in settings.LANGUAGES} | {language}:
+        found |= _message_runs(lang)
+    for text in texts:
+        found.update(run.lower() for run in _LETTERS.findall(text))
+    return found
+
+
+@functools.cache
+def _message_runs(language: str) -> frozenset[str]:
+    """The runs of letters of the interface's messages in `language`, sources and
+    translations (read once per process: the catalogues do not change while it runs)."""
     from django.utils.translation import trans_real
 
     found: set[str] = set()
-    sources = list(texts)
-    for lang in {code for code, _name in settings.LANGUAGES} | {language}:
-        for key, value in trans_real.translation(lang)._catalog.items():
-            sources.append(key if isinstance(key, str) else key[0])
-            sources.append(value)
-    for text in sources:
-        found.update(run.lower() for run in _LETTERS.findall(text))
-    return found
+    for key, value in trans_real.translation(language)._catalog.items():
+        for text in (key if isinstance(key, str) else key[0], value):
+            found.update(run.lower() for run in _LETTERS.findall(text))
+    return frozenset(found)
 
 
 def foreign_words(pages: list[Page], known: set[str]) -> list[str]:

@@ -14,9 +14,11 @@ from pathlib import Path
 
 import pytest
 from django.db.models import Q
+from django.utils import translation
 
 from scoring.documents.models import Document
-from tests.fixtures.tournaments import stage_tournament
+from tests.fixtures.shared import copy_for_the_test
+from tests.fixtures.tournaments import Personas, make_personas, stage_tournament
 from tournaments.models import Club, Donne, Penalty, Player, TableAccess, Tournament
 from tournaments.services.penalties import penalty_give
 
@@ -81,6 +83,22 @@ def long_names_tournament(personas) -> Tournament:
     return tournament
 
 
+@pytest.fixture(scope="module")
+def long_names_of_the_module(module_transaction, django_db_blocker) -> tuple[Personas, Tournament]:
+    """The personas and their long-names tournament, made once for the module (its tests
+    only read them or roll back what they change: tests/fixtures/shared.py), in English as
+    the tests run (the `english` fixture)."""
+    with django_db_blocker.unblock(), translation.override("en"):
+        personas = make_personas()
+        return personas, long_names_tournament(personas)
+
+
+@pytest.fixture
+def long_names(long_names_of_the_module, db) -> tuple[Personas, Tournament]:
+    """The test's copy of the module's personas and long-names tournament."""
+    return copy_for_the_test(long_names_of_the_module)
+
+
 def all_texts() -> list[str]:
     return [TITLE, VENUE, *CLUBS, *(f"{f} {last}" for f, last in PLAYERS), *REASONS]
 
@@ -126,8 +144,8 @@ def kinds() -> list:
 
 @pytest.mark.parametrize("language", ["fr", "en"])
 @pytest.mark.parametrize("kind", kinds())
-def test_every_kind_lays_long_names_out_without_overprinting(personas, kind, language):
-    tournament = long_names_tournament(personas)
+def test_every_kind_lays_long_names_out_without_overprinting(long_names, kind, language):
+    _personas, tournament = long_names
     content = render(tournament, kind, language=language)
     if os.environ.get("LAYOUT_DUMP_DIR"):  # to look at the pages by eye
         Path(os.environ["LAYOUT_DUMP_DIR"], f"{kind}-{language}.pdf").write_bytes(content)
@@ -141,9 +159,9 @@ def test_every_kind_lays_long_names_out_without_overprinting(personas, kind, lan
 
 
 @pytest.mark.parametrize("kind", [Document.Kind.HAND_RECORDS, Document.Kind.ETUI_SETS])
-def test_one_etui_set_with_its_subtitle_fits_too(personas, kind):
+def test_one_etui_set_with_its_subtitle_fits_too(long_names, kind):
     """The part of one étui set: the header carries a subtitle beside the long title."""
-    tournament = long_names_tournament(personas)
+    _personas, tournament = long_names
     content = render(tournament, kind, language="fr", part=2)
     problems = layout_problems(content, texts=all_texts(), on_every_page=[TITLE, VENUE])
     assert not problems, "\n".join(problems[:40])
@@ -177,8 +195,8 @@ def test_the_check_sees_a_word_split_in_the_middle_and_an_overprint():
     assert not split_words(pages, ["Lauraguais-Mirepoix"])
 
 
-def test_an_emoji_in_a_name_is_printed_visibly_in_every_kind(personas):
-    tournament = long_names_tournament(personas)
+def test_an_emoji_in_a_name_is_printed_visibly_in_every_kind(long_names):
+    _personas, tournament = long_names
     player = Player.objects.filter(
         Q(club_id=tournament.club_id) | Q(registrations__tournament=tournament)
     ).first()

@@ -10,7 +10,6 @@ from django.urls import reverse
 from scoring.documents.data import load_seating, next_tables, table_page_url
 from scoring.documents.models import Document
 from scoring.documents.services import PUBLIC_KINDS, can_download_document, document_render
-from tests.fixtures.tournaments import stage_tournament
 from tournaments.models import Donne, LedgerEntry, Registration, Table, TableRound, Tournament
 
 from .pdf import decode_qr_codes, page_count, page_texts, pdf_text
@@ -196,17 +195,3 @@ def test_who_may_read_the_new_kinds(played_tournament, personas):
         document = Document(tournament=played_tournament, kind=kind)
         assert can_download_document(personas.stranger, document, played_tournament) is public
         assert can_download_document(personas.arbiter, document, played_tournament)
-
-
-def test_every_new_kind_builds_for_a_tournament_of_five_tables(personas):
-    tournament = stage_tournament(players=20, rounds=3, personas=personas)
-    for kind in (
-        Kind.MOVEMENT_CHART,
-        Kind.TABLE_CARDS,
-        Kind.CHECK_IN_LIST,
-        Kind.ETUI_LABELS,
-        Kind.ARBITER_LOG,
-        Kind.RESULTS_SUMMARY,
-    ):
-        for language in ("fr", "en"):
-            assert render(tournament, kind, language=language).startswith(b"%PDF")

@@ -22,7 +22,6 @@ from scoring.documents.base import NBSP, hand_markup
 from scoring.documents.fonts import register_fonts
 from scoring.documents.models import Document
 from scoring.documents.route_cards import CutMarks, RouteCardsRenderer
-from tests.fixtures.tournaments import stage_tournament
 from tournaments.models import Donne, Player, TableAccess, TableRound, Tournament
 
 from .layout import pdf_words
@@ -257,12 +256,6 @@ def test_the_french_score_sheet_speaks_french(played_tournament):
         assert words in text
 
 
-def test_a_tournament_of_one_round_sends_every_etui_set_back_to_the_arbiter(personas):
-    tournament = stage_tournament(players=8, rounds=1)
-    text = pdf_text(render(tournament, Document.Kind.SCORE_SHEETS))
-    assert text.count("to the arbiter.") == 2
-
-
 # The height of a word's box in poppler over the size it is set at, for the condensed face
 # of the caption (measured: a line set at 7.5 pt gives boxes 7.5 pt high).
 BOX_EM = 1.0
@@ -295,22 +288,3 @@ def test_the_address_to_type_under_the_qr_code_is_readable(
         for word in caption:
             assert (word.y1 - word.y0) / BOX_EM >= 7 - 0.05, word
         assert (words[code].y1 - words[code].y0) / BOX_EM >= 10, words[code]
-
-
-@pytest.mark.django_db
-def test_score_sheets_read_every_table_page_at_once():
-    """The QR codes' table pages are read in one query for the whole tournament, not two a
-    sheet: a second build of 16 tables × 2 rounds costs what one of 2 tables × 2 rounds does."""
-    from django.db import connection
-    from django.test.utils import CaptureQueriesContext
-
-    def queries_of_a_second_build(tournament: Tournament) -> int:
-        render(tournament, "score_sheets")  # the first build creates the table pages
-        with CaptureQueriesContext(connection) as ctx:
-            render(tournament, "score_sheets")
-        return len(ctx.captured_queries)
-
-    small = queries_of_a_second_build(stage_tournament(players=8, rounds=2))
-    large = queries_of_a_second_build(stage_tournament(players=64, rounds=2, name="Grand"))
-    assert large == small
-    assert TableAccess.objects.filter(revoked_at=None).count() == (2 + 16) * 2

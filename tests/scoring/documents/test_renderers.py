@@ -16,7 +16,6 @@ from scoring.documents.models import Document
 from scoring.documents.services import document_render
 from scoring.rules.cards import parse_hand
 from tests.fixtures.services import require
-from tests.fixtures.tournaments import stage_tournament
 from tests.scoring.rankings.helpers import ranking_read
 from tournaments.models import Donne, Player, Result, Seat, TableAccess, TableRound, Tournament
 from tournaments.services.table_entry import table_page_url
@@ -286,17 +285,6 @@ def test_ranking_lists_everyone_in_order_with_penalties_and_the_method(played_to
     assert "\u2212100" in text
 
 
-def test_ranking_under_match_points_names_the_method_and_the_rate(personas):
-    tournament = stage_tournament(players=8, rounds=1, personas=personas, method="matchpoints")
-    from .play import play_results
-
-    play_results(tournament, personas.arbiter)
-    text = pdf_text(render(tournament, Document.Kind.RANKING))
-    assert "Comparison method: Match points" in text
-    assert "a penalty point costs 0.1 percentage points" in text
-    assert "Match points %" in text
-
-
 def test_donne_results_show_every_table_side_by_side(played_tournament):
     content = render(played_tournament, Document.Kind.DONNE_RESULTS)
     text = pdf_text(content)
@@ -366,41 +354,9 @@ def test_french_documents_use_the_french_labels_and_accents(played_tournament):
         assert translation.get_language() == "en"  # rendering did not leak its language
 
 
-def test_documents_before_the_seating_say_so(personas):
-    tournament = stage_tournament(players=8, rounds=1, personas=personas)
-    Seat.objects.filter(round__tournament=tournament).delete()
-    TableRound.objects.filter(round__tournament=tournament).delete()
-    Donne.objects.filter(tournament=tournament).delete()
-    text = pdf_text(render(tournament, Document.Kind.ROUTE_CARDS))
-    assert "The seating has not been generated yet." in text
-
-
 def test_pdf_tools_are_installed_where_required():
     require("pdftoppm (poppler-utils)", shutil.which("pdftoppm") is not None)
     require("zbarimg (zbar-tools)", shutil.which("zbarimg") is not None)
-
-
-def test_a_long_score_card_continues_on_the_next_page_with_its_header(personas):
-    tournament = stage_tournament(players=8, rounds=12, personas=personas)
-    player = Player.objects.filter(registrations__tournament=tournament).first()
-    content = render(tournament, Document.Kind.SCORE_CARDS, part=player.pk)
-    texts = page_texts(content)
-    assert len(texts) == 2
-    for text in texts:
-        assert "Donne Round / table Position Contract" in text  # the header, repeated
-        assert player.full_name in text  # the page header names the card's player
-    # Not played yet: the position the seating gives, no scores.
-    numbers = re.findall(
-        r"\b(\d+) \d+ / \d+ (?:North|East|South|West) Not played yet", " ".join(texts)
-    )
-    expected = {
-        d.number
-        for d in Donne.objects.filter(
-            tournament=tournament, etui_set__table_rounds__seats__player=player
-        )
-    }
-    assert len(expected) == 48
-    assert sorted(int(n) for n in numbers) == sorted(expected)
 
 
 def test_without_dejavu_the_documents_fall_back_to_vera_and_suit_letters(

@@ -1,16 +1,16 @@
 """Asking for documents and building them: one build at a time per document, out-of-date
-marking after a correction or a re-seating, failures recorded, progress reported."""
+marking after a correction, failures recorded, progress reported (with the module's played
+tournament; what needs a tournament of its own, a re-seating among them, is in
+test_own_tournaments.py)."""
 
 from __future__ import annotations
 
-import datetime
-import threading
 from datetime import timedelta
 from decimal import Decimal
 
 import pytest
 from django.core.exceptions import PermissionDenied
-from django.db import IntegrityError, close_old_connections, connection, transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from scoring.documents.fingerprint import document_fingerprint
@@ -24,9 +24,7 @@ from scoring.documents.services import (
     document_request_all,
     document_rows,
 )
-from tests.fixtures.tournaments import stage_tournament
-from tournaments.models import Club, Donne, Result, Tournament
-from tournaments.services.preparation import tournament_generate
+from tournaments.models import Donne, Result, Tournament
 from tournaments.services.results import ResultInput, ResultNeedsConfirmation, result_save
 
 from .pdf import pdf_text
@@ -242,25 +240,6 @@ def test_a_correction_marks_result_documents_out_of_date_and_a_request_rebuilds(
     assert not rebuilt.file.storage.exists(old_file)
 
 
-def test_a_new_seating_marks_every_document_out_of_date(
-    personas, django_capture_on_commit_callbacks
-):
-    tournament = stage_tournament(players=8, rounds=2, personas=personas)
-    with django_capture_on_commit_callbacks(execute=True):
-        route = ask(tournament, personas.arbiter, kind=Kind.ROUTE_CARDS)
-    route.refresh_from_db()
-    assert not document_is_out_of_date(
-        route, current=document_fingerprint(tournament, Kind.ROUTE_CARDS, "en")
-    )
-    tournament_generate(tournament=tournament)  # a late arrival: seated again
-    assert document_is_out_of_date(
-        route, current=document_fingerprint(tournament, Kind.ROUTE_CARDS, "en")
-    )
-    with django_capture_on_commit_callbacks(execute=True):
-        again = ask(tournament, personas.arbiter, kind=Kind.ROUTE_CARDS)
-    assert again.pk != route.pk
-
-
 def test_build_everything_asks_for_the_whole_set(
     played_tournament, personas, django_capture_on_commit_callbacks
 ):
@@ -298,17 +277,6 @@ def test_bad_requests_say_what_to_fix_and_change_nothing(
             user=personas.arbiter,
             part=part,
         )
-    assert not Document.objects.exists()
-
-
-def test_no_documents_before_the_donnes_are_generated(personas):
-    club = Club.objects.create(name="Club du lundi", federation_number="4242")
-    tournament = Tournament.objects.create(
-        club=club, name="Tournoi à venir", date=datetime.date(2026, 12, 12), status="registration"
-    )
-    tournament.arbiters.add(personas.arbiter)
-    with pytest.raises(DocumentError, match="generate them on the preparation page"):
-        ask(tournament, personas.arbiter, kind=Kind.HAND_RECORDS)
     assert not Document.objects.exists()
 
 
@@ -351,31 +319,3 @@ def test_progress_is_recorded_while_building(played_tournament, personas, monkey
     assert seen == sorted(seen) and seen[0] < 50 and seen[-1] >= 90
     document.refresh_from_db()
     assert document.progress == 100
-
-
-@pytest.mark.django_db(transaction=True)
-def test_two_simultaneous_requests_make_one_document(personas):
-    tournament = stage_tournament(players=8, rounds=1, personas=personas)
-    barrier = threading.Barrier(2)
-    found: list[int] = []
-    errors: list[BaseException] = []
-
-    def request() -> None:
-        try:
-            barrier.wait(timeout=10)
-            found.append(ask(tournament, personas.arbiter, kind=Kind.ROUTE_CARDS).pk)
-        except BaseException as exc:  # reported below
-            errors.append(exc)
-        finally:
-            close_old_connections()
-            connection.close()
-
-    threads = [threading.Thread(target=request) for _ in range(2)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
-    assert not errors
-    assert len(found) == 2 and found[0] == found[1]
-    assert Document.objects.filter(tournament=tournament).count() == 1
-    assert Document.objects.get().status == Status.DONE
