@@ -849,35 +849,31 @@ def _group_ranking(
     """`compute_group_ranking`'s work; raises _Contradiction where `compute_ranking` would."""
     rate = _rate(matchpoint_penalty_rate)
     compared_groups, others = _checked_groups(groups, annulled_set, sat_out)
-    played = Counter(chain.from_iterable(players for players, _scores in compared_groups.values()))
-    everyone = dict.fromkeys(played)
-    everyone.update(dict.fromkeys(others))
     is_mp = m is Method.MATCHPOINTS
     offset = 1 if m is Method.PAIRWISE else 0
+    exact = _exact_groups(compared_groups)
+    # Whole numerators (matchpoints always; average and pairwise of whole scores) are summed
+    # packed with a count of 1 (`_PACK`): one pass over the plays sums and counts them.
+    packed = is_mp or all(stored is scores for _players, scores, stored in exact.values())
     by_denominator: dict[int, dict[Hashable, Any]] = {}
     values: dict[tuple[Hashable, str], tuple[int, dict[Any, tuple[Any, Any]]]] = {}
     alone: Counter[Hashable] = Counter()
-    for key, (players, scores) in compared_groups.items():
+    for key, (players, scores, stored) in exact.items():
         n = len(scores)
-        whole = set(map(type, scores)) == {int}
-        stored = scores
-        if not whole:
-            try:
-                scores = [to_exact(score) for score in scores]
-            except ScoringError:
-                raise _Contradiction from None
-            stored = [exact_value(score) for score in scores]
         if n == 1:
             alone[players[0]] += 1
             values[key] = (1, {stored[0]: (0, None)})
             continue
-        denominator, group_values = _group_values(scores, n, is_mp, offset, whole)
+        denominator, group_values = _group_values(scores, n, is_mp, offset, stored is scores)
         bucket = by_denominator.get(denominator)
         if bucket is None:
             bucket = by_denominator[denominator] = {}
         bucket_get = bucket.get
-        numerator = {score: value[2] for score, value in group_values.items()}
-        for player, summand in zip(players, map(numerator.__getitem__, scores), strict=True):
+        if packed:
+            summands = {score: value[2] * _PACK + 1 for score, value in group_values.items()}
+        else:
+            summands = {score: value[2] for score, value in group_values.items()}
+        for player, summand in zip(players, map(summands.__getitem__, scores), strict=True):
             bucket[player] = bucket_get(player, 0) + summand
         # Once per distinct score: a score as stored (exact_value) for each exact one.
         shown = dict(zip(scores, stored, strict=True)) if stored is not scores else None
@@ -888,15 +884,65 @@ def _group_ranking(
                 for score, value in group_values.items()
             },
         )
+    counted = _unpacked(by_denominator) if packed else _counted(compared_groups, alone)
+    everyone = dict.fromkeys(counted)
+    everyone.update(dict.fromkeys(alone))
+    everyone.update(dict.fromkeys(others))
     penalty_points = _table_penalties(penalties, everyone)
     common = 1
     for denominator in by_denominator:
         common = common * denominator // gcd(common, denominator)
     sums = _common_sums(by_denominator, common)
-    played_all = {player: played[player] for player in everyone}
-    compared = {player: count - alone[player] for player, count in played_all.items()}
-    rows = _table_rows(everyone, sums, common, penalty_points, played_all, compared, is_mp, rate)
+    counted_get, alone_get = counted.get, alone.get
+    compared = {player: counted_get(player, 0) for player in everyone}
+    played = {player: count + alone_get(player, 0) for player, count in compared.items()}
+    rows = _table_rows(everyone, sums, common, penalty_points, played, compared, is_mp, rate)
     return GroupRanking(method=m, matchpoint_penalty_rate=rate, rows=rows, values=values)
+
+
+_PACK = 1 << 32
+"""A packed sum is numerator * _PACK + count: a player's plays are far fewer than _PACK."""
+
+
+def _exact_groups(
+    groups: dict[tuple[Hashable, str], tuple[list[Hashable], list[Any]]],
+) -> dict[tuple[Hashable, str], tuple[list[Hashable], list[Any], list[Any]]]:
+    """Each group as (players, exact scores, scores as stored): the same list twice when every
+    score is an int; raises _Contradiction for a score that is not a number."""
+    exact = {}
+    for key, (players, scores) in groups.items():
+        if set(map(type, scores)) == {int}:
+            exact[key] = (players, scores, scores)
+            continue
+        try:
+            converted = [to_exact(score) for score in scores]
+        except ScoringError:
+            raise _Contradiction from None
+        exact[key] = (players, converted, [exact_value(score) for score in converted])
+    return exact
+
+
+def _unpacked(by_denominator: dict[int, dict[Hashable, Any]]) -> dict[Hashable, int]:
+    """Undo the packing in place (each bucket's values become the numerators' sums) and
+    return each player's count of compared plays, over every denominator."""
+    counted: dict[Hashable, int] = {}
+    counted_get = counted.get
+    for bucket in by_denominator.values():
+        for player, value in bucket.items():
+            count = value % _PACK  # every summand is 1 modulo _PACK
+            bucket[player] = (value - count) // _PACK
+            counted[player] = counted_get(player, 0) + count
+    return counted
+
+
+def _counted(
+    groups: dict[tuple[Hashable, str], tuple[list[Hashable], list[Any]]],
+    alone: Counter[Hashable],
+) -> dict[Hashable, int]:
+    """Each player's count of compared plays, counted over the groups (their lone plays out)."""
+    counted = Counter(chain.from_iterable(players for players, _scores in groups.values()))
+    counted.subtract(alone)
+    return counted
 
 
 def _checked_groups(
