@@ -285,7 +285,7 @@ def player_card(
 ) -> tuple[OverallRankingRow, list[list[Any]]] | None:
     """The stored row of a player and his card (`ranking.club_cards`'s lines), read in one
     snapshot so that both come from the same stored ranking; None when he is not in it
-    (three queries)."""
+    (three queries: the row, the club's results as ranked, the values of his groups)."""
     with sql.consistent_read():
         row = player_row(event, licence)
         if row is None:
@@ -297,9 +297,16 @@ def player_card(
             .values_list("results", flat=True)
             .first()
         ) or []
-        donnes = {result[1] for result in results}
-        values = _group_values(OverallRankingGroup.objects.filter(event=event, donne__in=donnes))
-    return row, club_cards(results, values, row.invitation.public_id).get(licence, [])
+        # The player's own results, and only their groups' values.
+        mine = [r for r in results if r[5] == licence or licence in r[3].values()]
+        groups = Q()
+        for _table, donne, _status, holders, _scores, _sitter in mine:
+            for position in (p for p, held in holders.items() if held == licence):
+                groups |= Q(donne=donne, position=position)
+        values = (
+            _group_values(OverallRankingGroup.objects.filter(groups, event=event)) if groups else {}
+        )
+    return row, club_cards(mine, values, row.invitation.public_id).get(licence, [])
 
 
 def field_cards(event: SimultaneousEvent) -> dict[str, list[list[Any]]]:
