@@ -10,9 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from scoring.rules.duplicate import to_exact
-from scoring.rules.errors import ScoringError
 from scoring.rules.ranking import (
-    Penalty,
     Play,
     PlayGroups,
     annulled_line,
@@ -23,7 +21,14 @@ from scoring.rules.ranking import (
     group_line,
     sat_out_line,
 )
-from tests.scoring.rules.test_ranking_table import BASE, METHODS, RATES, tournaments
+from tests.scoring.rules.test_ranking_table import (
+    BASE,
+    CONTRADICTIONS,
+    METHODS,
+    RATES,
+    _error,
+    tournaments,
+)
 
 PROPERTY = settings(
     derandomize=True,
@@ -80,26 +85,11 @@ def test_group_ranking_equals_the_table_and_its_cards(
     }
 
 
-def _error(call: Any) -> tuple[type[BaseException], str, dict[str, Any]]:
-    with pytest.raises(ScoringError) as info:
-        call()
-    return type(info.value), info.value.code, info.value.params
-
-
 @pytest.mark.parametrize(
     ("plays", "extra"),
     [
-        ([*BASE, Play("a", 1, "E", 3, 0)], {}),  # a plays donne 1 twice
-        ([*BASE, Play("z", 1, "N", 1, 0)], {}),  # seat N of table 1 taken
-        ([*BASE, Play("z", 1, "N", 1, 0)], {"annulled": [(1, 1)]}),  # taken, table annulled
-        (BASE, {"sit_outs": [("b", 1)]}),  # b plays and sits out donne 1
-        ([*BASE, Play("d", 1, "E", 2, "lots")], {}),  # not a number
+        *CONTRADICTIONS,
         ([*BASE, Play("d", 1, "S", 2, "lots")], {}),  # not a number, alone in its group
-        ([*BASE, Play("d", 1, "E", 2, True)], {}),
-        (BASE, {"penalties": [Penalty("a", -5)]}),
-        (BASE, {"penalties": [Penalty("a", 2.5)]}),  # type: ignore[arg-type]
-        (BASE, {"method": "best"}),
-        (BASE, {"method": "matchpoints", "matchpoint_penalty_rate": -1}),
     ],
 )
 def test_group_ranking_rejects_what_compute_ranking_rejects(plays: list[Play], extra: dict) -> None:

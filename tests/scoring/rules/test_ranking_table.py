@@ -190,22 +190,23 @@ def _error(call: Any) -> tuple[type[BaseException], str, dict[str, Any]]:
 BASE = [Play("a", 1, "N", 1, 204), Play("b", 1, "N", 2, -126), Play("c", 1, "E", 1, -68)]
 
 
-@pytest.mark.parametrize(
-    ("plays", "extra"),
-    [
-        ([*BASE, Play("a", 1, "E", 3, 0)], {}),  # a plays donne 1 twice
-        ([*BASE, Play("z", 1, "N", 1, 0)], {}),  # seat N of table 1 taken
-        ([*BASE, Play("z", 1, "N", 1, 0)], {"annulled": [(1, 1)]}),  # taken, table annulled
-        (BASE, {"sit_outs": [("b", 1)]}),  # b plays and sits out donne 1
-        ([*BASE, Play("d", 1, "E", 2, "lots")], {}),  # not a number
-        ([*BASE, Play("d", 1, "E", 2, True)], {}),
-        (BASE, {"penalties": [Penalty("a", -5)]}),
-        (BASE, {"penalties": [Penalty("a", 2.5)]}),  # type: ignore[arg-type]
-        ([*BASE, Play("d", 1, "E", 2, "lots"), Play("a", 1, "S", 4, 0)], {}),  # first error
-        (BASE, {"method": "best"}),
-        (BASE, {"method": "matchpoints", "matchpoint_penalty_rate": -1}),
-    ],
-)
+# Contradictory inputs and bad arguments, each with the error compute_ranking gives.
+CONTRADICTIONS = [
+    ([*BASE, Play("a", 1, "E", 3, 0)], {}),  # a plays donne 1 twice
+    ([*BASE, Play("z", 1, "N", 1, 0)], {}),  # seat N of table 1 taken
+    ([*BASE, Play("z", 1, "N", 1, 0)], {"annulled": [(1, 1)]}),  # taken, table annulled
+    (BASE, {"sit_outs": [("b", 1)]}),  # b plays and sits out donne 1
+    ([*BASE, Play("d", 1, "E", 2, "lots")], {}),  # not a number
+    ([*BASE, Play("d", 1, "E", 2, True)], {}),
+    (BASE, {"penalties": [Penalty("a", -5)]}),
+    (BASE, {"penalties": [Penalty("a", 2.5)]}),  # type: ignore[arg-type]
+    ([*BASE, Play("d", 1, "E", 2, "lots"), Play("a", 1, "S", 4, 0)], {}),  # first error
+    (BASE, {"method": "best"}),
+    (BASE, {"method": "matchpoints", "matchpoint_penalty_rate": -1}),
+]
+
+
+@pytest.mark.parametrize(("plays", "extra"), CONTRADICTIONS)
 def test_table_rejects_what_compute_ranking_rejects(plays: list[Play], extra: dict) -> None:
     expected = _error(lambda: compute_ranking(plays, **extra))
     assert _error(lambda: compute_ranking_table([tuple(p) for p in plays], **extra)) == expected
