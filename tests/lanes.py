@@ -11,6 +11,10 @@ longest tests first (tests/conftest.py, LONGEST_FIRST); the fast lane's output i
 runs, the slow lane's when it ends (it is kept in var/test-reports/slow.log meanwhile).
 Arguments after the script go to both pytest runs (e.g. `-k ranking`).
 
+TEST_SERIAL=1 runs the whole suite instead as one pytest process, without xdist, as it ran
+before the lanes: to compare the two on the same tests (CONTRIBUTING.md gives the figures),
+or to rule out a test that fails only beside others.
+
 The last line is the total: "tests: N passed, N failed, N skipped" (errors count as
 failed); the exit status is non-zero when either lane failed or no test ran.
 """
@@ -99,9 +103,22 @@ def run_lanes(extra: list[str]) -> tuple[list[int], list[dict[str, int]]]:
     return statuses, [counts(REPORTS / "fast.xml"), counts(REPORTS / "slow.xml")]
 
 
+def run_serially(extra: list[str]) -> tuple[list[int], list[dict[str, int]]]:
+    """Run every test in one pytest process, without xdist; its exit status and counts."""
+    (REPORTS / "serial.xml").unlink(missing_ok=True)
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+    command += [f"--junitxml={REPORTS / 'serial.xml'}", *extra]
+    began = time.monotonic()
+    print(f"== serially: {' '.join(command[1:])}", flush=True)
+    status = subprocess.call(command, cwd=ROOT, env=lane_env("serial"))
+    print(f"== serially: exit {status} in {time.monotonic() - began:.0f} s", flush=True)
+    return [status], [counts(REPORTS / "serial.xml")]
+
+
 def main(extra: list[str]) -> int:
     REPORTS.mkdir(parents=True, exist_ok=True)
-    statuses, lanes = run_lanes(extra)
+    serial = os.environ.get("TEST_SERIAL", "") not in ("", "0")
+    statuses, lanes = run_serially(extra) if serial else run_lanes(extra)
     tests = sum(lane["tests"] for lane in lanes)
     failed = sum(lane["failed"] for lane in lanes)
     skipped = sum(lane["skipped"] for lane in lanes)
