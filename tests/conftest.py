@@ -14,7 +14,7 @@ from django.utils import translation
 from hypothesis import HealthCheck
 from hypothesis import settings as hypothesis_settings
 
-from tests.fixtures import flush, statics
+from tests.fixtures import flush, services, statics
 
 pytest_plugins = [
     "tests.fixtures.cpu",
@@ -44,6 +44,15 @@ hypothesis_settings.load_profile(
     os.environ.get("HYPOTHESIS_PROFILE")
     or ("ci" if os.environ.get("CI", "").lower() == "true" else "shared_machine")
 )
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker):
+    """pytest-django's test databases, whose end first ends the sessions a subprocess of a
+    test may have left connected (PostgreSQL refuses to drop a database in use)."""
+    yield
+    with django_db_blocker.unblock():
+        services.end_other_sessions()
 
 
 @pytest.fixture(autouse=True)
