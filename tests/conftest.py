@@ -14,7 +14,7 @@ from django.utils import translation
 from hypothesis import HealthCheck
 from hypothesis import settings as hypothesis_settings
 
-from tests.fixtures import flush, services, statics
+from tests.fixtures import flush, statics
 
 pytest_plugins = [
     "tests.fixtures.cpu",
@@ -52,7 +52,7 @@ def django_db_setup(django_db_setup, django_db_blocker):
     test may have left connected (PostgreSQL refuses to drop a database in use)."""
     yield
     with django_db_blocker.unblock():
-        services.end_other_sessions()
+        flush.end_other_sessions()
 
 
 @pytest.fixture(autouse=True)

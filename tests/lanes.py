@@ -80,8 +80,6 @@ def note_end(process: subprocess.Popen, ended: list[float]) -> None:
 
 def lane_commands(extra: list[str]) -> tuple[list[str], list[str]]:
     """The pytest commands of the fast lane and of the slow lane."""
-    for name in ("fast", "slow"):
-        (REPORTS / f"{name}.xml").unlink(missing_ok=True)
     fast = lane_command("fast", "not slow_lane", workers("TEST_FAST_WORKERS"), extra)
     slow = lane_command("slow", "slow_lane", workers("TEST_SLOW_WORKERS", 1), extra)
     return fast, slow
@@ -134,7 +132,6 @@ def run_lanes_at_once(extra: list[str]) -> tuple[list[int], list[dict[str, int]]
 
 def run_serially(extra: list[str]) -> tuple[list[int], list[dict[str, int]]]:
     """Run every test in one pytest process, without xdist; its exit status and counts."""
-    (REPORTS / "serial.xml").unlink(missing_ok=True)
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
     command += [f"--junitxml={REPORTS / 'serial.xml'}", *extra]
     began = time.monotonic()
@@ -151,6 +148,8 @@ def chosen(variable: str) -> bool:
 
 def main(extra: list[str]) -> int:
     REPORTS.mkdir(parents=True, exist_ok=True)
+    for name in ("fast", "slow", "serial"):  # no count from an earlier run
+        (REPORTS / f"{name}.xml").unlink(missing_ok=True)
     if chosen("TEST_SERIAL"):
         statuses, lanes = run_serially(extra)
     elif chosen("TEST_LANES_AT_ONCE"):

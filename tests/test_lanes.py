@@ -1,0 +1,48 @@
+"""`tests/lanes.py`, the runner behind `make test`: its counts, commands and environments."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests import lanes
+
+JUNIT = """<?xml version="1.0" encoding="utf-8"?>
+<testsuites><testsuite name="pytest" errors="1" failures="2" skipped="3" tests="20">
+</testsuite></testsuites>"""
+
+
+def test_counts_add_errors_to_failures_and_read_a_missing_report_as_nothing(tmp_path: Path):
+    report = tmp_path / "lane.xml"
+    report.write_text(JUNIT, encoding="utf-8")
+    assert lanes.counts(report) == {"tests": 20, "failed": 3, "skipped": 3}
+    assert lanes.counts(tmp_path / "missing.xml") == {"tests": 0, "failed": 0, "skipped": 0}
+
+
+def test_a_lane_has_its_own_databases_and_writes_bytecode(monkeypatch):
+    monkeypatch.setenv("TOX_PARALLEL_ENV", "lead")
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    env = lanes.lane_env("slow")
+    assert env["TOX_PARALLEL_ENV"] == "lead_slow"
+    assert "PYTHONDONTWRITEBYTECODE" not in env
+    monkeypatch.delenv("TOX_PARALLEL_ENV")
+    assert lanes.lane_env("fast")["TOX_PARALLEL_ENV"] == "fast"
+
+
+def test_the_slow_lane_has_one_worker_more_than_cores_unless_told(monkeypatch):
+    monkeypatch.delenv("TEST_FAST_WORKERS", raising=False)
+    monkeypatch.delenv("TEST_SLOW_WORKERS", raising=False)
+    monkeypatch.setattr(lanes.os, "cpu_count", lambda: 2)
+    fast, slow = lanes.lane_commands(["-k", "ranking"])
+    assert fast[fast.index("-n") + 1] == "2" and slow[slow.index("-n") + 1] == "3"
+    assert fast[fast.index("pytest") + 1 :].count("-m") == 1 and "not slow_lane" in fast
+    assert "slow_lane" in slow and "not slow_lane" not in slow and fast[-2:] == ["-k", "ranking"]
+    monkeypatch.setenv("TEST_SLOW_WORKERS", "1")  # one worker: no xdist at all
+    assert "-n" not in lanes.lane_commands([])[1]
+
+
+@pytest.mark.parametrize(("value", "on"), [("", False), ("0", False), ("1", True), ("yes", True)])
+def test_an_on_off_variable(monkeypatch, value, on):
+    monkeypatch.setenv("TEST_SERIAL", value)
+    assert lanes.chosen("TEST_SERIAL") is on
