@@ -1,21 +1,20 @@
-"""Run the test suite in its two lanes, one after the other, and end with one summary line.
+"""Run the test suite in its two lanes, at the same time, and end with one summary line.
 
-The slow lane (Chromium, live servers, real workers, subprocesses, PDFs; see
-tests/conftest.py) runs first, then the fast lane (`-m "not slow_lane"`: pure rules,
-services, API, pages without a browser), each a pytest run with pytest-xdist (TEST_FAST_WORKERS,
-TEST_SLOW_WORKERS: by default one fast worker per core and one slow worker more than cores,
-since the slow lane mostly waits), each worker on a test database of its own (the lane's
-name is added to TOX_PARALLEL_ENV, so the lanes' databases never meet). The slow lane sends
-its longest tests to the workers first (tests/conftest.py, LONGEST_FIRST). Both lanes always
-run to their end. Arguments after the script go to both pytest runs (e.g. `-k ranking`).
+The fast lane (`-m "not slow_lane"`: pure rules, services, API, pages without a browser)
+and the slow lane (Chromium, live servers, real workers, subprocesses, PDFs; see
+tests/conftest.py) are two pytest runs started together, each with pytest-xdist on one
+worker per core (at least two) unless TEST_FAST_WORKERS / TEST_SLOW_WORKERS say otherwise,
+each worker on a test database of its own (the lane's name is added to TOX_PARALLEL_ENV, so
+the lanes' databases never meet). The slow lane spends much of its time waiting (on a live
+server, a worker starting, a page's poll), which the fast lane's work fills. The slow lane
+starts first, its longest tests first (tests/conftest.py, LONGEST_FIRST); the fast lane's
+output is shown as it runs, the slow lane's when it ends (it is kept in
+var/test-reports/slow.log meanwhile). Arguments after the script go to both pytest runs
+(e.g. `-k ranking`).
 
-TEST_LANES_AT_ONCE=1 starts both lanes together instead (the slow lane's output shown when
-it ends, kept in var/test-reports/slow.log meanwhile): on this project's 2-core machine it is
-slower than one after the other, since the lanes then slow each other's every test by more
-than the slow lane's waits leave free (CONTRIBUTING.md gives the figures); it may pay on more
-cores. TEST_SERIAL=1 runs the whole suite as one pytest process, without xdist, as it ran
-before the lanes: to compare on the same tests, or to rule out a test that fails only beside
-others.
+TEST_SERIAL=1 runs the whole suite instead as one pytest process, without xdist, as it ran
+before the lanes: to compare the two on the same tests (CONTRIBUTING.md gives the figures),
+or to rule out a test that fails only beside others.
 
 The last line is the total: "tests: N passed, N failed, N skipped" (errors count as
 failed); the exit status is non-zero when either lane failed or no test ran.
@@ -35,10 +34,9 @@ ROOT = Path(__file__).resolve().parents[1]
 REPORTS = ROOT / "var" / "test-reports"
 
 
-def workers(variable: str, beyond_cores: int = 0) -> str:
-    """The number of xdist workers for a lane: the variable, else one per core (at least 2)
-    plus `beyond_cores`."""
-    return os.environ.get(variable) or str(max(2, os.cpu_count() or 2) + beyond_cores)
+def workers(variable: str) -> str:
+    """The number of xdist workers for a lane: the variable, else one per core (at least 2)."""
+    return os.environ.get(variable) or str(max(2, os.cpu_count() or 2))
 
 
 def lane_command(name: str, marker: str, n: str, extra: list[str]) -> list[str]:
@@ -81,26 +79,11 @@ def note_end(process: subprocess.Popen, ended: list[float]) -> None:
 def lane_commands(extra: list[str]) -> tuple[list[str], list[str]]:
     """The pytest commands of the fast lane and of the slow lane."""
     fast = lane_command("fast", "not slow_lane", workers("TEST_FAST_WORKERS"), extra)
-    slow = lane_command("slow", "slow_lane", workers("TEST_SLOW_WORKERS", 1), extra)
+    slow = lane_command("slow", "slow_lane", workers("TEST_SLOW_WORKERS"), extra)
     return fast, slow
 
 
 def run_lanes(extra: list[str]) -> tuple[list[int], list[dict[str, int]]]:
-    """Run the slow lane, then the fast lane, each in the foreground; the exit statuses and
-    counts of fast, then slow. The slow lane goes first because it leaves a core mostly free
-    for what a caller runs beside the tests (`.ci/run`'s deployment check)."""
-    fast_command, slow_command = lane_commands(extra)
-    statuses = {}
-    for name, command in (("slow", slow_command), ("fast", fast_command)):
-        began = time.monotonic()
-        print(f"== {name} lane: {' '.join(command[1:])}", flush=True)
-        statuses[name] = subprocess.call(command, cwd=ROOT, env=lane_env(name))
-        print(f"== {name} lane: exit {statuses[name]} in {time.monotonic() - began:.0f} s")
-    lanes = [counts(REPORTS / "fast.xml"), counts(REPORTS / "slow.xml")]
-    return [statuses["fast"], statuses["slow"]], lanes
-
-
-def run_lanes_at_once(extra: list[str]) -> tuple[list[int], list[dict[str, int]]]:
     """Start the slow lane (output to its log), run the fast lane in the foreground, wait for
     the slow lane and show its log; the exit statuses and counts of fast, then slow."""
     fast_command, slow_command = lane_commands(extra)
@@ -152,8 +135,6 @@ def main(extra: list[str]) -> int:
         (REPORTS / f"{name}.xml").unlink(missing_ok=True)
     if chosen("TEST_SERIAL"):
         statuses, lanes = run_serially(extra)
-    elif chosen("TEST_LANES_AT_ONCE"):
-        statuses, lanes = run_lanes_at_once(extra)
     else:
         statuses, lanes = run_lanes(extra)
     tests = sum(lane["tests"] for lane in lanes)

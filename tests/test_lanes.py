@@ -30,12 +30,14 @@ def test_a_lane_has_its_own_databases_and_writes_bytecode(monkeypatch):
     assert lanes.lane_env("fast")["TOX_PARALLEL_ENV"] == "fast"
 
 
-def test_the_slow_lane_has_one_worker_more_than_cores_unless_told(monkeypatch):
+def test_each_lane_has_a_worker_per_core_unless_told(monkeypatch):
     monkeypatch.delenv("TEST_FAST_WORKERS", raising=False)
     monkeypatch.delenv("TEST_SLOW_WORKERS", raising=False)
     monkeypatch.setattr(lanes.os, "cpu_count", lambda: 2)
     fast, slow = lanes.lane_commands(["-k", "ranking"])
-    assert fast[fast.index("-n") + 1] == "2" and slow[slow.index("-n") + 1] == "3"
+    assert fast[fast.index("-n") + 1] == "2" and slow[slow.index("-n") + 1] == "2"
+    monkeypatch.setattr(lanes.os, "cpu_count", lambda: 1)  # at least two
+    assert lanes.lane_commands([])[1][-3:-1] == ["--dist", "load"]
     assert fast[fast.index("pytest") + 1 :].count("-m") == 1 and "not slow_lane" in fast
     assert "slow_lane" in slow and "not slow_lane" not in slow and fast[-2:] == ["-k", "ranking"]
     monkeypatch.setenv("TEST_SLOW_WORKERS", "1")  # one worker: no xdist at all
