@@ -22,7 +22,7 @@ from fractions import Fraction
 from functools import cached_property
 from itertools import chain
 from math import gcd, lcm
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, NoReturn
 
 from scoring.rules.duplicate import Method, matchpoints, parse_method, to_exact
 from scoring.rules.errors import (
@@ -454,15 +454,22 @@ def compute_ranking_table(
         )
     except _Contradiction:
         pass
-    compute_ranking(
+    _raise_as_compute_ranking(
         [Play(*play) for play in plays],
+        "compute_ranking_table",
         method=method,
         annulled=annulled,
         sit_outs=sit_outs,
         penalties=penalties,
         matchpoint_penalty_rate=matchpoint_penalty_rate,
     )
-    raise AssertionError("compute_ranking accepted plays that compute_ranking_table rejected")
+
+
+def _raise_as_compute_ranking(plays: list[Play], rejected_by: str, **options: Any) -> NoReturn:
+    """Raise the error `compute_ranking` raises for ``plays`` and ``options``, where the faster
+    ``rejected_by`` found a contradiction: both reject the same input the same way."""
+    compute_ranking(plays, **options)
+    raise AssertionError(f"compute_ranking accepted plays that {rejected_by} rejected")
 
 
 def _ranking_table(
@@ -823,19 +830,19 @@ def compute_group_ranking(
         )
     except _Contradiction:
         pass
-    compute_ranking(
+    _raise_as_compute_ranking(
         [
             Play(player, donne, position, table, score)
             for (donne, position), (players, tables, scores) in groups.items()
             for player, table, score in zip(players, tables, scores, strict=True)
         ],
+        "compute_group_ranking",
         method=method,
         annulled=annulled,
         sit_outs=sit_outs,
         penalties=penalties,
         matchpoint_penalty_rate=matchpoint_penalty_rate,
     )
-    raise AssertionError("compute_ranking accepted plays that compute_group_ranking rejected")
 
 
 def _group_ranking(
