@@ -15,6 +15,7 @@ from hypothesis import HealthCheck
 from hypothesis import settings as hypothesis_settings
 
 from tests.fixtures import flush, statics
+from tests.fixtures.template import shared_template
 
 pytest_plugins = [
     "tests.fixtures.cpu",
@@ -44,6 +45,16 @@ hypothesis_settings.load_profile(
     os.environ.get("HYPOTHESIS_PROFILE")
     or ("ci" if os.environ.get("CI", "").lower() == "true" else "shared_machine")
 )
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix) -> None:
+    """On PostgreSQL, in a run with a template database (tests/lanes.py: migrated once), each
+    test database is created as a copy of it, so that the migration Django runs next finds
+    nothing left to apply."""
+    database = settings.DATABASES["default"]
+    if database["ENGINE"] == "django.db.backends.postgresql" and (name := shared_template()):
+        database.setdefault("TEST", {})["TEMPLATE"] = name
 
 
 @pytest.fixture(scope="session")

@@ -12,6 +12,11 @@ output is shown as it runs, the slow lane's when it ends (it is kept in
 var/test-reports/slow.log meanwhile). Arguments after the script go to both pytest runs
 (e.g. `-k ranking`).
 
+On PostgreSQL the schema is migrated once, into a template database, while the lanes' workers
+start and collect: each worker's test database is then a copy of it (`CREATE DATABASE …
+TEMPLATE`, see tests/conftest.py, which waits for TEMPLATE_READY) instead of a migration of
+its own, and the template is dropped when the lanes end.
+
 TEST_SERIAL=1 runs the whole suite instead as one pytest process, without xdist, as it ran
 before the lanes: to compare the two on the same tests (CONTRIBUTING.md gives the figures),
 or to rule out a test that fails only beside others.
@@ -29,9 +34,15 @@ import threading
 import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+
+if TYPE_CHECKING:
+    import psycopg
 
 ROOT = Path(__file__).resolve().parents[1]
 REPORTS = ROOT / "var" / "test-reports"
+TEMPLATE_READY = REPORTS / "template.ready"  # "ok", or why the template could not be made
 
 
 def workers(variable: str) -> str:
@@ -45,6 +56,59 @@ def lane_command(name: str, marker: str, n: str, extra: list[str]) -> list[str]:
     if n not in ("", "0", "1"):
         command += ["-n", n, "--dist", "load"]
     return [*command, f"--junitxml={REPORTS / f'{name}.xml'}", *extra]
+
+
+def template_name(database_url: str) -> str:
+    """The template database of a run on `database_url`: '' unless it is PostgreSQL; named
+    after the database and TOX_PARALLEL_ENV, as the workers' test databases are."""
+    if not database_url.startswith(("postgres://", "postgresql://")):
+        return ""
+    database = urlsplit(database_url).path.lstrip("/") or "postgres"
+    parallel = os.environ.get("TOX_PARALLEL_ENV", "")
+    return f"test_{database}_{parallel}_template" if parallel else f"test_{database}_template"
+
+
+def admin_connection(database_url: str) -> psycopg.Connection:
+    """A connection to the server's `postgres` database, in autocommit (CREATE/DROP DATABASE)."""
+    import psycopg
+
+    url = urlsplit(database_url)._replace(path="/postgres").geturl()
+    return psycopg.connect(url.replace("postgres://", "postgresql://", 1), autocommit=True)
+
+
+def drop_template(database_url: str, name: str) -> None:
+    """Drop the template database `name` if it exists (ending any session still on it)."""
+    with admin_connection(database_url) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def make_template(database_url: str, name: str) -> None:
+    """Create the template database `name` afresh and migrate it (`manage.py migrate`)."""
+    drop_template(database_url, name)
+    with admin_connection(database_url) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    url = urlsplit(database_url)._replace(path=f"/{name}").geturl()
+    subprocess.run(
+        [sys.executable, "manage.py", "migrate", "--noinput", "-v0"],
+        cwd=ROOT,
+        env=dict(os.environ, DATABASE_URL=url),
+        check=True,
+    )
+
+
+def prepare_template(database_url: str, name: str) -> None:
+    """make_template, then TEMPLATE_READY says how it went ("ok" or the error), written
+    whole at once (a rename) for the workers that wait for it."""
+    began = time.monotonic()
+    try:
+        make_template(database_url, name)
+        state = "ok"
+        print(f"== template database {name} migrated in {time.monotonic() - began:.0f} s")
+    except Exception as error:  # whatever it is, the waiting workers must hear of it
+        state = f"failed: {error}"
+    partial = TEMPLATE_READY.with_suffix(".partial")
+    partial.write_text(state, encoding="utf-8")
+    partial.replace(TEMPLATE_READY)
 
 
 def lane_env(name: str) -> dict[str, str]:
@@ -113,6 +177,26 @@ def run_lanes(extra: list[str]) -> tuple[list[int], list[dict[str, int]]]:
     return statuses, [counts(REPORTS / "fast.xml"), counts(REPORTS / "slow.xml")]
 
 
+def run_lanes_on_a_template(extra: list[str]) -> tuple[list[int], list[dict[str, int]]]:
+    """run_lanes, on PostgreSQL with the workers' databases copied from a template migrated
+    once here (TEST_DATABASE_TEMPLATE), dropped at the end."""
+    database_url = os.environ.get("DATABASE_URL", "")
+    template = template_name(database_url)
+    if not template:
+        return run_lanes(extra)
+    TEMPLATE_READY.unlink(missing_ok=True)
+    making = threading.Thread(target=prepare_template, args=(database_url, template))
+    making.start()
+    os.environ["TEST_DATABASE_TEMPLATE"] = template
+    os.environ["TEST_DATABASE_TEMPLATE_READY"] = str(TEMPLATE_READY)
+    try:
+        return run_lanes(extra)
+    finally:
+        del os.environ["TEST_DATABASE_TEMPLATE"], os.environ["TEST_DATABASE_TEMPLATE_READY"]
+        making.join()
+        drop_template(database_url, template)
+
+
 def run_serially(extra: list[str]) -> tuple[list[int], list[dict[str, int]]]:
     """Run every test in one pytest process, without xdist; its exit status and counts."""
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
@@ -136,7 +220,7 @@ def main(extra: list[str]) -> int:
     if chosen("TEST_SERIAL"):
         statuses, lanes = run_serially(extra)
     else:
-        statuses, lanes = run_lanes(extra)
+        statuses, lanes = run_lanes_on_a_template(extra)
     tests = sum(lane["tests"] for lane in lanes)
     failed = sum(lane["failed"] for lane in lanes)
     skipped = sum(lane["skipped"] for lane in lanes)

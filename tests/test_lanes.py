@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import uuid
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -48,3 +51,39 @@ def test_each_lane_has_a_worker_per_core_unless_told(monkeypatch):
 def test_an_on_off_variable(monkeypatch, value, on):
     monkeypatch.setenv("TEST_SERIAL", value)
     assert lanes.chosen("TEST_SERIAL") is on
+
+
+def test_a_template_only_on_postgresql_named_like_the_workers_databases(monkeypatch):
+    monkeypatch.setenv("TOX_PARALLEL_ENV", "lead")
+    assert lanes.template_name("postgres://u@127.0.0.1:5432/club") == "test_club_lead_template"
+    assert lanes.template_name("postgresql://u@h/club") == "test_club_lead_template"
+    assert lanes.template_name("sqlite:///var/db.sqlite3") == ""
+    assert lanes.template_name("") == ""
+    monkeypatch.delenv("TOX_PARALLEL_ENV")
+    assert lanes.template_name("postgres://u@h/club") == "test_club_template"
+
+
+def postgresql_url() -> str:
+    url = os.environ.get("DATABASE_URL", "")
+    return url if url.startswith(("postgres://", "postgresql://")) else ""
+
+
+@pytest.mark.slow  # migrates a database in a subprocess
+@pytest.mark.skipif(not postgresql_url(), reason="the template is made on PostgreSQL only")
+def test_the_template_holds_every_migration_and_is_dropped_afterwards():
+    import psycopg
+    from django.db.migrations.loader import MigrationLoader
+
+    url = postgresql_url()
+    name = f"test_template_check_{uuid.uuid4().hex[:8]}"
+    lanes.make_template(url, name)
+    try:
+        copy = urlsplit(url)._replace(path=f"/{name}").geturl()
+        with psycopg.connect(copy.replace("postgres://", "postgresql://", 1)) as conn:
+            applied = set(conn.execute("SELECT app, name FROM django_migrations").fetchall())
+        assert set(MigrationLoader(None, ignore_no_migrations=True).disk_migrations) <= applied
+    finally:
+        lanes.drop_template(url, name)
+    with lanes.admin_connection(url) as conn:
+        left = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone()
+    assert left is None

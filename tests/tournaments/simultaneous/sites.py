@@ -23,6 +23,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
+from tests.fixtures.template import shared_template
+
 ROOT = Path(__file__).resolve().parents[3]
 PASSWORD = "e2e-Password-42"
 
@@ -59,7 +61,12 @@ class Databases:
         return f"sqlite:///{self.workdir / (name + '.sqlite3')}"
 
     def template(self) -> str:
-        """Create and migrate the template; returns its name."""
+        """The migrated template's name: on PostgreSQL, the run's own when it has one
+        (tests/fixtures/template.py; tests/lanes.py drops it), else one created and
+        migrated here."""
+        shared = shared_template() if self.postgres else ""
+        if shared:
+            return shared
         name = f"{self.prefix}_template"
         if self.postgres:
             with self._admin() as conn:
