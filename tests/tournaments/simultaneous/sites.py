@@ -24,6 +24,7 @@ from typing import Any
 from urllib.parse import urlencode, urlsplit
 
 from tests.fixtures.template import shared_template
+from tests.lanes import admin_connection
 
 ROOT = Path(__file__).resolve().parents[3]
 PASSWORD = "e2e-Password-42"
@@ -47,13 +48,7 @@ class Databases:
         self.made: list[str] = []
 
     def _admin(self) -> Any:
-        import psycopg
-
-        parts = urlsplit(self.base_url)
-        return psycopg.connect(
-            parts._replace(path="/postgres").geturl().replace("postgres://", "postgresql://", 1),
-            autocommit=True,
-        )
+        return admin_connection(self.base_url)
 
     def url(self, name: str) -> str:
         if self.postgres:
