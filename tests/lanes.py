@@ -140,6 +140,22 @@ def note_end(process: subprocess.Popen, ended: list[float]) -> None:
     ended.append(time.monotonic())
 
 
+def write_rewritten_modules(extra: list[str]) -> None:
+    """Collect the tests once, in one process, before the lanes' workers start: pytest writes
+    each test module it rewrites (its assertions) to `__pycache__`, which the four workers
+    then read instead of each rewriting every module at the same time (in a fresh checkout,
+    8 of a worker's 12.6 s of CPU before its first test). Its output is dropped: a collection
+    error shows again in the lanes, which collect the same modules."""
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--collect-only"]
+    subprocess.call(
+        [*command, *extra],
+        cwd=ROOT,
+        env=lane_env("collect"),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+
 def lane_commands(extra: list[str]) -> tuple[list[str], list[str]]:
     """The pytest commands of the fast lane and of the slow lane."""
     fast = lane_command("fast", "not slow_lane", workers("TEST_FAST_WORKERS"), extra)
@@ -153,6 +169,8 @@ def run_lanes(extra: list[str]) -> tuple[list[int], list[dict[str, int]]]:
     fast_command, slow_command = lane_commands(extra)
     slow_log = REPORTS / "slow.log"
     began = time.monotonic()
+    write_rewritten_modules(extra)
+    print(f"== tests collected once in {time.monotonic() - began:.0f} s", flush=True)
     print(f"== slow lane (output when it ends): {' '.join(slow_command[1:])}", flush=True)
     with slow_log.open("wb") as log:
         slow = subprocess.Popen(

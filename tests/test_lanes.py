@@ -87,3 +87,14 @@ def test_the_template_holds_every_migration_and_is_dropped_afterwards():
     with lanes.admin_connection(url) as conn:
         left = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone()
     assert left is None
+
+
+@pytest.mark.slow
+def test_one_collection_writes_the_rewritten_test_modules_the_workers_read():
+    """write_rewritten_modules leaves pytest's rewritten bytecode of the modules it collects
+    in __pycache__ (what each worker would otherwise compile again), here for this module."""
+    cache = Path(lanes.__file__).parent / "__pycache__"
+    for pyc in cache.glob("test_lanes.*-pytest-*.pyc"):
+        pyc.unlink()
+    lanes.write_rewritten_modules([str(Path(__file__))])
+    assert list(cache.glob("test_lanes.*-pytest-*.pyc")), "no rewritten bytecode of this module"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -65,3 +66,34 @@ def test_no_message_is_defined_twice_in_any_catalogue():
                     twice.append((path.name, key))
                 seen.add(key)
     assert twice == []
+
+
+def test_compile_translations_replaces_each_catalogue_whole_and_skips_current_ones(
+    tmp_path, settings
+):
+    """The .mo appears by a rename (no partial file left beside it, the old one replaced
+    whole), readable by gettext; a second run finds it current and leaves it alone."""
+    import gettext
+    import io
+
+    from django.core.management import call_command
+
+    source = Path(settings.LOCALE_PATHS[0]) / "fr" / "LC_MESSAGES" / "django.po"
+    folder = tmp_path / "fr" / "LC_MESSAGES"
+    folder.mkdir(parents=True)
+    (folder / "django.po").write_bytes(source.read_bytes())
+    (folder / "django.mo").write_bytes(b"stale")
+    os.utime(folder / "django.mo", (1, 1))  # older than the .po: to compile
+    settings.LOCALE_PATHS = [str(tmp_path)]
+
+    out = io.StringIO()
+    call_command("compile_translations", stdout=out)
+    assert "compiled" in out.getvalue()
+    assert sorted(p.name for p in folder.iterdir()) == ["django.mo", "django.po"]
+    message = next(m for m in catalogue() if isinstance(m.id, str) and not m.context)
+    with (folder / "django.mo").open("rb") as mo:
+        assert gettext.GNUTranslations(mo).gettext(message.id) == message.string
+
+    again = io.StringIO()
+    call_command("compile_translations", stdout=again)
+    assert again.getvalue() == ""

@@ -1,7 +1,12 @@
-"""Compile the .po files into .mo with Babel (no system gettext needed)."""
+"""Compile the .po files into .mo with Babel (no system gettext needed).
+
+Each .mo is written beside its final name and renamed over it, so a process reading the
+catalogues while another compiles them (a server starting, a second checkout's check) sees
+the old file or the new one, never half of one."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from babel.messages.mofile import write_mo
@@ -15,6 +20,7 @@ class Command(BaseCommand):
     requires_system_checks: list[str] = []
 
     def handle(self, *args, **options) -> None:
+        base_dir = Path(settings.BASE_DIR)
         for base in settings.LOCALE_PATHS:
             for po_path in sorted(Path(base).glob("*/LC_MESSAGES/*.po")):
                 mo_path = po_path.with_suffix(".mo")
@@ -22,6 +28,11 @@ class Command(BaseCommand):
                     continue
                 with po_path.open("rb") as po_file:
                     catalog = read_po(po_file, locale=po_path.parent.parent.name)
-                with mo_path.open("wb") as mo_file:
+                partial = mo_path.with_name(f"{mo_path.name}.{os.getpid()}.partial")
+                with partial.open("wb") as mo_file:
                     write_mo(mo_file, catalog, use_fuzzy=False)
-                self.stdout.write(f"compiled {mo_path.relative_to(settings.BASE_DIR)}")
+                partial.replace(mo_path)
+                shown = (
+                    mo_path.relative_to(base_dir) if mo_path.is_relative_to(base_dir) else mo_path
+                )
+                self.stdout.write(f"compiled {shown}")
