@@ -12,10 +12,11 @@ output is shown as it runs, the slow lane's when it ends (it is kept in
 var/test-reports/slow.log meanwhile). Arguments after the script go to both pytest runs
 (e.g. `-k ranking`).
 
-On PostgreSQL the schema is migrated once, into a template database, while the lanes' workers
-start and collect: each worker's test database is then a copy of it (`CREATE DATABASE …
-TEMPLATE`, see tests/conftest.py, which waits for TEMPLATE_READY) instead of a migration of
-its own, and the template is dropped when the lanes end.
+Before the lanes start, one pytest process collects the suite, so that the workers read the
+rewritten test modules instead of each rewriting them. On PostgreSQL the schema is migrated
+once meanwhile, into a template database: each worker's test database is then a copy of it
+(`CREATE DATABASE … TEMPLATE`, see tests/conftest.py, which waits for TEMPLATE_READY)
+instead of a migration of its own, and the template is dropped when the lanes end.
 
 TEST_SERIAL=1 runs the whole suite instead as one pytest process, without xdist, as it ran
 before the lanes: to compare the two on the same tests (CONTRIBUTING.md gives the figures),
@@ -143,9 +144,9 @@ def note_end(process: subprocess.Popen, ended: list[float]) -> None:
 def write_rewritten_modules(extra: list[str]) -> None:
     """Collect the tests once, in one process, before the lanes' workers start: pytest writes
     each test module it rewrites (its assertions) to `__pycache__`, which the four workers
-    then read instead of each rewriting every module at the same time (in a fresh checkout,
-    8 of a worker's 12.6 s of CPU before its first test). Its output is dropped: a collection
-    error shows again in the lanes, which collect the same modules."""
+    then read instead of each rewriting every module at the same time (most of a fresh
+    worker's CPU before its first test). Its output is dropped: a collection error shows
+    again in the lanes, which collect the same modules."""
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--collect-only"]
     subprocess.call(
         [*command, *extra],
