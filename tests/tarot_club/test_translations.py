@@ -6,6 +6,7 @@ import os
 import re
 from pathlib import Path
 
+import pytest
 from babel.messages.pofile import read_po
 from django.conf import settings
 
@@ -97,3 +98,31 @@ def test_compile_translations_replaces_each_catalogue_whole_and_skips_current_on
     again = io.StringIO()
     call_command("compile_translations", stdout=again)
     assert again.getvalue() == ""
+
+
+def test_a_failed_compile_leaves_the_old_catalogue_and_no_partial_file(
+    tmp_path, settings, monkeypatch
+):
+    """A write that fails midway (a full disk, say) raises, keeps the old .mo as it was and
+    removes its partial file."""
+    from django.core.management import call_command
+
+    from tarot_club.management.commands import compile_translations
+
+    source = Path(settings.LOCALE_PATHS[0]) / "fr" / "LC_MESSAGES" / "django.po"
+    folder = tmp_path / "fr" / "LC_MESSAGES"
+    folder.mkdir(parents=True)
+    (folder / "django.po").write_bytes(source.read_bytes())
+    (folder / "django.mo").write_bytes(b"old")
+    os.utime(folder / "django.mo", (1, 1))  # older than the .po: to compile
+    settings.LOCALE_PATHS = [str(tmp_path)]
+
+    def write_half(mo_file, catalog, use_fuzzy=False):
+        mo_file.write(b"half")
+        raise OSError("No space left on device")
+
+    monkeypatch.setattr(compile_translations, "write_mo", write_half)
+    with pytest.raises(OSError):
+        call_command("compile_translations")
+    assert sorted(p.name for p in folder.iterdir()) == ["django.mo", "django.po"]
+    assert (folder / "django.mo").read_bytes() == b"old"

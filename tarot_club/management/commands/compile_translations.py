@@ -2,7 +2,8 @@
 
 Each .mo is written beside its final name and renamed over it, so a process reading the
 catalogues while another compiles them (a server starting, a second checkout's check) sees
-the old file or the new one, never half of one."""
+the old file or the new one, never half of one; a write that fails leaves the old file and
+no partial one."""
 
 from __future__ import annotations
 
@@ -29,9 +30,13 @@ class Command(BaseCommand):
                 with po_path.open("rb") as po_file:
                     catalog = read_po(po_file, locale=po_path.parent.parent.name)
                 partial = mo_path.with_name(f"{mo_path.name}.{os.getpid()}.partial")
-                with partial.open("wb") as mo_file:
-                    write_mo(mo_file, catalog, use_fuzzy=False)
-                partial.replace(mo_path)
+                try:
+                    with partial.open("wb") as mo_file:
+                        write_mo(mo_file, catalog, use_fuzzy=False)
+                    partial.replace(mo_path)
+                except BaseException:
+                    partial.unlink(missing_ok=True)  # the old .mo stays; nothing half-written
+                    raise
                 shown = (
                     mo_path.relative_to(base_dir) if mo_path.is_relative_to(base_dir) else mo_path
                 )
