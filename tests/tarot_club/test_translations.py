@@ -69,6 +69,19 @@ def test_no_message_is_defined_twice_in_any_catalogue():
     assert twice == []
 
 
+def locale_to_compile(tmp_path: Path, settings, old_mo: bytes) -> Path:
+    """A copy of the French .po under `tmp_path`, beside an older .mo holding `old_mo`, made
+    the only locale path: the folder `compile_translations` will compile next."""
+    source = Path(settings.LOCALE_PATHS[0]) / "fr" / "LC_MESSAGES" / "django.po"
+    folder = tmp_path / "fr" / "LC_MESSAGES"
+    folder.mkdir(parents=True)
+    (folder / "django.po").write_bytes(source.read_bytes())
+    (folder / "django.mo").write_bytes(old_mo)
+    os.utime(folder / "django.mo", (1, 1))  # older than the .po: to compile
+    settings.LOCALE_PATHS = [str(tmp_path)]
+    return folder
+
+
 def test_compile_translations_replaces_each_catalogue_whole_and_skips_current_ones(
     tmp_path, settings
 ):
@@ -79,13 +92,7 @@ def test_compile_translations_replaces_each_catalogue_whole_and_skips_current_on
 
     from django.core.management import call_command
 
-    source = Path(settings.LOCALE_PATHS[0]) / "fr" / "LC_MESSAGES" / "django.po"
-    folder = tmp_path / "fr" / "LC_MESSAGES"
-    folder.mkdir(parents=True)
-    (folder / "django.po").write_bytes(source.read_bytes())
-    (folder / "django.mo").write_bytes(b"stale")
-    os.utime(folder / "django.mo", (1, 1))  # older than the .po: to compile
-    settings.LOCALE_PATHS = [str(tmp_path)]
+    folder = locale_to_compile(tmp_path, settings, b"stale")
 
     out = io.StringIO()
     call_command("compile_translations", stdout=out)
@@ -109,13 +116,7 @@ def test_a_failed_compile_leaves_the_old_catalogue_and_no_partial_file(
 
     from tarot_club.management.commands import compile_translations
 
-    source = Path(settings.LOCALE_PATHS[0]) / "fr" / "LC_MESSAGES" / "django.po"
-    folder = tmp_path / "fr" / "LC_MESSAGES"
-    folder.mkdir(parents=True)
-    (folder / "django.po").write_bytes(source.read_bytes())
-    (folder / "django.mo").write_bytes(b"old")
-    os.utime(folder / "django.mo", (1, 1))  # older than the .po: to compile
-    settings.LOCALE_PATHS = [str(tmp_path)]
+    folder = locale_to_compile(tmp_path, settings, b"old")
 
     def write_half(mo_file, catalog, use_fuzzy=False):
         mo_file.write(b"half")
